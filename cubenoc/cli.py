@@ -1,0 +1,119 @@
+"""The ``cubenoc`` command line.
+
+Sub-commands are registered here; each family's analysis lives in ``cubenoc.sim.analysis.<module>`` and
+provides ``add_arguments(parser)`` and ``analyze(args) -> AnalysisResult``. Bad input raises
+:class:`~cubenoc.errors.CubenocError`, printed as one line (``cubenoc: error: ...``), exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import sys
+
+from .errors import CubenocError
+
+#: ``cubenoc analyze FAMILY``: family name -> analysis module
+ANALYSES = {
+    "hypercube": "cubenoc.sim.analysis.enhanced",
+    "enhanced": "cubenoc.sim.analysis.enhanced",
+    "hin": "cubenoc.sim.analysis.hierarchical",
+    "safety": "cubenoc.sim.analysis.safety",
+    "metacube": "cubenoc.sim.analysis.metacube",
+    "pdn": "cubenoc.sim.analysis.pdn",
+}
+
+#: other sub-commands: name -> module providing ``add_arguments(parser)`` and ``run(args) -> int``
+COMMANDS = {
+    "demo": "cubenoc.demo",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own errors: one line, exit 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _available(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cubenoc", description="Router generator, model and analysis for hypercube-family networks.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    analyze = sub.add_parser("analyze", help="topology metrics and the papers' tables for one family")
+    fam = analyze.add_subparsers(dest="family", required=True, parser_class=_Parser)
+    for family, module in ANALYSES.items():
+        if not _available(module):
+            continue
+        mod = importlib.import_module(module)
+        p = fam.add_parser(family, help=(mod.__doc__ or "").strip().splitlines()[0])
+        p.set_defaults(family_name=family)
+        mod.add_arguments(p)
+        p.add_argument("--json", action="store_true", help="print the results as JSON")
+        p.add_argument("--plot", metavar="FILE.png", help="write a plot of the results")
+        p.set_defaults(handler=_run_analysis(mod))
+
+    for name, module in COMMANDS.items():
+        if not _available(module):
+            continue
+        mod = importlib.import_module(module)
+        p = sub.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0])
+        mod.add_arguments(p)
+        p.set_defaults(handler=mod.run)
+    return parser
+
+
+def _run_analysis(mod):
+    def handler(args) -> int:
+        result = mod.analyze(args)
+        if args.plot:
+            if result.plot is None:
+                raise CubenocError(f"analyze {args.family_name} has no plot for these options")
+            result.plot(args.plot)
+        if args.json:
+            print(json.dumps(result.data, indent=2, default=_jsonable))
+        else:
+            print(result.text)
+            if args.plot:
+                print(f"plot written to {args.plot}")
+        return 0
+    return handler
+
+
+def _jsonable(obj):
+    try:
+        import numpy as np
+        if isinstance(obj, np.integer):
+            return int(obj)
+        if isinstance(obj, np.floating):
+            return float(obj)
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    raise TypeError(f"not JSON serialisable: {obj!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except CubenocError as exc:
+        print(f"cubenoc: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("cubenoc: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

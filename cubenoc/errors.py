@@ -1,0 +1,34 @@
+"""The one exception type for bad parameters and malformed input.
+
+The message says what is allowed, e.g. ``k must be in 0..n-2 for an n-cube, got 5``; the CLI prints it
+on one line without a traceback and exits with status 2.
+"""
+
+
+class CubenocError(ValueError):
+    """Bad parameters, malformed packets, out-of-range addresses, unsupported boards."""
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise :class:`CubenocError` with ``message`` unless ``condition`` holds."""
+    if not condition:
+        raise CubenocError(message)
+
+
+def require_int(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
+    """Check that ``value`` is an int within ``lo..hi`` (inclusive) and return it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            else:
+                raise TypeError
+        except TypeError:
+            raise CubenocError(f"{name} must be an integer, got {value!r}") from None
+    if lo is not None and hi is not None and not lo <= value <= hi:
+        raise CubenocError(f"{name} must be in {lo}..{hi}, got {value}")
+    if lo is not None and value < lo:
+        raise CubenocError(f"{name} must be at least {lo}, got {value}")
+    if hi is not None and value > hi:
+        raise CubenocError(f"{name} must be at most {hi}, got {value}")
+    return value

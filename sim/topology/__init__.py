@@ -1,0 +1,8 @@
+"""Network families: node addresses, port numbering and the neighbour on each port.
+
+One class per family; see each module's docstring for its fixed port numbering.
+"""
+from .base import Topology
+from .hypercube import EnhancedHypercube, Hypercube
+
+__all__ = ["Topology", "Hypercube", "EnhancedHypercube"]
