@@ -26,6 +26,11 @@ ANALYSES = {
 
 #: other sub-commands: name -> module providing ``add_arguments(parser)`` and ``run(args) -> int``
 COMMANDS = {
+    "generate": "cubenoc.generate",
+    "bench": "cubenoc.bench",
+    "simulate": "cubenoc.simulate",
+    "build": "cubenoc.build",
+    "synth-report": "cubenoc.synth_report",
     "demo": "cubenoc.demo",
 }
 

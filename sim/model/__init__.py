@@ -1,0 +1,1 @@
+"""Cycle-accurate model of the rtl/ router microarchitecture (the golden reference)."""
