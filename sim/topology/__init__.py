@@ -4,5 +4,6 @@ One class per family; see each module's docstring for its fixed port numbering.
 """
 from .base import Topology
 from .hypercube import EnhancedHypercube, Hypercube
+from .metacube import Metacube
 
-__all__ = ["Topology", "Hypercube", "EnhancedHypercube"]
+__all__ = ["Topology", "Hypercube", "EnhancedHypercube", "Metacube"]
