@@ -4,6 +4,7 @@ One class per family; see each module's docstring for its fixed port numbering.
 """
 from .base import Topology
 from .hypercube import EnhancedHypercube, Hypercube
+from .hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
 from .metacube import Metacube
 
-__all__ = ["Topology", "Hypercube", "EnhancedHypercube", "Metacube"]
+__all__ = ["Topology", "Hypercube", "EnhancedHypercube", "Ring", "CompleteGraph", "CubeConnectedCycles", "Hierarchical", "Metacube"]
