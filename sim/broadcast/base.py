@@ -54,8 +54,9 @@ class BroadcastTrace:
 
 
 def run_broadcast(alg: BroadcastAlgorithm, src: int, max_steps: int | None = None,
-                  skip_nodes: frozenset = frozenset()) -> BroadcastTrace:
-    """Play ``alg`` from ``src`` in synchronous steps; ``skip_nodes`` (e.g. faulty nodes) drop messages."""
+                  skip_nodes: frozenset = frozenset(), skip_links: frozenset = frozenset()) -> BroadcastTrace:
+    """Play ``alg`` from ``src`` in synchronous steps; ``skip_nodes`` (e.g. faulty nodes) drop messages,
+    and so do faulty links: a message sent on ``(node, port)`` in ``skip_links`` is lost (list both ends)."""
     topo = alg.topology
     topo.check_node(src)
     n = topo.num_nodes
@@ -78,6 +79,8 @@ def run_broadcast(alg: BroadcastAlgorithm, src: int, max_steps: int | None = Non
                 raise AssertionError(f"{alg.name}: node {node} sent on unconnected port {hop.port}")
             messages += 1
             edges.append((steps, node, hop.port, far[0]))
+            if (node, hop.port) in skip_links:
+                continue
             arrivals.append((far[0], hop.header))
         in_flight = []
         for node, header in arrivals:
