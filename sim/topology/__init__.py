@@ -6,5 +6,7 @@ from .base import Topology
 from .hypercube import EnhancedHypercube, Hypercube
 from .hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
 from .metacube import Metacube
+from .pdn import BipartitePDN, PerfectDifferenceNetwork, ProductPDN
 
-__all__ = ["Topology", "Hypercube", "EnhancedHypercube", "Ring", "CompleteGraph", "CubeConnectedCycles", "Hierarchical", "Metacube"]
+__all__ = ["Topology", "Hypercube", "EnhancedHypercube", "Ring", "CompleteGraph", "CubeConnectedCycles", "Hierarchical", "Metacube",
+           "PerfectDifferenceNetwork", "BipartitePDN", "ProductPDN"]
