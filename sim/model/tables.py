@@ -1,0 +1,92 @@
+"""Array forms of a topology and its routing function, as the model's compiled step loop reads them.
+
+Everything here is derived from the one definition in ``sim/topology`` and ``sim/routing``: the route
+table is ``routing.route`` evaluated once per (node, route word), the injection words are
+``routing.inject`` per (source, destination) pair, the links are ``topology.neighbor``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cubenoc.errors import CubenocError
+
+from ..routing.base import RoutingFunction
+from ..topology.base import Topology
+
+#: dense route tables are built for at most this many (node, route word) entries
+MAX_TABLE_ENTRIES = 1 << 24
+PORT_BITS = 8  # a route-table entry is ``port | new_route << PORT_BITS`` (-1: never reached)
+
+
+@dataclass
+class NetworkTables:
+    num_nodes: int
+    max_ports: int            # P: the largest num_ports(v) + 1 (local port included)
+    nports: np.ndarray        # int32 [N]: num_ports(v) + 1
+    link: np.ndarray          # int64 [N*P]: output (v, o) -> downstream FIFO index u*P+q; -1 eject; -2 none
+    route: np.ndarray         # int64 [N, 2**R]: port | new_route << PORT_BITS, -1 where never reached
+    route_width: int          # R
+    allowed: np.ndarray       # int64 [N*P]: bit o set when input (v, i) may request output o
+
+
+def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> NetworkTables:
+    """Arrays for the model. ``allowed(v) -> {in_port: set(out_ports)}`` prunes turns exactly as the
+    RTL does (the shared function in sim/); ``None`` allows every turn."""
+    n = topology.num_nodes
+    nports = np.array([topology.num_ports(v) + 1 for v in range(n)], dtype=np.int32)
+    P = int(nports.max())
+    if P > 62:
+        raise CubenocError(f"the model supports up to 61 network ports per router, got {P - 1}")
+    link = np.full(n * P, -2, dtype=np.int64)
+    for v in range(n):
+        for o in range(int(nports[v]) - 1):
+            far = topology.neighbor(v, o)
+            if far is not None:
+                link[v * P + o] = far[0] * P + far[1]
+        link[v * P + int(nports[v]) - 1] = -1
+    R = routing.layout.width
+    if n * (1 << R) > MAX_TABLE_ENTRIES:
+        raise CubenocError(f"dense route table of {n} x 2**{R} entries is too large for the model "
+                           f"(at most {MAX_TABLE_ENTRIES})")
+    route = np.full((n, 1 << R), -1, dtype=np.int64)
+    layout = routing.layout
+    for v in range(n):
+        for word in range(1 << R):
+            try:
+                hop = routing.route(v, layout.unpack(word))
+            except (CubenocError, AssertionError, KeyError):
+                continue
+            route[v, word] = hop.port | (layout.pack(hop.header) << PORT_BITS)
+    allow = np.zeros(n * P, dtype=np.int64)
+    for v in range(n):
+        full = (1 << int(nports[v])) - 1
+        turns = allowed(v) if allowed is not None else None
+        for i in range(int(nports[v])):
+            if turns is None:
+                allow[v * P + i] = full
+            else:
+                allow[v * P + i] = sum(1 << o for o in turns.get(i, ()))
+    return NetworkTables(n, P, nports, link, route, R, allow)
+
+
+def inject_words(routing: RoutingFunction, src: np.ndarray, dst: np.ndarray, cache: dict | None = None) -> np.ndarray:
+    """``routing.inject(src, dst)`` packed, per element; -1 where ``dst`` is out of range."""
+    n = routing.topology.num_nodes
+    layout = routing.layout
+    out = np.full(src.shape[0], -1, dtype=np.int64)
+    cache = {} if cache is None else cache
+    ok = (dst >= 0) & (dst < n)
+    if not ok.any():
+        return out
+    pairs = src[ok] * n + dst[ok]
+    uniq, inv = np.unique(pairs, return_inverse=True)
+    words = np.empty(uniq.shape[0], dtype=np.int64)
+    for j, key in enumerate(uniq.tolist()):
+        w = cache.get(key)
+        if w is None:
+            w = cache[key] = layout.pack(routing.inject(key // n, key % n))
+        words[j] = w
+    out[ok] = words[inv]
+    return out
