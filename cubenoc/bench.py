@@ -19,6 +19,8 @@ def _area_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"])
     p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--write", metavar="PAGE.md", help="also replace the marked area table in this page "
+                   "(docs/performance.md)")
 
 
 def _area_run(args) -> int:
