@@ -1,0 +1,133 @@
+"""One-to-all broadcast in MC(k, m) (seed 003 Sec. 4.2, Table 3, Theorem 3) as a one-port schedule.
+
+The paper's algorithm is for the one-port model (a node sends at most one message and receives at most
+one per step) with globally synchronised phases, so it does not fit the all-port, forward-on-receipt
+model of :class:`~cubenoc.sim.broadcast.base.BroadcastAlgorithm`. It is represented here as an explicit
+schedule: a list of steps, each a list of transfers ``(sender, port, receiver)``.
+
+1. binomial tree on the class cube through the cross-edges (class bit 0 first): k steps, one node per
+   class (all with the source's fields);
+2. for i = 0 .. 2**k - 1: every cluster that holds the message in exactly one node broadcasts it
+   through a binomial tree on its cube-edges (bit 0 first): m steps;
+3. if i < 2**k - 1: every node u sends to ``next(u)``, the node with the same fields in the next class
+   of the Gray-code cycle of classes (00 -> 01 -> 11 -> 10 -> 00): 1 step.
+
+Time (Theorem 3): ``k + 2**k * m + 2**k - 1 = (m+1) 2**k + k - 1``.
+
+Duplicates: as printed, step 3 sends from *every* node, but ``next(u)`` already holds the message for
+2**(m*i) nodes per class in iteration i -- Table 3 itself lists ``000000000 -> 010000000`` and
+``100000000 -> 000000000`` (to the source). ``dedupe=True`` (default) keeps only the sends to nodes
+without the message: in iteration i a node of class c sends iff its field ``m_{p^i(c)}``
+differs from the source's (p = previous class on the Gray cycle): a local test on the header. The step count is unchanged.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..routing.metacube import gray, gray_rank
+from ..topology.metacube import Metacube
+
+
+def next_class(c: int, k: int) -> int:
+    """The successor of class ``c`` on the Gray-code Hamiltonian cycle of the class cube."""
+    return gray((gray_rank(c) + 1) % (1 << k))
+
+
+def prev_class(c: int, k: int) -> int:
+    return gray((gray_rank(c) - 1) % (1 << k))
+
+
+@dataclass
+class BroadcastSchedule:
+    src: int
+    steps: list[list[tuple[int, int, int]]]          # per step: (sender, port, receiver)
+    phases: list[str] = field(default_factory=list)  # per step: "class", "cluster i", "next i"
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.steps)
+
+    def receipts(self, num_nodes: int) -> list[int]:
+        """Copies each node ends up with (the source counts its own)."""
+        got = [0] * num_nodes
+        got[self.src] = 1
+        for step in self.steps:
+            for _u, _p, v in step:
+                got[v] += 1
+        return got
+
+    @property
+    def messages(self) -> int:
+        return sum(len(s) for s in self.steps)
+
+
+def broadcast_schedule(topo: Metacube, src: int, dedupe: bool = True) -> BroadcastSchedule:
+    """The Sec. 4.2 schedule from ``src``; ``dedupe=False`` is the algorithm exactly as printed."""
+    topo.check_node(src)
+    k, m, h = topo.k, topo.m, topo.h
+    have = {src}
+    steps, phases = [], []
+
+    def run(transfers, phase):
+        steps.append(transfers)
+        phases.append(phase)
+        have.update(v for _u, _p, v in transfers)
+
+    # 1. binomial tree on the class cube
+    for i in range(k):
+        run([(u, m + i, topo.neighbor(u, m + i)[0]) for u in sorted(have)], "class")
+    for it in range(h):
+        # 2. binomial tree in every cluster that holds the message in one node only
+        cluster_of = {}
+        for u in have:
+            cid = u & ~(((1 << m) - 1) << (m * topo.node_class(u)))
+            cluster_of.setdefault(cid, []).append(u)
+        roots = {us[0] for us in cluster_of.values() if len(us) == 1}
+        assert all(len(us) in (1, 1 << m) for us in cluster_of.values()), "partially covered cluster"
+        active = set(roots)
+        for j in range(m):
+            transfers = [(u, j, topo.neighbor(u, j)[0]) for u in sorted(active)]
+            active.update(v for _u, _p, v in transfers)
+            run(transfers, f"cluster {it}")
+        # 3. through the next link
+        if it < h - 1:
+            transfers = []
+            for u in sorted(have):
+                c = topo.node_class(u)
+                port = m + (c ^ next_class(c, k)).bit_length() - 1
+                v = topo.neighbor(u, port)[0]
+                if dedupe:
+                    keep = topo.field(u, _prev_power(c, it, k)) != topo.field(src, _prev_power(c, it, k))
+                    assert keep == (v not in have), "the local dedupe rule disagrees with the global state"
+                    if not keep:
+                        continue
+                transfers.append((u, port, v))
+            run(transfers, f"next {it}")
+    return BroadcastSchedule(src, steps, phases)
+
+
+def _prev_power(c: int, i: int, k: int) -> int:
+    """``p^i(c)``: i steps back along the Gray cycle of classes."""
+    for _ in range(i):
+        c = prev_class(c, k)
+    return c
+
+
+def theorem3_steps(k: int, m: int) -> int:
+    """Theorem 3: one-to-all broadcast in MC(k, m) takes (m+1) 2**k + k - 1 steps."""
+    return (m + 1) * (1 << k) + k - 1
+
+
+def check_one_port(topo: Metacube, sched: BroadcastSchedule) -> None:
+    """Every transfer is over a link from a node that has the message; per step each node sends at
+    most one message and receives at most one (the one-port model of Sec. 4.2)."""
+    have = {sched.src}
+    for n, step in enumerate(sched.steps, 1):
+        senders = [u for u, _p, _v in step]
+        receivers = [v for _u, _p, v in step]
+        assert len(set(senders)) == len(senders), f"step {n}: a node sends twice"
+        assert len(set(receivers)) == len(receivers), f"step {n}: a node receives twice"
+        for u, p, v in step:
+            assert u in have, f"step {n}: {topo.format_node(u)} sends before it has the message"
+            assert topo.neighbor(u, p) == (v, p), f"step {n}: no link {u} port {p} -> {v}"
+        have.update(receivers)
