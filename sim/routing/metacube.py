@@ -30,14 +30,14 @@ Per-hop decision at a node of class ``c`` (cube ports 0..m-1, cross ports m..m+k
   bit first) or eject; elsewhere: the cross port of the lowest bit of ``c XOR target``. No position
   is needed: the fields of classes before the target are already correct.
 
-Virtual channels (the class path wraps around the class cube, so one VC deadlocks; see
-docs/papers/metacube.md and :mod:`cubenoc.sim.deadlock`): the output VC is the number of *descents* so
-far, counted on the packet's class sequence under a fixed ranking of the classes (the Gray-code rank
-``G^{-1}(c)``; a cross hop to a class of lower rank is a descent and moves the packet to the next VC).
-Within one VC a packet visits classes of strictly increasing rank, and in each class uses cube ports
-in increasing order, so ordering channels by (vc, rank of the class entered, cube port) puts every
-packet's channels in increasing order: the dependency graph is acyclic. ``num_vcs`` is one plus the
-largest number of descents any class path has; it travels in the ``vc`` header field.
+Virtual channels (the class path wraps around the class cube, so one VC deadlocks): the output VC
+counts the *descents* so far on the packet's class sequence under the Gray-code ranking of the classes
+(a cross hop to a class of lower rank ``G^{-1}(c)``, e.g. the wrap 10 -> 00), saturating at
+``num_vcs - 1``; it travels in the ``vc`` header field. With h + 1 VCs nothing saturates: within a VC
+the classes rise in rank and the cube ports rise within a class, so ordering channels by (vc, rank of
+the class, port) orders every packet's channels. ``num_vcs`` is the fewest VCs for which the
+dependency graph projected onto classes (:func:`class_dependency_graph`; every real dependency maps onto
+one of its edges, for every m) is acyclic: 2, 3, 6 for k = 1, 2, 3 (full) and 2, 4, 7 (shortest).
 """
 from __future__ import annotations
 
@@ -155,6 +155,18 @@ class MetacubeRouting(RoutingFunction):
         """The VC after a cross hop from class ``c`` to ``c_next``: one more on a descent (lower Gray
         rank), saturating at ``num_vcs - 1``."""
         return min(vc + (gray_rank(c_next) < gray_rank(c)), self.num_vcs - 1)
+
+    def _walk(self, cs: int, ct: int, need: int) -> list[int]:
+        """The class sequence from class ``cs`` to ``ct`` when the fields in ``need`` (bit i = field
+        m_i) differ: the class path for the full variant, the skipping walk for the shortest one."""
+        p = [cs ^ c for c in self.paths[cs ^ ct]]
+        if not self.shortest:
+            return p
+        seq = [cs]
+        for tgt in [c for c in p[:self.h] if need >> c & 1] + [ct]:
+            while seq[-1] != tgt:
+                seq.append(seq[-1] ^ ((seq[-1] ^ tgt) & -(seq[-1] ^ tgt)))
+        return seq
 
     @property
     def layout(self) -> HeaderLayout:
