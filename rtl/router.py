@@ -112,7 +112,8 @@ class Router(wiring.Component):
             if not srcs:
                 m.d.comb += out.valid.eq(0)
                 continue
-            rr = Signal(range(P), name=f"rr_{o}")
+            # rr[o] kept as a thermometer code: pri[j] = (j >= rr[o]); reset rr = 0 -> all ones
+            pri = Signal(P, name=f"rr_{o}", init=(1 << P) - 1)
             grant = {}
             for i in srcs:
                 # input j comes before i in the cyclic order rr, rr+1, ..., P-1, 0, ...
@@ -120,18 +121,18 @@ class Router(wiring.Component):
                 for j in srcs:
                     if j == i:
                         continue
-                    before = ((rr <= j) | (rr > i)) if j < i else ((rr > i) & (rr <= j))
+                    before = (pri[j] | ~pri[i]) if j < i else (pri[j] & ~pri[i])
                     blockers.append(req[j, o] & before)
                 g = grant[i] = Signal(name=f"grant_{o}_{i}")
                 m.d.comb += g.eq(req[i, o] & ~_any(blockers))
             m.d.comb += out.valid.eq(_any([req[i, o] for i in srcs]))
-            # crossbar: one-hot AND-OR mux of the granted input's flit (head leaves with new_route)
-            sel_head = _or_mux([(grant[i], head[i].head) for i in srcs])
-            sel_tail = _or_mux([(grant[i], head[i].tail) for i in srcs])
+            # crossbar: the granted input's flit (a head leaves with new_route)
+            sel_head = _onehot_mux([(grant[i], head[i].head) for i in srcs])
+            sel_tail = _onehot_mux([(grant[i], head[i].tail) for i in srcs])
             m.d.comb += [out.payload.head.eq(sel_head), out.payload.tail.eq(sel_tail),
-                         out.payload.data.eq(_or_mux([(grant[i], head[i].data) for i in srcs]))]
+                         out.payload.data.eq(_onehot_mux([(grant[i], head[i].data) for i in srcs]))]
             if o != local:
-                m.d.comb += out.payload.route.eq(_or_mux([(grant[i], ru[i].new_route.as_value()) for i in srcs]))
+                m.d.comb += out.payload.route.eq(_onehot_mux([(grant[i], ru[i].new_route.as_value()) for i in srcs]))
             xfer = Signal(name=f"xfer_{o}")
             m.d.comb += xfer.eq(out.valid & out.ready)
             for i in srcs:
@@ -139,8 +140,8 @@ class Router(wiring.Component):
             with m.If(xfer):
                 with m.If(sel_head):
                     for i in srcs:
-                        with m.If(grant[i]):
-                            m.d.sync += rr.eq((i + 1) % P)
+                        with m.If(grant[i]):          # rr[o] = (winner + 1) mod P
+                            m.d.sync += pri.eq(((1 << P) - 1) & ~((1 << ((i + 1) % P)) - 1))
                 with m.If(sel_tail):
                     m.d.sync += lock[o].eq(0)
                 with m.Elif(sel_head):
@@ -204,10 +205,16 @@ def _any(sigs):
     return acc
 
 
-def _or_mux(pairs):
-    """One-hot select: OR of (select replicated) & value."""
-    acc = None
-    for sel, val in pairs:
-        term = Mux(sel, val, 0)
-        acc = term if acc is None else acc | term
-    return acc
+def _onehot_mux(pairs):
+    """The value whose select is high (selects are one-hot or all low; then the result is a don't-care:
+    ``valid`` is low). Encoded to a binary index and a balanced 2:1 mux tree: in yosys this maps to fewer
+    LUT4s than an AND-OR of the selects (see docs/performance.md)."""
+    if len(pairs) == 1:
+        return pairs[0][1]
+    bits = (len(pairs) - 1).bit_length()
+    idx = [_any([sel for pos, (sel, _) in enumerate(pairs) if pos >> b & 1]) for b in range(bits)]
+    level = [val for _, val in pairs]
+    for b in range(bits):
+        level = [Mux(idx[b], level[j + 1], level[j]) if j + 1 < len(level) else level[j]
+                 for j in range(0, len(level), 2)]
+    return level[0]
