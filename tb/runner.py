@@ -1,0 +1,146 @@
+"""Build a generated network with Verilator (cocotb_tools.runner) and play Stimulus scenarios on it.
+
+``design = build_network(topology)`` generates the flat-top Verilog into ``build/<design>/src`` (a file
+is rewritten only when its text changes) and builds it in ``build/<design>/sim`` (make does nothing
+when nothing changed; ccache makes a changed design cheap). ``run_scenarios(design, [(name, stim,
+cycles), ...])`` runs them all in one simulator process (reset between scenarios) and returns each
+one's :class:`RtlTrace`. ``CUBENOC_WAVES=1`` builds a traced variant and writes ``dump.vcd``.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cubenoc.errors import CubenocError
+
+from ..sim.model.stimulus import Stimulus
+
+BUILD_ARGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3"]
+
+
+def project_root() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def build_root() -> Path:
+    return Path(os.environ.get("CUBENOC_BUILD_DIR", project_root() / "build"))
+
+
+def waves_requested() -> bool:
+    return os.environ.get("CUBENOC_WAVES", "") not in ("", "0", "no", "false")
+
+
+@contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@dataclass
+class Design:
+    topology: object
+    routing: object
+    payload_width: int
+    depth: int
+    top: str
+    dir: Path
+    waves: bool
+
+
+@dataclass
+class RtlTrace:
+    """What the Verilog did: ejected flits and end-of-run counters (16-bit, wrapping)."""
+    cycle: np.ndarray
+    node: np.ndarray
+    head: np.ndarray
+    tail: np.ndarray
+    data: np.ndarray
+    counters: np.ndarray    # [N, 4]: injected, ejected, dropped, malformed
+    accepted: np.ndarray    # flits accepted per node
+    cycles: int
+    vcd: Path | None = None
+
+    def trace_tuples(self) -> list[tuple[int, int, int, int, int]]:
+        return list(zip(self.cycle.tolist(), self.node.tolist(), self.head.tolist(), self.tail.tolist(),
+                        [int(x) for x in self.data.tolist()]))
+
+
+def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
+                  waves: bool | None = None) -> Design:
+    from cocotb_tools.runner import get_runner
+
+    from ..rtl.emit import write_network
+    from ..rtl.tools import use_builtin_yosys, use_verilator
+    from ..sim.model.network import default_routing
+
+    routing = routing if routing is not None else default_routing(topology)
+    waves = waves_requested() if waves is None else waves
+    use_verilator()
+    use_builtin_yosys()
+    name = f"{topology.name}_w{payload_width}_d{depth}" + ("_waves" if waves else "")
+    d = build_root() / name
+    with _locked(build_root() / f".{name}.lock"):
+        g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True)
+        runner = get_runner("verilator")
+        args = BUILD_ARGS + (["--trace", "--trace-structs"] if waves else [])
+        runner.build(sources=[str(p) for p in g.verilog], hdl_toplevel=g.top, build_dir=str(d / "sim"),
+                     build_args=args, waves=waves, log_file=str(d / "build.log"))
+    return Design(topology, routing, payload_width, depth, g.top, d, waves)
+
+
+def _save_stimulus(stim: Stimulus, path: Path) -> None:
+    np.savez(path, node_start=stim.node_start, head=stim.head, tail=stim.tail, data=stim.data,
+             release=stim.release, eject_ready=stim.eject_ready)
+
+
+def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
+    """Play ``[(name, stimulus, cycles), ...]`` in one simulation; ``{name: RtlTrace}``."""
+    from cocotb_tools.runner import get_runner
+
+    from ..rtl.tools import use_verilator
+
+    use_verilator()
+    n = design.topology.num_nodes
+    work = Path(tempfile.mkdtemp(prefix="run_", dir=design.dir))
+    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": []}
+    for name, stim, cycles in scenarios:
+        if stim.num_nodes != n or stim.data_width != design.payload_width:
+            raise CubenocError(f"scenario {name}: stimulus is for {stim.num_nodes} nodes / {stim.data_width} "
+                               f"bits, the design has {n} / {design.payload_width}")
+        _save_stimulus(stim, work / f"{name}.stim.npz")
+        job["scenarios"].append({"name": name, "stim": str(work / f"{name}.stim.npz"), "cycles": int(cycles),
+                                 "out": str(work / f"{name}.trace.npz")})
+    (work / "job.json").write_text(json.dumps(job))
+    runner = get_runner("verilator")
+    results = runner.test(test_module="cubenoc.tb.network_bench", hdl_toplevel=design.top, hdl_toplevel_lang="verilog",
+                          build_dir=str(design.dir / "sim"), test_dir=str(work),
+                          extra_env={"CUBENOC_JOB": str(work / "job.json")}, waves=design.waves,
+                          log_file=str(work / "sim.log"))
+    out = {}
+    vcd = next(iter(work.glob("*.vcd")), None) or next(iter((design.dir / "sim").glob("*.vcd")), None)
+    for sc, (name, stim, cycles) in zip(job["scenarios"], scenarios):
+        path = Path(sc["out"])
+        if not path.exists():
+            log = (work / "sim.log").read_text() if (work / "sim.log").exists() else ""
+            raise RuntimeError(f"the simulation did not finish scenario {name} (results {results}); "
+                               f"log tail:\n{log[-3000:]}")
+        z = np.load(path)
+        out[name] = RtlTrace(z["cycle"], z["node"], z["head"], z["tail"], z["data"], z["counters"],
+                             z["accepted"], int(cycles), vcd)
+    if not design.waves:
+        for p in work.iterdir():
+            if p.suffix == ".npz" or p.name in ("job.json",):
+                p.unlink()
+    return out
