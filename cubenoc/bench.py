@@ -28,9 +28,70 @@ def _area_run(args) -> int:
     return run_area_bench(args)
 
 
+# ---- latency, throughput, model-speed (model helper): the cycle-accurate model, sim/model/perf.py ----
+def _net_arguments(p: argparse.ArgumentParser, write_default: str | None = None) -> None:
+    p.add_argument("--n", type=int, default=6, help="cube dimension (default 6: the 64-node 6-cube)")
+    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
+    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
+                   "page (docs/performance.md)")
+
+
+def _print_and_write(args, name: str, command: str, text: str) -> int:
+    from .sim.model.perf import write_section
+    body = f"Command: `{command}`\n\n{text}"
+    print(body)
+    if args.write:
+        write_section(args.write, name, body)
+        print(f"section '{name}' written to {args.write}")
+    return 0
+
+
+def _latency_arguments(p: argparse.ArgumentParser) -> None:
+    _net_arguments(p)
+    p.add_argument("--packet-len", type=int, default=4, help="flits per packet for the tail latency (default 4)")
+
+
+def _latency_run(args) -> int:
+    from .sim.model.perf import latency_table, networks
+    text = latency_table(networks(args.n, args.k), args.packet_len, args.depth)
+    return _print_and_write(args, "latency", f"cubenoc bench latency --n {args.n} --k {args.k}", text)
+
+
+def _throughput_arguments(p: argparse.ArgumentParser) -> None:
+    _net_arguments(p)
+    p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
+    p.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+
+
+def _throughput_run(args) -> int:
+    from .sim.model.perf import networks, throughput_table
+    text = throughput_table(networks(args.n, args.k), args.packet_len, args.loads, args.depth,
+                            window=args.window)
+    return _print_and_write(args, "throughput", f"cubenoc bench throughput --n {args.n} --k {args.k}", text)
+
+
+def _speed_arguments(p: argparse.ArgumentParser) -> None:
+    _net_arguments(p)
+    p.add_argument("--loads", type=float, nargs="+", default=[0.1, 0.5], help="offered loads (default 0.1 0.5)")
+    p.add_argument("--cycles", type=int, default=200_000, help="simulated cycles per run (default 200000)")
+    p.add_argument("--packet-len", type=int, default=1, help="flits per packet (default 1)")
+
+
+def _speed_run(args) -> int:
+    from .sim.model.perf import networks, speed_table
+    text = speed_table(networks(args.n, args.k), args.loads, args.packet_len, args.cycles, depth=args.depth)
+    return _print_and_write(args, "model-speed", f"cubenoc bench model-speed --n {args.n} --k {args.k}", text)
+
+
 #: name -> (help, add_arguments, run); the model helper adds latency, throughput, model-speed here
 BENCHES = {
     "area": ("router area from yosys synth_ice40/synth_ecp5 for n=3..6", _area_arguments, _area_run),
+    "latency": ("zero-load latency (cycles per hop, end to end) from the model", _latency_arguments, _latency_run),
+    "throughput": ("saturation throughput under uniform random traffic from the model", _throughput_arguments,
+                   _throughput_run),
+    "model-speed": ("simulated network-cycles per second of the model", _speed_arguments, _speed_run),
 }
 
 

@@ -1,0 +1,155 @@
+"""Performance figures of the router, measured on the cycle-accurate model (verified against the
+Verilog by the cocotb scoreboard): zero-load latency, saturation throughput, and the model's own speed.
+``cubenoc bench latency|throughput|model-speed`` prints them (docs/performance.md).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .network import NetworkModel
+from .stimulus import StimulusBuilder, bernoulli_traffic
+
+
+@dataclass
+class LatencyFigures:
+    hops: np.ndarray          # distinct hop counts
+    head_latency: np.ndarray  # mean head latency (injection to ejection handshake) per hop count
+    tail_latency: np.ndarray  # mean tail latency of an L-flit packet per hop count
+    per_hop: float            # least-squares slope: cycles per hop
+    overhead: float           # intercept: fixed cycles (source FIFO)
+    packet_len: int
+
+
+def zero_load_latency(model: NetworkModel, packet_len: int = 4) -> LatencyFigures:
+    """Every (source, destination) pair, one packet at a time in an empty network."""
+    topo, routing = model.topology, model.routing
+    n = topo.num_nodes
+    b = StimulusBuilder(n, seed=0)
+    gap = 2 * (topo.diameter() + packet_len + 4)
+    hops = []
+    j = 0
+    for s in range(n):
+        for d in range(n):
+            b.packet(s, d, packet_len, release=j * gap)
+            hops.append(routing.hops(s, d))
+            j += 1
+    res = model.run(b.build())
+    stim = res.stimulus
+    head = res.eject_cycle[stim.pkt_first] - res.accept_cycle[stim.pkt_first]
+    tail = res.eject_cycle[stim.pkt_first + packet_len - 1] - res.accept_cycle[stim.pkt_first]
+    hops = np.array(hops)
+    hs = np.unique(hops)
+    slope, icpt = np.polyfit(hops, head, 1)
+    return LatencyFigures(hs, np.array([head[hops == h].mean() for h in hs]),
+                          np.array([tail[hops == h].mean() for h in hs]), float(slope), float(icpt), packet_len)
+
+
+@dataclass
+class LoadPoint:
+    offered: float            # flits/node/cycle offered (Bernoulli)
+    accepted: float           # flits/node/cycle ejected in the measurement window
+    latency: float            # mean packet latency (creation to tail ejection) of packets created in the window
+    delivered_fraction: float # packets created in the window that were delivered by the end of the run
+
+
+def load_point(model: NetworkModel, rate: float, packet_len: int, warmup: int = 2000, window: int = 10000,
+               seed: int = 1) -> LoadPoint:
+    """Bernoulli uniform-random traffic at ``rate`` flits/node/cycle: warm-up, measurement window, and a
+    drain of at most ``window`` cycles more for latency (packets still queued then count as undelivered)."""
+    n = model.num_nodes
+    cycles = warmup + window
+    stim = bernoulli_traffic(n, rate, packet_len, cycles, seed)
+    res = model.run(stim, cycles=cycles + window)
+    ej = res.eject_cycle
+    in_window = (ej >= warmup) & (ej < cycles)
+    accepted = in_window.sum() / (n * window)
+    k = np.nonzero((stim.pkt_release >= warmup) & (stim.pkt_release < cycles))[0]
+    last = stim.pkt_first[k] + stim.pkt_len[k] - 1
+    done = ej[last] >= 0
+    lat = float((ej[last][done] - stim.pkt_release[k][done]).mean()) if done.any() else float("inf")
+    return LoadPoint(rate, float(accepted), lat, float(done.mean()) if k.size else 1.0)
+
+
+def saturation_sweep(model: NetworkModel, packet_len: int, loads, **kw) -> list[LoadPoint]:
+    return [load_point(model, r, packet_len, **kw) for r in loads]
+
+
+def saturation_throughput(points: list[LoadPoint]) -> float:
+    """The largest accepted throughput over the sweep (flits/node/cycle)."""
+    return max(p.accepted for p in points)
+
+
+def model_speed(model: NetworkModel, rate: float, packet_len: int = 1, cycles: int = 100_000,
+                seed: int = 1) -> float:
+    """Simulated network-cycles per second of wall time (stimulus generation and compilation excluded)."""
+    stim = bernoulli_traffic(model.num_nodes, rate, packet_len, cycles, seed)
+    model.start(stim).advance(100)          # compile / warm the caches
+    sim = model.start(stim)
+    t = time.perf_counter()
+    sim.advance(cycles)
+    return cycles / (time.perf_counter() - t)
+
+
+# ---- markdown for docs/performance.md (``cubenoc bench ... --write docs/performance.md``) ----------
+def networks(n: int, k: int) -> list:
+    from ..topology.hypercube import EnhancedHypercube, Hypercube
+    return [Hypercube(n), EnhancedHypercube(n, k)]
+
+
+def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
+    rows = [f"| network | hops h | head latency (cycles) | tail latency, {packet_len}-flit packet |",
+            "|---|---|---|---|"]
+    fits = []
+    for topo in nets:
+        z = zero_load_latency(NetworkModel(topo, depth=depth), packet_len)
+        for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
+            rows.append(f"| {topo!r} | {int(h)} | {a:.2f} | {b:.2f} |")
+        fits.append(f"- {topo!r}: head latency = {z.per_hop:.3f} cycles/hop x h + {z.overhead:.3f} "
+                    f"(least squares over all {topo.num_nodes ** 2} pairs)")
+    return "\n".join(rows + [""] + fits)
+
+
+def throughput_table(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
+                     window: int = 10000) -> str:
+    loads = loads or [0.1 * i for i in range(1, 11)]
+    head = "| network | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
+    rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
+            head, "|---|---|" + "---|" * (len(loads) + 1)]
+    for topo in nets:
+        model = NetworkModel(topo, depth=depth)
+        for L in packet_lens:
+            pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
+            cells = [f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts]
+            rows.append(f"| {topo!r} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
+                        + f" | **{saturation_throughput(pts):.3f}** |")
+    return "\n".join(rows)
+
+
+def speed_table(nets, loads=(0.1, 0.5), packet_len: int = 1, cycles: int = 200_000, repeat: int = 3,
+                depth: int = 4) -> str:
+    rows = ["| network | offered load | packet | network-cycles/s (best of %d) |" % repeat, "|---|---|---|---|"]
+    for topo in nets:
+        model = NetworkModel(topo, depth=depth)
+        for r in loads:
+            best = max(model_speed(model, r, packet_len, cycles, seed=s) for s in range(repeat))
+            rows.append(f"| {topo!r} | {r:.2f} | {packet_len} flit | {best:,.0f} |")
+    return "\n".join(rows)
+
+
+def write_section(path, name: str, text: str) -> None:
+    """Replace the block between ``<!-- bench NAME: begin -->`` and ``<!-- bench NAME: end -->``
+    (appended at the end of the page when it is not there yet)."""
+    from pathlib import Path
+    path = Path(path)
+    begin, end = f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->"
+    page = path.read_text() if path.exists() else ""
+    if begin in page and end in page:
+        pre, rest = page.split(begin, 1)
+        post = rest.split(end, 1)[1]
+        page = pre + begin + "\n" + text + "\n" + end + post
+    else:
+        page = page.rstrip("\n") + f"\n\n{begin}\n{text}\n{end}\n"
+    path.write_text(page)

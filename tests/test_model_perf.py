@@ -1,0 +1,32 @@
+"""The benchmark measurements on the model (figures themselves come from `cubenoc bench`, not tests)."""
+from __future__ import annotations
+
+from cubenoc.cli import main
+from cubenoc.sim.model import perf
+from cubenoc.sim.model.network import NetworkModel
+from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+
+
+def test_zero_load_latency_fit_is_one_cycle_per_hop():
+    z = perf.zero_load_latency(NetworkModel(EnhancedHypercube(4, 1)), packet_len=3)
+    assert abs(z.per_hop - 1) < 1e-9 and abs(z.overhead - 1) < 1e-9
+    assert (z.tail_latency - z.head_latency == 2).all()
+    assert z.hops.max() == EnhancedHypercube(4, 1).diameter()
+
+
+def test_throughput_below_offered_and_saturates():
+    model = NetworkModel(Hypercube(4))
+    low, high = perf.saturation_sweep(model, 2, [0.1, 1.0], warmup=500, window=2000)
+    assert abs(low.accepted - 0.1) < 0.02 and low.delivered_fraction == 1.0
+    assert high.accepted < 1.0 and high.latency > 10 * low.latency
+    assert perf.saturation_throughput([low, high]) == high.accepted
+
+
+def test_bench_write_section(tmp_path, capsys):
+    page = tmp_path / "perf.md"
+    page.write_text("# Performance\n")
+    assert main(["bench", "latency", "--n", "3", "--k", "0", "--write", str(page)]) == 0
+    text = page.read_text()
+    assert "<!-- bench latency: begin -->" in text and "| Hypercube(n=3) | 3 | 4.00 | 7.00 |" in text
+    assert main(["bench", "latency", "--n", "3", "--k", "0", "--write", str(page)]) == 0
+    assert page.read_text().count("bench latency: begin") == 1
