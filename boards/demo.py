@@ -1,0 +1,178 @@
+"""The on-board traffic demo: a network, a generator and a checker at every local port, LEDs and UART.
+
+:class:`TrafficSystem` (no I/O pins; what the simulation test runs) holds the network of
+:class:`cubenoc.rtl.network.Network`, one :class:`~cubenoc.boards.traffic.TrafficGenerator` feeding each
+``local_in`` and one :class:`~cubenoc.boards.traffic.TrafficChecker` draining each ``local_out``, a
+16-bit free-running cycle counter (the timestamps), and network-wide totals: ``sent``, ``received``,
+``errors`` (since reset; ``enable`` low stops the generators starting packets, so that the network
+drains) and a latency window (``lat_sum``/``lat_count`` of good packets since the
+last ``clear_window``).
+
+:class:`DemoTop` adds, for a board: a heartbeat LED (about 1 Hz), a traffic LED (lit while packets
+arrive), an error LED (lit from the first error on), and once a second a UART line at 115200 baud::
+
+    cubenoc EnhancedHypercube(n=2, k=0) W=16: sent 1234567 recv 1234563 err 0 lat 9.4
+
+(packets sent and received since reset, bad packets, mean latency in cycles over the last second).
+"""
+from __future__ import annotations
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import Out
+
+from cubenoc.errors import require_int
+
+from ..rtl.network import Network
+from .traffic import TIME_WIDTH, TrafficChecker, TrafficGenerator
+from .uart import LineReporter, UartTx
+
+LAT_SUM_WIDTH = 40
+
+
+def _tree_sum(values):
+    values = list(values)
+    if not values:
+        return 0
+    while len(values) > 1:
+        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
+
+
+class TrafficSystem(wiring.Component):
+    def __init__(self, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
+                 max_length: int = 7, stall_rate: int = 0):
+        self.topology, self.routing = topology, routing
+        self.payload_width, self.fifo_depth = payload_width, fifo_depth
+        self.network = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth)
+        N = topology.num_nodes
+        self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length)
+                           for v in range(N)]
+        self.checkers = [TrafficChecker(v, N, payload_width=payload_width, stall_rate=stall_rate)
+                         for v in range(N)]
+        super().__init__({"sent": Out(32), "received": Out(32), "errors": Out(32),
+                          "lat_sum": Out(LAT_SUM_WIDTH), "lat_count": Out(32), "clear_window": wiring.In(1),
+                          "enable": wiring.In(1, init=1),
+                          "error_kinds": Out(8), "activity": Out(1), "now": Out(TIME_WIDTH)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.network = net = self.network
+        m.d.sync += self.now.eq(self.now + 1)
+        for v, (gen, chk) in enumerate(zip(self.generators, self.checkers)):
+            m.submodules[f"gen{v}"] = gen
+            m.submodules[f"chk{v}"] = chk
+            wiring.connect(m, gen.out, net.local_in[v])
+            wiring.connect(m, net.local_out[v], chk.inp)
+            m.d.comb += [gen.now.eq(self.now), chk.now.eq(self.now), gen.enable.eq(self.enable)]
+
+        # network-wide totals: add this cycle's events (popcounts and a tree of latencies)
+        done = [chk.done for chk in self.checkers]
+        m.d.sync += [self.sent.eq(self.sent + _tree_sum(g.done for g in self.generators)),
+                     self.received.eq(self.received + _tree_sum(done)),
+                     self.errors.eq(self.errors + _tree_sum(c.error for c in self.checkers))]
+        kinds = 0
+        for chk in self.checkers:
+            kinds = kinds | chk.error_kinds
+        m.d.comb += [self.error_kinds.eq(kinds), self.activity.eq(Mux(sum(done) != 0, 1, 0))]
+        lat_now = _tree_sum(Mux(c.done, c.latency, 0) for c in self.checkers)
+        cnt_now = _tree_sum(done)
+        with m.If(self.clear_window):
+            m.d.sync += [self.lat_sum.eq(lat_now), self.lat_count.eq(cnt_now)]
+        with m.Else():
+            m.d.sync += [self.lat_sum.eq(self.lat_sum + lat_now), self.lat_count.eq(self.lat_count + cnt_now)]
+        return m
+
+
+class MeanTenths(wiring.Component):
+    """Restoring divider: ``quotient = (10 * dividend) // divisor`` (0 if the divisor is 0), in
+    ``10 * dividend``'s bit count of cycles after ``start``."""
+
+    def __init__(self, dividend_width: int = LAT_SUM_WIDTH, divisor_width: int = 32):
+        self.nw, self.dw = dividend_width + 4, divisor_width
+        super().__init__({"dividend": wiring.In(dividend_width), "divisor": wiring.In(divisor_width),
+                          "start": wiring.In(1), "quotient": Out(32), "done": Out(1, init=1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        num, den = Signal(self.nw), Signal(self.dw)
+        rem = Signal(self.dw + 1)
+        quo = Signal(self.nw)
+        step = Signal(range(self.nw + 1))
+        with m.If(self.start):
+            m.d.sync += [num.eq((self.dividend << 3) + (self.dividend << 1)), den.eq(self.divisor),
+                         rem.eq(0), quo.eq(0), step.eq(self.nw), self.done.eq(0)]
+        with m.Elif(step != 0):
+            trial = Signal(self.dw + 2)
+            m.d.comb += trial.eq((rem << 1) | num[-1])
+            fits = trial >= den
+            m.d.sync += [num.eq(num << 1), step.eq(step - 1),
+                         rem.eq(Mux(fits, trial - den, trial)), quo.eq((quo << 1) | fits)]
+        with m.Elif(~self.done):
+            sat = quo >= (1 << 32)
+            m.d.sync += [self.done.eq(1),
+                         self.quotient.eq(Mux(den == 0, 0, Mux(sat, (1 << 32) - 1, quo)))]
+        return m
+
+
+class DemoTop(wiring.Component):
+    """Board-independent demo logic: :class:`TrafficSystem`, status and a periodic UART line.
+
+    ``clk_freq`` (Hz) sets the heartbeat, the report period (``report_period`` seconds) and the UART
+    divisor for ``baud``. Outputs: ``heartbeat``, ``traffic``, ``error`` (LED levels, active high)
+    and ``tx`` (UART line)."""
+
+    def __init__(self, topology, routing, *, clk_freq: float, payload_width: int = 16, fifo_depth: int = 4,
+                 rate: int = 64, baud: int = 115200, report_period: float = 1.0):
+        self.system = TrafficSystem(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
+                                    rate=rate)
+        self.clk_freq = float(clk_freq)
+        self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)
+        self.report_cycles = max(1000, int(self.clk_freq * report_period))
+        label = f"cubenoc {topology!r} W={payload_width}: "
+        self.reporter = LineReporter([label + "sent ", ("sent", False), " recv ", ("received", False),
+                                      " err ", ("errors", False), " lat ", ("latency", True), "\r\n"])
+        super().__init__({"heartbeat": Out(1), "traffic": Out(1), "error": Out(1), "tx": Out(1, init=1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.system = sysm = self.system
+        m.submodules.reporter = rep = self.reporter
+        m.submodules.uart = uart = UartTx(self.divisor)
+        m.submodules.mean = mean = MeanTenths()
+        wiring.connect(m, rep.out, uart.data)
+        m.d.comb += self.tx.eq(uart.tx)
+
+        # heartbeat: toggles every half second
+        half = max(1, int(self.clk_freq // 2))
+        beat = Signal(range(half))
+        with m.If(beat == half - 1):
+            m.d.sync += [beat.eq(0), self.heartbeat.eq(~self.heartbeat)]
+        with m.Else():
+            m.d.sync += beat.eq(beat + 1)
+
+        # traffic: lit for ~50 ms after any good packet; error: from the first error on
+        hold = max(1, int(self.clk_freq // 20))
+        stretch = Signal(range(hold + 1))
+        with m.If(sysm.activity):
+            m.d.sync += stretch.eq(hold)
+        with m.Elif(stretch != 0):
+            m.d.sync += stretch.eq(stretch - 1)
+        m.d.comb += [self.traffic.eq(stretch != 0), self.error.eq(sysm.errors != 0)]
+
+        # once per report period: snapshot, start the divider, print a line
+        tick = Signal(range(self.report_cycles))
+        snap_sent, snap_recv, snap_err = Signal(32), Signal(32), Signal(32)
+        fire = tick == self.report_cycles - 1
+        m.d.sync += tick.eq(Mux(fire, 0, tick + 1))
+        m.d.comb += [sysm.clear_window.eq(fire & ~rep.busy), mean.dividend.eq(sysm.lat_sum),
+                     mean.divisor.eq(sysm.lat_count), mean.start.eq(fire & ~rep.busy)]
+        with m.If(fire & ~rep.busy):
+            m.d.sync += [snap_sent.eq(sysm.sent), snap_recv.eq(sysm.received), snap_err.eq(sysm.errors)]
+        # the divider (44 cycles) is done long before the first characters are out
+        started = Signal()
+        m.d.sync += started.eq(fire & ~rep.busy)
+        m.d.comb += [rep.start.eq(started), rep.values.sent.eq(snap_sent), rep.values.received.eq(snap_recv),
+                     rep.values.errors.eq(snap_err), rep.values.latency.eq(mean.quotient)]
+        return m
