@@ -63,13 +63,15 @@ def _throughput_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
     p.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+    p.add_argument("--voq", action="store_true", help="also the per-output-queue prototype (model only)")
 
 
 def _throughput_run(args) -> int:
     from .sim.model.perf import networks, throughput_table
     text = throughput_table(networks(args.n, args.k), args.packet_len, args.loads, args.depth,
-                            window=args.window)
-    return _print_and_write(args, "throughput", f"cubenoc bench throughput --n {args.n} --k {args.k}", text)
+                            window=args.window, voq=args.voq)
+    cmd = f"cubenoc bench throughput --n {args.n} --k {args.k}" + (" --voq" if args.voq else "")
+    return _print_and_write(args, "throughput", cmd, text)
 
 
 def _speed_arguments(p: argparse.ArgumentParser) -> None:

@@ -30,3 +30,18 @@ def test_bench_write_section(tmp_path, capsys):
     assert "<!-- bench latency: begin -->" in text and "| Hypercube(n=3) | 3 | 4.00 | 7.00 |" in text
     assert main(["bench", "latency", "--n", "3", "--k", "0", "--write", str(page)]) == 0
     assert page.read_text().count("bench latency: begin") == 1
+
+
+def test_voq_prototype_keeps_one_cycle_per_hop_and_beats_head_of_line_blocking():
+    from cubenoc.sim.model.stimulus import StimulusBuilder
+    from cubenoc.sim.model.voq import VoqModel
+    topo = Hypercube(5)
+    b = StimulusBuilder(32, seed=1)
+    for j, d in enumerate([31, 1, 0, 6]):
+        b.packet(0, d, 3, release=20 * j)
+    res = VoqModel(topo).run(b.build(), cycles=100)
+    first = res.stimulus.pkt_first
+    assert (res.eject_cycle[first] - res.accept_cycle[first]).tolist() == [6, 2, 1, 3]
+    v1 = perf.load_point(NetworkModel(topo), 1.0, 1, warmup=500, window=2000)
+    voq = perf.load_point(VoqModel(topo), 1.0, 1, warmup=500, window=2000)
+    assert voq.accepted > v1.accepted + 0.05

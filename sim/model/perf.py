@@ -113,18 +113,23 @@ def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
 
 
 def throughput_table(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
-                     window: int = 10000) -> str:
+                     window: int = 10000, voq: bool = False) -> str:
+    """Sweep offered load; ``voq`` adds rows for the per-output-queue prototype (sim/model/voq.py)."""
+    from .voq import VoqModel
     loads = loads or [0.1 * i for i in range(1, 11)]
-    head = "| network | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
+    head = "| network | router | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
     rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
-            head, "|---|---|" + "---|" * (len(loads) + 1)]
+            head, "|---|---|---|" + "---|" * (len(loads) + 1)]
     for topo in nets:
-        model = NetworkModel(topo, depth=depth)
-        for L in packet_lens:
-            pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
-            cells = [f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts]
-            rows.append(f"| {topo!r} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
-                        + f" | **{saturation_throughput(pts):.3f}** |")
+        models = [("V=1 (RTL)", NetworkModel(topo, depth=depth))]
+        if voq:
+            models.append(("VOQ prototype", VoqModel(topo, depth=depth)))
+        for label, model in models:
+            for L in packet_lens:
+                pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
+                cells = [f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts]
+                rows.append(f"| {topo!r} | {label} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
+                            + f" | **{saturation_throughput(pts):.3f}** |")
     return "\n".join(rows)
 
 
