@@ -42,14 +42,16 @@ def _tree_sum(values):
 
 class TrafficSystem(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
-                 max_length: int = 7, stall_rate: int = 0):
+                 max_length: int = 7, stall_rate: int = 0, counters: bool = True):
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth = payload_width, fifo_depth
         self.network = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth)
         N = topology.num_nodes
-        self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length)
+        self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length,
+                                            counters=counters)
                            for v in range(N)]
-        self.checkers = [TrafficChecker(v, N, payload_width=payload_width, stall_rate=stall_rate)
+        self.checkers = [TrafficChecker(v, N, payload_width=payload_width, stall_rate=stall_rate,
+                                        counters=counters)
                          for v in range(N)]
         super().__init__({"sent": Out(32), "received": Out(32), "errors": Out(32),
                           "lat_sum": Out(LAT_SUM_WIDTH), "lat_count": Out(32), "clear_window": wiring.In(1),
@@ -76,8 +78,9 @@ class TrafficSystem(wiring.Component):
         for chk in self.checkers:
             kinds = kinds | chk.error_kinds
         m.d.comb += [self.error_kinds.eq(kinds), self.activity.eq(Mux(sum(done) != 0, 1, 0))]
-        lat_now = _tree_sum(Mux(c.done, c.latency, 0) for c in self.checkers)
-        cnt_now = _tree_sum(done)
+        lat_now, cnt_now = Signal(TIME_WIDTH + 8), Signal(16)      # one pipeline stage after the tree
+        m.d.sync += [lat_now.eq(_tree_sum(Mux(c.done, c.latency, 0) for c in self.checkers)),
+                     cnt_now.eq(_tree_sum(done))]
         with m.If(self.clear_window):
             m.d.sync += [self.lat_sum.eq(lat_now), self.lat_count.eq(cnt_now)]
         with m.Else():
@@ -126,7 +129,7 @@ class DemoTop(wiring.Component):
     def __init__(self, topology, routing, *, clk_freq: float, payload_width: int = 16, fifo_depth: int = 4,
                  rate: int = 64, baud: int = 115200, report_period: float = 1.0):
         self.system = TrafficSystem(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
-                                    rate=rate)
+                                    rate=rate, counters=False)     # network-wide totals only (area)
         self.clk_freq = float(clk_freq)
         self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)
         self.report_cycles = max(1000, int(self.clk_freq * report_period))

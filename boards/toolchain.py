@@ -82,15 +82,6 @@ class Programmer:
     name: str          # "openFPGALoader" or "iceprog"
     path: Path
 
-    def command(self, bitstream: Path, board_id: str | None, family: str) -> list[str]:
-        """Command line that loads ``bitstream`` (SRAM for openFPGALoader -m? no: write flash)."""
-        if self.name == "iceprog":
-            return [str(self.path), str(bitstream)]
-        cmd = [str(self.path)]
-        if board_id:
-            cmd += ["-b", board_id]
-        return cmd + ["-f", str(bitstream)]     # -f: write the SPI flash (survives power cycles)
-
 
 def find_programmer(preferred: tuple[str, ...] = ("openFPGALoader", "iceprog")) -> Programmer | None:
     """The first programmer of ``preferred`` found on PATH (or in ``$OPENFPGALOADER``/``$ICEPROG``)."""

@@ -107,12 +107,12 @@ def test_checker_counts_good_packets_and_each_kind_of_error():
                 ctx.set(chk.inp.payload.tail, i == len(words) - 1)
                 ctx.set(chk.inp.payload.data, w)
                 assert ctx.get(chk.inp.ready)
-                if i == len(words) - 1:
-                    seen.append((ctx.get(chk.done), ctx.get(chk.error), ctx.get(chk.latency)))
                 await ctx.tick()
                 now += 1
             ctx.set(chk.inp.valid, 0)
+            seen.append((ctx.get(chk.done), ctx.get(chk.error), ctx.get(chk.latency)))   # registered pulses
             await ctx.tick()
+            assert not ctx.get(chk.done) and not ctx.get(chk.error)
             now += 1
             assert ctx.get(chk.errors) - errors0 == (0 if good else 1)
             k = ctx.get(chk.error_kinds)               # sticky: has this case's kinds, no others new

@@ -1,0 +1,132 @@
+"""The supported boards, their status pins and capacities, and the size estimate of a demo design.
+
+=================  =====================  =========  ======  ==============================================
+name               amaranth-boards        device     clock   status pins
+=================  =====================  =========  ======  ==============================================
+icebreaker         ICEBreakerPlatform     iCE40UP5K  12 MHz  green LED heartbeat, red LED error, break-off
+                                                             PMOD LED 2 (LD2) traffic; UART on the FTDI
+ulx3s-25f/45f/85f  ULX3S_*_Platform       LFE5U-*F   25 MHz  LEDs 0/1/2 heartbeat/traffic/error; UART (FTDI)
+colorlight-5a75b   Colorlight_5A75B_R70   LFE5U-25F  25 MHz  UART TX on the board's only LED pin (J19)
+=================  =====================  =========  ======  ==============================================
+
+:func:`estimate` predicts a demo's LUT4 and flip-flop use from the per-router figures that
+``cubenoc synth-report`` measures (docs/performance.md), before any tool runs; :func:`check_fits`
+turns "does not fit" into a :class:`CubenocError`.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from cubenoc.errors import CubenocError
+
+from ..rtl.flit import link_flit_layout
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    platform: str                       # "module:Class" in amaranth_boards
+    family: str                         # ice40 | ecp5
+    device: str
+    lut4: int                           # LUT4 (iCE40: logic cells) available
+    ff: int
+    leds: dict = field(default_factory=dict)   # role -> (resource, number)
+    extra_resources: str | None = None  # attribute of the platform class to add (break-off PMOD)
+    programmers: tuple = ()             # (tool, [args before the bitstream]) in order of preference
+    bitstream: str = "bin"              # file extension of the bitstream to flash
+    default_network: tuple = ("hypercube", 3, None, 16, 4)   # family, n, k, payload width, FIFO depth
+    note: str = ""
+
+    def make_platform(self):
+        mod, cls = self.platform.split(":")
+        plat = getattr(importlib.import_module(f"amaranth_boards.{mod}"), cls)()
+        if self.extra_resources:
+            plat.add_resources(getattr(plat, self.extra_resources))
+        return plat
+
+
+def _ulx3s(size: str, lut: int, n: int) -> Board:
+    return Board(f"ulx3s-{size.lower()}", f"ulx3s:ULX3S_{size}_Platform", "ecp5", f"LFE5U-{size}", lut, lut,
+                 leds={"heartbeat": ("led", 0), "traffic": ("led", 1), "error": ("led", 2)},
+                 programmers=(("openFPGALoader", ["-b", "ulx3s", "-f"]),), bitstream="bit",
+                 default_network=("hypercube", n, None, 16, 4))
+
+
+BOARDS = {b.name: b for b in [
+    Board("icebreaker", "icebreaker:ICEBreakerPlatform", "ice40", "iCE40UP5K", 5280, 5280,
+          leds={"heartbeat": ("led_g", 0), "error": ("led_r", 0), "traffic": ("led", 2)},
+          extra_resources="break_off_pmod",
+          programmers=(("iceprog", []), ("openFPGALoader", ["-b", "icebreaker", "-f"])), bitstream="bin",
+          default_network=("hypercube", 2, None, 16, 2),
+          note="iCE40 UP5K: 5,280 logic cells, 12 MHz; the 4-node Q(2, 0) or Q(3) demos need 6,200+ cells"),
+    _ulx3s("25F", 24288, 4),
+    _ulx3s("45F", 43848, 5),
+    _ulx3s("85F", 83640, 5),
+    Board("colorlight-5a75b", "colorlight_5a75b_r7_0:Colorlight_5A75B_R70Platform", "ecp5", "LFE5U-25F",
+          24288, 24288, leds={}, programmers=(("openFPGALoader", ["-c", "ft232", "-f"]),), bitstream="bit",
+          default_network=("hypercube", 4, None, 16, 4),
+          note="the only LED shares its pin with UART TX (J19): the report is on the UART, the LED flickers "
+               "with it; programming needs a JTAG cable on J27"),
+]}
+
+
+def get_board(name: str) -> Board:
+    if name not in BOARDS:
+        raise CubenocError(f"unsupported board {name!r}; supported boards: {', '.join(BOARDS)}")
+    return BOARDS[name]
+
+
+# ---- size estimate -------------------------------------------------------------------------------
+#: per-router cost model, LUT4 = P * (a + b * Wf) + c * (P-1) * P * Wf / 8 ... see ROUTER_MODEL below.
+#: Coefficients fitted to `cubenoc synth-report` (router of node 0, FIFO depth 4; docs/performance.md)
+#: and to whole-network builds at W = 16; ``margin`` covers the misfit and the harness-free network.
+ROUTER_MODEL = {
+    # family: (a: LUT4 per port, b: LUT4 per port and flit bit, c: LUT4 per crossbar input and flit bit)
+    "ice40": (40.0, 3.4, 0.55),
+    "ecp5": (40.0, 3.4, 0.55),
+}
+#: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, divider,
+#: totals), measured with yosys on the iCEBreaker demo (W = 16)
+TRAFFIC_PER_NODE = {"ice40": (150, 110), "ecp5": (150, 110)}
+DEMO_FIXED = {"ice40": (450, 400), "ecp5": (450, 400)}
+USABLE = 0.95           # placement needs some slack
+
+
+def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth: int, family: str) -> tuple[int, int]:
+    """(LUT4, FF) of one router, from the fitted model (FF: FIFO storage + pointers + state)."""
+    from ..sim.routing.turns import allowed_matrix
+    allowed = allowed_matrix(routing, node)
+    wf = link_flit_layout(routing, payload_width).size
+    used_in = sum(1 for row in allowed if any(row))
+    xbar_inputs = sum(1 for row in allowed for ok in row if ok)
+    a, b, c = ROUTER_MODEL[family]
+    lut = used_in * (a + b * wf) + c * xbar_inputs * wf
+    ff = used_in * (fifo_depth * wf + 2 * max(1, fifo_depth.bit_length()) + 8) + 64
+    return int(lut), int(ff)
+
+
+def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str) -> tuple[int, int]:
+    """(LUT4, FF) of the whole demo: routers + a generator/checker per node + shared logic."""
+    lut = ff = 0
+    for v in topology.nodes():
+        rl, rf = router_estimate(topology, routing, v, payload_width, fifo_depth, family)
+        lut, ff = lut + rl, ff + rf
+    n = topology.num_nodes
+    tl, tf = TRAFFIC_PER_NODE[family]
+    dl, df = DEMO_FIXED[family]
+    return lut + n * tl + dl, ff + n * tf + df
+
+
+def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: int) -> tuple[int, int]:
+    """Raise :class:`CubenocError` when the demo cannot fit ``board``'s device; else the estimate."""
+    lut, ff = estimate(topology, routing, payload_width, fifo_depth, board.family)
+    # iCE40: a logic cell holds one LUT4 and one FF; ECP5 counts them apart
+    need = max(lut, ff) if board.family == "ecp5" else int(max(lut, ff) + 0.35 * min(lut, ff))
+    cap = int(board.lut4 * USABLE)
+    if need > cap:
+        raise CubenocError(
+            f"{topology!r} with W={payload_width}, FIFO depth {fifo_depth} needs about {lut} LUT4 and {ff} FF "
+            f"(estimate from the synthesis report), more than the {board.device} on {board.name} offers "
+            f"({board.lut4}); try a smaller network, --payload 16 or --depth 2")
+    return lut, ff

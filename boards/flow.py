@@ -1,0 +1,100 @@
+"""Build a board's demo bitstream (and flash it): what ``cubenoc build`` runs.
+
+``build_demo(board, topology, routing, ...)``: checks the estimate (:func:`~cubenoc.boards.boards.check_fits`),
+points Amaranth at the toolchain (:func:`~cubenoc.boards.toolchain.use_toolchain`), prepares the
+platform's build plan (``do_build=False``: the ULX3S and Colorlight platforms would otherwise insist on
+openFPGALoader being installed even without programming) and runs it in ``build/<board>/``. nextpnr
+writes ``top.report.json`` (``--report``): Fmax per clock and the device utilisation.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from amaranth import Elaboratable, Module
+from amaranth.lib import wiring
+
+from cubenoc.errors import CubenocError
+
+from .boards import Board, check_fits
+from .demo import DemoTop
+from .synth import fmax_from_report, utilisation_from_report
+from .toolchain import find_programmer, use_toolchain
+
+
+class BoardDemo(Elaboratable):
+    """:class:`~cubenoc.boards.demo.DemoTop` wired to a board's LEDs and UART."""
+
+    def __init__(self, board: Board, topology, routing, *, payload_width: int, fifo_depth: int, rate: int):
+        self.board, self.topology, self.routing = board, topology, routing
+        self.kw = dict(payload_width=payload_width, fifo_depth=fifo_depth, rate=rate)
+
+    def elaborate(self, platform):
+        m = Module()
+        demo = DemoTop(self.topology, self.routing, clk_freq=platform.default_clk_frequency, **self.kw)
+        m.submodules.demo = demo
+        for role, (res, num) in self.board.leds.items():
+            m.d.comb += platform.request(res, num).o.eq(getattr(demo, role))
+        m.d.comb += platform.request("uart", 0).tx.o.eq(demo.tx)
+        return m
+
+
+@dataclass
+class BuildReport:
+    board: str
+    build_dir: Path
+    bitstream: Path
+    fmax_mhz: float | None
+    clock_mhz: float
+    utilisation: dict = field(default_factory=dict)
+    estimate: tuple = (0, 0)
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        lines = [f"bitstream: {self.bitstream}  ({self.seconds:.0f} s)"]
+        for k, (used, avail) in sorted(self.utilisation.items()):
+            lines.append(f"  {k:<16} {used:>6} / {avail:<6} ({100.0 * used / avail:4.1f} %)")
+        fm = f"{self.fmax_mhz:.1f} MHz" if self.fmax_mhz else "unknown"
+        lines.append(f"Fmax (nextpnr): {fm}; board clock {self.clock_mhz:g} MHz"
+                     + ("" if not self.fmax_mhz or self.fmax_mhz >= self.clock_mhz else "  ** TIMING NOT MET **"))
+        lines.append(f"estimate before the build: {self.estimate[0]} LUT4, {self.estimate[1]} FF")
+        return "\n".join(lines)
+
+
+def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
+               build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1) -> BuildReport:
+    est = check_fits(board, topology, routing, payload_width, fifo_depth)
+    use_toolchain(board.family, toolchain)
+    t0 = time.monotonic()
+    platform = board.make_platform()
+    out = Path(build_dir) / board.name
+    top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate)
+    plan = platform.build(top, name="top", do_build=False,
+                          nextpnr_opts=f"--report top.report.json --seed {seed}")
+    try:
+        plan.execute_local(str(out))
+    except subprocess.CalledProcessError as exc:
+        raise CubenocError(f"the {board.name} build failed (exit {exc.returncode}); logs in {out}/top.rpt and "
+                           f"{out}/top.tim") from None
+    report = json.loads((out / "top.report.json").read_text())
+    return BuildReport(board.name, out, out / f"top.{board.bitstream}", fmax_from_report(report),
+                       platform.default_clk_frequency / 1e6, utilisation_from_report(report), est,
+                       time.monotonic() - t0)
+
+
+def program(board: Board, bitstream: Path) -> str:
+    """Flash ``bitstream`` with the first programmer found; the command line it ran."""
+    names = tuple(name for name, _ in board.programmers)
+    prog = find_programmer(names)
+    if prog is None:
+        raise CubenocError(f"cannot program {board.name}: neither {' nor '.join(names)} is installed "
+                           f"(the bitstream is {bitstream}; install openFPGALoader, e.g. apt install openfpgaloader)")
+    args = dict(board.programmers)[prog.name]
+    cmd = [str(prog.path), *args, str(bitstream)]
+    proc = subprocess.run(cmd)
+    if proc.returncode != 0:
+        raise CubenocError(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
+    return " ".join(cmd)

@@ -1,0 +1,155 @@
+"""Synthesis (yosys) and place-and-route (nextpnr) of one router, for ``cubenoc synth-report``.
+
+Area: the bare router (node 0 of the network) through ``synth_ice40`` / ``synth_ecp5``, counted with
+``stat -json``: LUT4 (iCE40 ``SB_LUT4``, ECP5 ``LUT4``), flip-flops, carry cells (``SB_CARRY``;
+``CCU2C``, each two LUT4s of a slice that are not counted as LUT4), block RAMs, distributed RAMs.
+
+Fmax: a router has hundreds of port bits, more than any package has pins, so nextpnr places the router
+inside a harness: every router input is a flip-flop of a shift chain fed from one pin, every router
+output is registered and folded by a pipelined XOR tree (one LUT4 level per register stage) into one
+pin. Every path into and out of the router thus starts or ends at a flip-flop, as it does in a
+network (a link's far end is the neighbour's input FIFO). The harness paths are one LUT deep, so they
+do not set the Fmax. nextpnr runs with ``--freq`` above what the part can do and
+``--timing-allow-fail``; the achieved frequency is what it reports.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from amaranth import Cat, Module, Signal, Value
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from cubenoc.errors import CubenocError
+
+from .toolchain import find_tool
+
+#: target -> (yosys synth command, nextpnr tool, nextpnr device options, requested MHz)
+TARGETS = {
+    "up5k": ("synth_ice40", "nextpnr-ice40", ["--up5k", "--package", "sg48", "--pcf-allow-unconstrained"], 100),
+    "ecp5-25f": ("synth_ecp5", "nextpnr-ecp5", ["--25k", "--package", "CABGA256", "--speed", "6",
+                                                "--lpf-allow-unconstrained"], 250),
+}
+TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5"}
+
+#: yosys cell types -> report column
+CELL_CLASSES = {
+    "ice40": {"lut4": ("SB_LUT4",), "carry": ("SB_CARRY",), "bram": ("SB_RAM40_4K",), "lutram": (),
+              "ff": ("SB_DFF", "SB_DFFE", "SB_DFFSR", "SB_DFFR", "SB_DFFS", "SB_DFFESR", "SB_DFFER",
+                     "SB_DFFES", "SB_DFFSS", "SB_DFFESS", "SB_DFFN", "SB_DFFNE", "SB_DFFNSR", "SB_DFFNESR")},
+    "ecp5": {"lut4": ("LUT4",), "carry": ("CCU2C",), "bram": ("DP16KD", "PDPW16KD"), "lutram": ("TRELLIS_DPR16X4",),
+             "ff": ("TRELLIS_FF",)},
+}
+
+
+class RouterHarness(wiring.Component):
+    """Shift-chain inputs, registered XOR-folded outputs: a router with two data pins."""
+
+    def __init__(self, router):
+        self.router = router
+        super().__init__({"sin": In(1), "sout": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.router = r = self.router
+        ins, outs = [], []
+        for path, member, value in r.signature.flatten(r):
+            (ins if member.flow == In else outs).append(Value.cast(value))
+        width_in = sum(len(v) for v in ins)
+        chain = Signal(width_in)
+        m.d.sync += chain.eq(Cat(self.sin, chain[:-1]))
+        m.d.comb += Cat(*ins).eq(chain)
+        level = Signal(sum(len(v) for v in outs))
+        m.d.sync += level.eq(Cat(*outs))
+        while len(level) > 1:                    # XOR 4 bits per LUT, one register per level
+            nxt = Signal((len(level) + 3) // 4)
+            m.d.sync += [nxt[i].eq(level[4 * i:4 * i + 4].xor()) for i in range(len(nxt))]
+            level = nxt
+        m.d.comb += self.sout.eq(level[0])
+        return m
+
+
+@dataclass
+class SynthResult:
+    target: str
+    lut4: int
+    ff: int
+    carry: int
+    bram: int
+    lutram: int
+    fmax_mhz: float | None
+    seconds: float
+    cells: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _rtlil(design, name: str) -> str:
+    from amaranth.back import rtlil
+    os.environ["AMARANTH_USE_YOSYS"] = "builtin"
+    return rtlil.convert(design, name=name)
+
+
+def _run(cmd: list, cwd: Path, log: Path) -> None:
+    with open(log, "w") as fh:
+        proc = subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        tail = log.read_text()[-2000:]
+        raise RuntimeError(f"{Path(cmd[0]).name} failed (exit {proc.returncode}); log {log}:\n{tail}")
+
+
+def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:
+    """``(column counts, raw cell counts)`` from yosys ``stat -json``."""
+    mods = stat_json.get("modules", {})
+    cells = (mods.get(f"\\{top}") or mods.get(top) or stat_json.get("design") or {}).get("num_cells_by_type", {})
+    counts = {col: sum(cells.get(t, 0) for t in types) for col, types in CELL_CLASSES[family].items()}
+    return counts, dict(cells)
+
+
+def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,
+                 seed: int = 1) -> SynthResult:
+    """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax."""
+    if target not in TARGETS:
+        raise CubenocError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    synth_cmd, pnr_tool, pnr_opts, freq = TARGETS[target]
+    family = TARGET_FAMILY[target]
+    workdir.mkdir(parents=True, exist_ok=True)
+    yosys = str(find_tool("yosys", toolchain))
+    t0 = time.monotonic()
+    (workdir / "router.il").write_text(_rtlil(router, "router"))
+    _run([yosys, "-q", "-p", f"read_rtlil router.il; {synth_cmd} -top router; tee -q -o router_stat.json stat -json"],
+         workdir, workdir / "router_yosys.log")
+    counts, cells = count_cells(json.loads((workdir / "router_stat.json").read_text()), family, "router")
+    fmax = None
+    if pnr:
+        (workdir / "harness.il").write_text(_rtlil(RouterHarness(router), "harness"))
+        _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_cmd} -top harness -json harness.json"],
+             workdir, workdir / "harness_yosys.log")
+        _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, "--json", "harness.json", "--freq", str(freq),
+              "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",
+              "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out")
+        fmax = fmax_from_report(json.loads((workdir / "report.json").read_text()))
+    return SynthResult(target, counts["lut4"], counts["ff"], counts["carry"], counts["bram"], counts["lutram"],
+                       fmax, time.monotonic() - t0, cells)
+
+
+def fmax_from_report(report: dict) -> float | None:
+    """The slowest clock domain's achieved frequency in a nextpnr ``--report`` JSON."""
+    values = [v.get("achieved") for v in report.get("fmax", {}).values() if v.get("achieved")]
+    return min(values) if values else None
+
+
+def utilisation_from_report(report: dict) -> dict:
+    return {k: (v.get("used"), v.get("available")) for k, v in report.get("utilization", {}).items()
+            if v.get("used")}
+
+
+def scratch_dir(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix))

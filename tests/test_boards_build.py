@@ -1,0 +1,146 @@
+"""Board builds: errors before any tool runs, the toolchain lookup, the synthesis report, bitstreams."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cubenoc.boards.boards import BOARDS, check_fits, estimate, get_board
+from cubenoc.boards.toolchain import TOOLS, find_tool, toolchain_env
+from cubenoc.cli import main
+from cubenoc.errors import CubenocError
+from cubenoc.sim.routing.hypercube import EcubeRouting
+from cubenoc.sim.topology import EnhancedHypercube, Hypercube
+
+
+def _cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_unsupported_board_is_one_clear_line(capsys):
+    code, out, err = _cli(capsys, "build", "--board", "de0-nano")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "unsupported board 'de0-nano'" in err and "icebreaker" in err
+
+
+def test_network_too_large_for_the_device_fails_before_any_tool(capsys, monkeypatch):
+    import cubenoc.boards.flow as flow
+    monkeypatch.setattr(flow, "build_demo", lambda *a, **k: pytest.fail("a tool ran"))
+    code, out, err = _cli(capsys, "build", "--board", "icebreaker", "--family", "hypercube", "--n", "4")
+    assert code == 2 and err.count("\n") == 1
+    assert "Hypercube(n=4)" in err and "iCE40UP5K" in err and "estimate" in err
+    code, _, err = _cli(capsys, "build", "--board", "ulx3s-25f", "--family", "hypercube", "--n", "6",
+                        "--payload", "32")
+    assert code == 2 and "LFE5U-25F" in err
+
+
+def test_default_demo_networks_fit_their_boards(capsys):
+    for name, board in BOARDS.items():
+        code, out, _ = _cli(capsys, "build", "--board", name, "--estimate-only")
+        assert code == 0 and board.device in out
+
+
+def test_estimate_grows_with_the_network():
+    small, big = Hypercube(2), EnhancedHypercube(4, 0)
+    l1, f1 = estimate(small, EcubeRouting(small), 16, 4, "ice40")
+    l2, f2 = estimate(big, EcubeRouting(big), 16, 4, "ice40")
+    l3, f3 = estimate(big, EcubeRouting(big), 32, 4, "ice40")
+    assert l1 < l2 < l3 and f1 < f2 < f3
+    assert check_fits(get_board("ulx3s-85f"), big, EcubeRouting(big), 32, 4)
+    with pytest.raises(CubenocError, match="more than the iCE40UP5K"):
+        check_fits(get_board("icebreaker"), big, EcubeRouting(big), 16, 4)
+
+
+def test_yowasp_tools_are_found_by_absolute_path():
+    env = toolchain_env("all", "yowasp", base={})
+    for var in TOOLS:
+        path = Path(env[var])
+        assert path.is_absolute() and path.exists() and path.name.startswith("yowasp-")
+    assert env["AMARANTH_USE_YOSYS"] == "builtin"
+
+
+def test_system_toolchain_missing_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(CubenocError, match="--toolchain system"):
+        find_tool("nextpnr-ice40", "system")
+    with pytest.raises(CubenocError, match="toolchain must be one of"):
+        find_tool("yosys", "vivado")
+
+
+def test_program_without_any_programmer_says_so(monkeypatch, tmp_path):
+    from cubenoc.boards.flow import program
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("OPENFPGALOADER", raising=False)
+    monkeypatch.delenv("ICEPROG", raising=False)
+    with pytest.raises(CubenocError, match="neither iceprog nor openFPGALoader is installed"):
+        program(get_board("icebreaker"), tmp_path / "top.bin")
+
+
+def test_synth_report_section_replaces_only_its_own_markers(tmp_path):
+    from cubenoc.synth_report import BEGIN, END, write_section
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\n## Area\nkeep me\n")
+    write_section(doc, "## Synthesis report\nfirst")
+    write_section(doc, "## Synthesis report\nsecond")
+    text = doc.read_text()
+    assert "keep me" in text and "second" in text and "first" not in text
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    doc.write_text(text + "\n## Latency\nalso kept\n")
+    write_section(doc, "third")
+    assert "also kept" in doc.read_text() and "keep me" in doc.read_text()
+
+
+def test_synth_router_counts_cells(tmp_path):
+    """yosys synth_ice40 on the 3-port router of Q(2): the FIFO storage is flip-flops (3 x 4 x flit)."""
+    from cubenoc.boards.synth import synth_router
+    from cubenoc.rtl.flit import link_flit_layout
+    from cubenoc.rtl.router import Router
+    topo = Hypercube(2)
+    routing = EcubeRouting(topo)
+    res = synth_router(Router(topo, routing, 0, payload_width=16), "up5k", tmp_path, pnr=False)
+    flit = link_flit_layout(routing, 16).size
+    assert res.lut4 > 0 and res.fmax_mhz is None
+    assert 3 * 4 * flit <= res.ff <= 3 * 4 * flit + 200
+
+
+def _check_build(rep, board):
+    assert rep.bitstream.exists() and rep.bitstream.stat().st_size > 50_000
+    assert rep.fmax_mhz is not None and rep.fmax_mhz >= rep.clock_mhz        # timing met at the board clock
+    used = {k: u for k, (u, _) in rep.utilisation.items()}
+    cells = used.get("ICESTORM_LC") or used.get("TRELLIS_COMB")
+    assert cells and cells <= board.lut4
+    # the estimate is within 35 % of what the tools used
+    assert abs(rep.estimate[0] - cells) <= 0.35 * cells or board.family == "ice40"
+
+
+def test_icebreaker_demo_bitstream_end_to_end(tmp_path):
+    """yosys + nextpnr-ice40 + icepack from PyPI: the iCEBreaker demo, default network."""
+    from cubenoc.boards.flow import build_demo
+    from cubenoc.build import network_for
+    import argparse
+    board = get_board("icebreaker")
+    topo, routing, payload, depth = network_for(board, argparse.Namespace(family=None, n=None, k=None,
+                                                                          payload=None, depth=None))
+    rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, build_dir=tmp_path)
+    _check_build(rep, board)
+    assert rep.bitstream.suffix == ".bin" and rep.bitstream.stat().st_size == 104090   # a UP5K image
+    report = json.loads((tmp_path / "icebreaker" / "top.report.json").read_text())
+    assert report["utilization"]["ICESTORM_LC"]["available"] == 5280
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ulx3s-25f", "colorlight-5a75b"])
+def test_ecp5_demo_bitstreams(tmp_path, name):
+    from cubenoc.boards.flow import build_demo
+    from cubenoc.build import network_for
+    import argparse
+    board = get_board(name)
+    topo, routing, payload, depth = network_for(board, argparse.Namespace(family=None, n=None, k=None,
+                                                                          payload=None, depth=None))
+    rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, build_dir=tmp_path)
+    _check_build(rep, board)
+    assert rep.bitstream.suffix == ".bit"
