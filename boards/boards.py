@@ -78,31 +78,33 @@ def get_board(name: str) -> Board:
 
 
 # ---- size estimate -------------------------------------------------------------------------------
-#: per-router cost model, LUT4 = P * (a + b * Wf) + c * (P-1) * P * Wf / 8 ... see ROUTER_MODEL below.
-#: Coefficients fitted to `cubenoc synth-report` (router of node 0, FIFO depth 4; docs/performance.md)
-#: and to whole-network builds at W = 16; ``margin`` covers the misfit and the harness-free network.
-ROUTER_MODEL = {
-    # family: (a: LUT4 per port, b: LUT4 per port and flit bit, c: LUT4 per crossbar input and flit bit)
-    "ice40": (40.0, 3.4, 0.55),
-    "ecp5": (40.0, 3.4, 0.55),
-}
-#: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, divider,
-#: totals), measured with yosys on the iCEBreaker demo (W = 16)
-TRAFFIC_PER_NODE = {"ice40": (150, 110), "ecp5": (150, 110)}
-DEMO_FIXED = {"ice40": (450, 400), "ecp5": (450, 400)}
-USABLE = 0.95           # placement needs some slack
+#: Per-router LUT4 = a * inputs + b * inputs * Wf + c * crossbar_inputs * Wf (Wf = link flit bits,
+#: crossbar_inputs = allowed (input, output) turns), least-squares fit to `cubenoc synth-report`
+#: (Q(3..5) routers, W = 32) and to Q(2)/Q(3) routers at W = 16, iCE40 (residuals under 5 %).
+#: ECP5 keeps the FIFOs in distributed RAM (TRELLIS_DPR16X4, two LUT sites each): its LUT-site count
+#: is at most 0.75 of the iCE40 figure for these routers, and FIFO storage needs no flip-flops.
+ROUTER_MODEL = {"ice40": (74.0, 1.89, 0.94, 1.0), "ecp5": (74.0, 1.89, 0.94, 0.75)}
+#: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, reporter,
+#: divider, totals), from yosys synth_ice40 of each block (W = 16)
+TRAFFIC_PER_NODE = {"ice40": (200, 120), "ecp5": (200, 120)}
+DEMO_FIXED = {"ice40": (520, 620), "ecp5": (520, 620)}
+#: iCE40 logic cells ~ LUT4 + 0.78 FF (fitted to the iCEBreaker builds: FIFO flip-flops rarely pack
+#: with their LUT); placement needs some slack
+ICE40_FF_CELLS = 0.78
+USABLE = 0.95
 
 
 def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth: int, family: str) -> tuple[int, int]:
-    """(LUT4, FF) of one router, from the fitted model (FF: FIFO storage + pointers + state)."""
+    """(LUT4, FF) of one router, from the fitted model (iCE40 FF: FIFO storage + pointers + state)."""
     from ..sim.routing.turns import allowed_matrix
     allowed = allowed_matrix(routing, node)
     wf = link_flit_layout(routing, payload_width).size
     used_in = sum(1 for row in allowed if any(row))
     xbar_inputs = sum(1 for row in allowed for ok in row if ok)
-    a, b, c = ROUTER_MODEL[family]
-    lut = used_in * (a + b * wf) + c * xbar_inputs * wf
-    ff = used_in * (fifo_depth * wf + 2 * max(1, fifo_depth.bit_length()) + 8) + 64
+    a, b, c, scale = ROUTER_MODEL[family]
+    lut = scale * (used_in * (a + b * wf) + c * xbar_inputs * wf * max(1.0, fifo_depth / 4) ** 0.5)
+    storage = fifo_depth * wf if family == "ice40" else 0
+    ff = used_in * (storage + 2 * max(1, fifo_depth.bit_length()) + 8) + 64
     return int(lut), int(ff)
 
 
@@ -122,7 +124,7 @@ def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: 
     """Raise :class:`CubenocError` when the demo cannot fit ``board``'s device; else the estimate."""
     lut, ff = estimate(topology, routing, payload_width, fifo_depth, board.family)
     # iCE40: a logic cell holds one LUT4 and one FF; ECP5 counts them apart
-    need = max(lut, ff) if board.family == "ecp5" else int(max(lut, ff) + 0.35 * min(lut, ff))
+    need = max(lut, ff) if board.family == "ecp5" else int(lut + ICE40_FF_CELLS * ff)
     cap = int(board.lut4 * USABLE)
     if need > cap:
         raise CubenocError(
