@@ -426,6 +426,27 @@ def area_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",), 
     return "\n".join(lines)
 
 
-if __name__ == "__main__":      # python -m cubenoc.rtl.safety [n ...]: the area table
+MARK_BEGIN, MARK_END = "<!-- safety-area:begin -->", "<!-- safety-area:end -->"
+
+
+def write_area_section(path, table: str) -> None:
+    """Replace the text between the safety-area markers of ``path`` (docs/performance.md)."""
+    path = Path(path)
+    page = path.read_text()
+    if MARK_BEGIN not in page or MARK_END not in page:
+        raise CubenocError(f"{path} has no '{MARK_BEGIN}' ... '{MARK_END}' block to update")
+    pre, rest = page.split(MARK_BEGIN, 1)
+    _, post = rest.split(MARK_END, 1)
+    path.write_text(pre + MARK_BEGIN + "\n" + table + "\n" + MARK_END + post)
+
+
+if __name__ == "__main__":      # python -m cubenoc.rtl.safety [--write docs/performance.md] [n ...]
     import sys
-    print(area_table(tuple(int(a) for a in sys.argv[1:]) or (4, 5, 6)))
+    args = sys.argv[1:]
+    out = None
+    if args[:1] == ["--write"]:
+        out, args = args[1], args[2:]
+    text = area_table(tuple(int(a) for a in args) or (4, 5, 6))
+    print(text)
+    if out:
+        write_area_section(out, text)
