@@ -42,9 +42,9 @@ def test_console_script_runs():
 
 
 def test_bad_parameter_is_one_line_exit_2(capsys):
-    assert main(["demo", "--n", "99"]) == 2
+    assert main(["analyze", "enhanced", "--n", "4", "--k", "9"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["cubenoc: error: n must be in 1..20, got 99"]
+    assert err == ["cubenoc: error: k must be in 0..n-2 for an n-cube (n=4), got 9"]
 
 
 def test_argparse_errors_exit_2(capsys):
