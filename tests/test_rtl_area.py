@@ -1,0 +1,33 @@
+"""`cubenoc bench area` plumbing without running Yosys (the benchmark itself is a command, not a test):
+cell counting per target, the markdown table, updating the marked block of docs/performance.md."""
+import pytest
+
+from cubenoc.cli import main
+from cubenoc.rtl.area import MARK_BEGIN, MARK_END, AreaResult, count, table, write_section
+
+
+def test_count_cells_per_target():
+    ice = {"SB_LUT4": 100, "SB_DFFE": 40, "SB_DFFESR": 7, "SB_DFFSR": 1, "SB_CARRY": 9, "$scopeinfo": 3}
+    assert count(ice, "ice40") == {"lut4": 100, "ff": 48, "lutram": 0, "carry": 9}
+    ecp = {"LUT4": 80, "TRELLIS_FF": 30, "TRELLIS_DPR16X4": 10, "CCU2C": 4, "PFUMX": 7}
+    assert count(ecp, "ecp5") == {"lut4": 80, "ff": 30, "lutram": 10, "carry": 4}
+
+
+def test_table_and_write_section(tmp_path):
+    rs = [AreaResult("Hypercube(n=3)", 3, 4, "ice40", 400, 300, 0, 10, 1.0),
+          AreaResult("Hypercube(n=3)", 3, 4, "ecp5", 300, 100, 40, 5, 1.0)]
+    text = table(rs, 32, 4)
+    assert "| Hypercube(n=3) | 4 | 400 | 100 | 300 | 300 | 75 | 100 | 40 |" in text
+    page = tmp_path / "perf.md"
+    page.write_text(f"# P\n\n{MARK_BEGIN}\nold\n{MARK_END}\n\n## Latency\nkept\n")
+    write_section(page, text)
+    new = page.read_text()
+    assert "old" not in new and text in new and new.endswith("## Latency\nkept\n")
+
+
+def test_bench_area_bad_parameters(capsys):
+    assert main(["bench", "area", "--family", "enhanced", "--n", "3", "--k", "2"]) == 2
+    assert "k must be in 0..n-2" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "area", "--targets", "xilinx"])
+    assert exc.value.code == 2
