@@ -35,7 +35,7 @@ INJECTED, EJECTED, DROPPED, MALFORMED = 0, 1, 2, 3
 @njit(cache=True, nogil=True)
 def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                 nports, link, route_tab, allowed,
-                buf, fhead, fcnt, rr, lock, cur_out,
+                buf, fhead, fcnt, nocc, rr, lock, cur_out,
                 src_ptr, src_end, src_state,
                 s_head, s_tail, s_route, s_release,
                 eject_ready, counters, accept_cycle, eject_cycle,
@@ -116,11 +116,11 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
         # ---- phase 1b: routers: requests, round-robin arbitration, transfers ----
         if inflight > 0:
             for v in range(N):
+                if nocc[v] == 0:
+                    continue
                 Pv = nports[v]
                 base = v * P
-                any_req = False
-                for o in range(Pv):
-                    req[o] = 0
+                outs = 0
                 for i in range(Pv):
                     fi = base + i
                     if fcnt[fi] == 0:
@@ -139,13 +139,14 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                     if (allowed[fi] >> o) & 1:
                         req[o] |= 1 << i
                         tgt[i] = w
-                        any_req = True
-                if not any_req:
-                    continue
-                for o in range(Pv):
+                        outs |= 1 << o
+                while outs:
+                    o = 0
+                    while not (outs >> o) & 1:
+                        o += 1
+                    outs &= ~(1 << o)
                     m = req[o]
-                    if m == 0:
-                        continue
+                    req[o] = 0
                     r = rr[base + o]
                     win = r
                     while not (m >> win) & 1:
@@ -191,6 +192,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
             fi = deq[j]
             fhead[fi] = fhead[fi] + 1 if fhead[fi] + 1 < depth else 0
             fcnt[fi] -= 1
+            nocc[fi // P] -= 1
         for j in range(nenq):
             fi = enq_f[j]
             pos = fhead[fi] + fcnt[fi]
@@ -198,6 +200,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                 pos -= depth
             buf[fi, pos] = enq_w[j]
             fcnt[fi] += 1
+            nocc[fi // P] += 1
         t += 1
     scal[0] = inflight
     scal[1] = ntr

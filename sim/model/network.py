@@ -146,6 +146,7 @@ class Simulation:
         self.buf = np.zeros((N * P, D), dtype=np.int64)
         self.fhead = np.zeros(N * P, dtype=np.int64)
         self.fcnt = np.zeros(N * P, dtype=np.int64)
+        self.nocc = np.zeros(N, dtype=np.int64)     # flits buffered per node (idle routers are skipped)
         self.rr = np.zeros(N * P, dtype=np.int64)
         self.lock = np.full(N * P, -1, dtype=np.int64)
         self.cur_out = np.zeros(N * P, dtype=np.int64)
@@ -177,7 +178,7 @@ class Simulation:
         self.cycle = int(kernel.step_cycles(
             self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth, tb.max_ports,
             tb.nports, tb.link, tb.route, tb.allowed,
-            self.buf, self.fhead, self.fcnt, self.rr, self.lock, self.cur_out,
+            self.buf, self.fhead, self.fcnt, self.nocc, self.rr, self.lock, self.cur_out,
             self.src_ptr, self.src_end, self.src_state,
             s.head, s.tail, self.s_route, s.release,
             self.eject_ready, self.counters, self.accept_cycle, self.eject_cycle,
