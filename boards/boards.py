@@ -46,11 +46,11 @@ class Board:
         return plat
 
 
-def _ulx3s(size: str, lut: int, n: int) -> Board:
+def _ulx3s(size: str, lut: int, family: str, n: int, k: int | None = None) -> Board:
     return Board(f"ulx3s-{size.lower()}", f"ulx3s:ULX3S_{size}_Platform", "ecp5", f"LFE5U-{size}", lut, lut,
                  leds={"heartbeat": ("led", 0), "traffic": ("led", 1), "error": ("led", 2)},
                  programmers=(("openFPGALoader", ["-b", "ulx3s", "-f"]),), bitstream="bit",
-                 default_network=("hypercube", n, None, 16, 4))
+                 default_network=(family, n, k, 16, 4))
 
 
 BOARDS = {b.name: b for b in [
@@ -60,9 +60,9 @@ BOARDS = {b.name: b for b in [
           programmers=(("iceprog", []), ("openFPGALoader", ["-b", "icebreaker", "-f"])), bitstream="bin",
           default_network=("hypercube", 2, None, 16, 2),
           note="iCE40 UP5K: 5,280 logic cells, 12 MHz; the 4-node Q(2, 0) or Q(3) demos need 6,200+ cells"),
-    _ulx3s("25F", 24288, 4),
-    _ulx3s("45F", 43848, 5),
-    _ulx3s("85F", 83640, 5),
+    _ulx3s("25F", 24288, "hypercube", 4),
+    _ulx3s("45F", 43848, "enhanced", 4, 0),
+    _ulx3s("85F", 83640, "hypercube", 5),
     Board("colorlight-5a75b", "colorlight_5a75b_r7_0:Colorlight_5A75B_R70Platform", "ecp5", "LFE5U-25F",
           24288, 24288, leds={}, programmers=(("openFPGALoader", ["-c", "ft232", "-f"]),), bitstream="bit",
           default_network=("hypercube", 4, None, 16, 4),
@@ -81,9 +81,10 @@ def get_board(name: str) -> Board:
 #: Per-router LUT4 = a * inputs + b * inputs * Wf + c * crossbar_inputs * Wf (Wf = link flit bits,
 #: crossbar_inputs = allowed (input, output) turns), least-squares fit to `cubenoc synth-report`
 #: (Q(3..5) routers, W = 32) and to Q(2)/Q(3) routers at W = 16, iCE40 (residuals under 5 %).
-#: ECP5 keeps the FIFOs in distributed RAM (TRELLIS_DPR16X4, two LUT sites each): its LUT-site count
-#: is at most 0.75 of the iCE40 figure for these routers, and FIFO storage needs no flip-flops.
-ROUTER_MODEL = {"ice40": (74.0, 1.89, 0.94, 1.0), "ecp5": (74.0, 1.89, 0.94, 0.75)}
+#: ECP5 keeps the FIFOs in distributed RAM (TRELLIS_DPR16X4) and needs no flip-flops for them; counted
+#: in nextpnr's TRELLIS_COMB sites (LUT4 + carry + RAM + feed-throughs) a router takes about what the
+#: iCE40 model says (ULX3S-25F Q(4) demo: 17,771 sites, estimate 17,928).
+ROUTER_MODEL = {"ice40": (74.0, 1.89, 0.94, 1.0), "ecp5": (74.0, 1.89, 0.94, 1.0)}
 #: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, reporter,
 #: divider, totals), from yosys synth_ice40 of each block (W = 16)
 TRAFFIC_PER_NODE = {"ice40": (200, 120), "ecp5": (200, 120)}
@@ -126,9 +127,11 @@ def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: 
     # iCE40: a logic cell holds one LUT4 and one FF; ECP5 counts them apart
     need = max(lut, ff) if board.family == "ecp5" else int(lut + ICE40_FF_CELLS * ff)
     cap = int(board.lut4 * USABLE)
+    hint = (", --payload 16" if payload_width > 16 else "") + \
+        (", --depth 2" if board.family == "ice40" and fifo_depth > 2 else "")
     if need > cap:
         raise CubenocError(
             f"{topology!r} with W={payload_width}, FIFO depth {fifo_depth} needs about {lut} LUT4 and {ff} FF "
             f"(estimate from the synthesis report), more than the {board.device} on {board.name} offers "
-            f"({board.lut4}); try a smaller network, --payload 16 or --depth 2")
+            f"({board.lut4}); try a smaller network{hint}")
     return lut, ff
