@@ -169,8 +169,8 @@ class TrafficChecker(wiring.Component):
 
     ``received`` counts packets (tails), ``errors`` bad packets and stray flits (both only with
     ``counters``; the board demos count network-wide totals from the pulses instead); ``done`` pulses
-    (in the cycle after its tail) for a good packet with its ``latency``; ``error`` pulses likewise
-    for each error; ``error_kinds`` is a sticky
+    (two cycles after its tail: the flit is registered, then checked, then the result registered) for a
+    good packet with its ``latency``; ``error`` pulses likewise for each error; ``error_kinds`` is a sticky
     mask over :data:`ERROR_KINDS`. ``stall_rate`` (0..256) de-asserts ``ready`` pseudo-randomly
     (``stall_rate`` in 256 cycles) to exercise backpressure.
     """
@@ -207,13 +207,16 @@ class TrafficChecker(wiring.Component):
         kinds = Signal(len(ERROR_KINDS))
         K = {name: 1 << i for i, name in enumerate(ERROR_KINDS)}
 
-        flit = self.inp.payload
+        # every accepted flit is registered first and checked in the next cycle: the checks never sit
+        # on the network's ejection path (ready never depends on them)
+        flit = Signal.like(self.inp.payload)
+        fire = Signal()
+        m.d.sync += [fire.eq(self.inp.valid & self.inp.ready), flit.eq(self.inp.payload)]
         low, up = flit.data[0:16], flit.data[16:W]
         up_ok = (up == _upper(low, W)) if W > 16 else Const(1)
         f_src, f_seq, f_len = low[0:8], low[8:12], low[12:16]
         m.d.comb += rd.addr.eq(f_src)
 
-        fire = self.inp.valid & self.inp.ready
         fault = Signal(len(ERROR_KINDS))      # kinds found on this flit
         pkt_err = Signal()                    # this flit ends a packet with an error
         good = Signal()
@@ -260,7 +263,8 @@ class TrafficChecker(wiring.Component):
         # the result pulses are registered (one cycle after the tail): no path from the network's
         # crossbar through the checks into the demo's totals
         m.d.comb += self.error_kinds.eq(kinds)
-        m.d.sync += [self.error.eq(pkt_err), self.done.eq(good), self.latency.eq(self.now - ts)]
+        # latency: the tail was ejected in the cycle before this one
+        m.d.sync += [self.error.eq(pkt_err), self.done.eq(good), self.latency.eq(self.now - 1 - ts)]
         if self.counters:
             with m.If(fire & flit.tail & (in_pkt | flit.head)):
                 m.d.sync += self.received.eq(self.received + 1)

@@ -97,23 +97,29 @@ def test_checker_counts_good_packets_and_each_kind_of_error():
 
     async def bench(ctx):
         now = 100
+        ctx.set(chk.now, now)
+
+        async def step():                      # one clock; the cycle counter follows
+            nonlocal now
+            await ctx.tick()
+            now += 1
+            ctx.set(chk.now, now)
+
         for words, _, kinds, good in cases:
             errors0 = ctx.get(chk.errors)
             kinds0 = ctx.get(chk.error_kinds)
             for i, w in enumerate(words):
-                ctx.set(chk.now, now)
                 ctx.set(chk.inp.valid, 1)
                 ctx.set(chk.inp.payload.head, i == 0)
                 ctx.set(chk.inp.payload.tail, i == len(words) - 1)
                 ctx.set(chk.inp.payload.data, w)
                 assert ctx.get(chk.inp.ready)
-                await ctx.tick()
-                now += 1
+                await step()
             ctx.set(chk.inp.valid, 0)
+            await step()
             seen.append((ctx.get(chk.done), ctx.get(chk.error), ctx.get(chk.latency)))   # registered pulses
-            await ctx.tick()
+            await step()
             assert not ctx.get(chk.done) and not ctx.get(chk.error)
-            now += 1
             assert ctx.get(chk.errors) - errors0 == (0 if good else 1)
             k = ctx.get(chk.error_kinds)               # sticky: has this case's kinds, no others new
             assert k & kinds == kinds and (k & ~kinds0) & ~kinds == 0
