@@ -26,6 +26,8 @@ from ..sim.model.stimulus import Stimulus
 # cocotb's runner passes --public-flat-rw (every internal signal public: ~3x the C++ and compile time);
 # the bench only touches top-level ports, so it is switched off again.
 BUILD_ARGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "--no-public-flat-rw"]
+TOP_PORTS = ("clk", "rst", "in_valid", "in_ready", "in_payload", "out_valid", "out_ready", "out_payload",
+             "injected", "ejected", "dropped", "malformed")
 
 
 def project_root() -> Path:
@@ -97,8 +99,10 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
     with _locked(build_root() / f".{name}.lock"):
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True)
         runner = get_runner("verilator")
-        vlt = d / "src" / "public_ports.vlt"     # only the top's ports are visible to cocotb
-        text = f'`verilator_config\npublic_flat_rw -module "{g.top}" -var "*"\n'
+        # only the top's ports are visible to cocotb (a "*" would also match the inlined routers' signals)
+        vlt = d / "src" / "public_ports.vlt"
+        text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{g.top}" -var "{port}"\n'
+                                                 for port in TOP_PORTS)
         if not vlt.exists() or vlt.read_text() != text:
             vlt.write_text(text)
         args = BUILD_ARGS + [str(vlt)] + (["--trace", "--trace-structs"] if waves else [])
