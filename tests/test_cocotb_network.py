@@ -39,3 +39,21 @@ def test_network_matches_model(name):
     head_on = by["head_on"].model
     at0 = head_on.tr_node == 0
     assert np.all(np.diff(head_on.tr_cycle[at0]) >= 1)
+
+
+def test_scoreboard_catches_a_wrong_model_on_real_verilog():
+    """The same Verilog run compared with a model of the wrong FIFO depth: the scoreboard must object
+    and name the cycle, node and packet of the first divergence."""
+    from cubenoc.sim.model.network import NetworkModel
+    from cubenoc.tb.runner import build_network, run_scenarios
+    from cubenoc.sim.model.stimulus import random_traffic
+    from cubenoc.tb.scoreboard import compare
+
+    topo = Hypercube(3)
+    stim = random_traffic(8, 10, 6, seed=11, mean_gap=0, p_ready=0.6, ready_cycles=1000)
+    cycles = NetworkModel(topo).run(stim).cycles + 8
+    rtl = run_scenarios(build_network(topo), [("burst", stim, cycles)])["burst"]
+    assert compare(NetworkModel(topo).run(stim, cycles=cycles), rtl) == []
+    out = compare(NetworkModel(topo, depth=2).run(stim, cycles=cycles), rtl)
+    assert out and out[0].startswith("first divergence at cycle ")
+    assert " seq " in out[0] and "packet " in out[0]
