@@ -1,0 +1,132 @@
+"""Simulate a network on the cycle-accurate model: latency/throughput vs offered load (docs/simulator.md).
+
+``cubenoc simulate enhanced --n 6 --k 0 --traffic uniform --sweep 0.05:0.95:0.05 --plot lat.png``
+``cubenoc simulate --compare enhanced:n=6,k=0 hypercube:n=6 pdn:set=0,1,3,9 --sweep 0.1:0.9:0.1 --plot cmp.png``
+``cubenoc simulate --bench-speed`` (network-cycles per second, docs/performance.md)
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .errors import CubenocError
+
+
+def add_arguments(p) -> None:
+    from cubenoc.sim.simulator import FAMILIES, SPEC_HELP
+    from cubenoc.sim.traffic import PATTERNS
+    p.add_argument("family", nargs="?", choices=FAMILIES, help="network family (or use --compare)")
+    g = p.add_argument_group("network (with FAMILY)")
+    g.add_argument("--n", type=int, help="hypercube/enhanced dimension")
+    g.add_argument("--k", type=int, help="enhanced: skip parameter k; metacube: class bits k")
+    g.add_argument("--m", type=int, help="metacube field bits m")
+    g.add_argument("--set", dest="pds", help="pdn: perfect difference set, e.g. 0,1,3,9")
+    g.add_argument("--d", type=int, help="hin: cluster dimension d (BH(d) clusters)")
+    g.add_argument("--level2", help="hin: level-2 family bh|br|cc|ccc")
+    g.add_argument("--size", type=int, help="hin: level-2 size (BH dimension, BR/CC nodes, CCC D_c)")
+    g.add_argument("--replication", type=int, help="hin: level-2 link replication r")
+    g.add_argument("--routing", help="hin: ecube (default) or balanced (Sec. IV-B candidates, deterministic pick)")
+    p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
+    t = p.add_argument_group("traffic")
+    t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
+    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (seed 000; default 2)")
+    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (seed 001; default 0.8)")
+    t.add_argument("--cluster-size", type=int, help="alpha: cluster size when the network is not hierarchical")
+    t.add_argument("--hotspot", type=int, default=0, help="hotspot node (default 0)")
+    t.add_argument("--hotspot-fraction", type=float, default=0.1, help="share of packets to the hotspot")
+    t.add_argument("--length", default="1", help="packet length: L, uniform:A:B, exp:MEAN[:MAX] (default 1)")
+    loads = p.add_mutually_exclusive_group()
+    loads.add_argument("--rate", type=float, help="one offered load, flits/node/cycle")
+    loads.add_argument("--sweep", metavar="START:STOP:STEP", help="offered loads, e.g. 0.05:0.95:0.05")
+    m = p.add_argument_group("method")
+    m.add_argument("--warmup", type=int, default=1000, help="warm-up cycles (default 1000)")
+    m.add_argument("--measure", type=int, default=5000, help="measurement window cycles (default 5000)")
+    m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000)")
+    m.add_argument("--depth", type=int, default=4, help="input FIFO depth in flits (default 4)")
+    m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--no-stop", action="store_true", help="keep sweeping past the first saturated load")
+    o = p.add_argument_group("output")
+    o.add_argument("--plot", metavar="FILE.png", help="latency-vs-load plot (a CSV is written beside it)")
+    o.add_argument("--csv", metavar="FILE.csv", help="results as CSV")
+    o.add_argument("--json", action="store_true", help="print the results as JSON")
+    o.add_argument("--quiet", action="store_true", help="no progress bar")
+    d = p.add_argument_group("distributed")
+    d.add_argument("--dask", action="store_true", help="run the points on a local Dask cluster")
+    d.add_argument("--scheduler", metavar="ADDR", help="run the points on this Dask scheduler (tcp://host:8786)")
+    p.add_argument("--bench-speed", action="store_true",
+                   help="measure simulated network-cycles per second (docs/performance.md) and exit")
+    p.add_argument("--write", metavar="FILE.md", help="with --bench-speed: update that section of FILE.md")
+
+
+def spec_from_args(args) -> str:
+    fam = args.family
+    if fam in ("hypercube", "enhanced"):
+        parts = [f"n={args.n if args.n is not None else 6}"]
+        if fam == "enhanced":
+            parts.append(f"k={args.k if args.k is not None else 0}")
+    elif fam == "pdn":
+        parts = [f"set={args.pds or '0,1,3,9'}"]
+    elif fam == "metacube":
+        parts = [f"k={args.k if args.k is not None else 1}", f"m={args.m if args.m is not None else 3}"]
+    else:
+        parts = [f"d={args.d if args.d is not None else 3}", f"level2={args.level2 or 'bh'}"]
+        if args.size is not None:
+            parts.append(f"size={args.size}")
+        elif args.level2 in (None, "bh"):
+            parts.append("size=3")
+        if args.replication is not None:
+            parts.append(f"r={args.replication}")
+        if args.routing:
+            parts.append(f"routing={args.routing}")
+    return f"{fam}:" + ",".join(parts)
+
+
+def run(args) -> int:
+    from cubenoc.sim import simulator as S
+    if args.bench_speed:
+        return _bench_speed(args)
+    specs = list(args.compare or [])
+    if args.family:
+        specs.insert(0, spec_from_args(args))
+    if not specs:
+        raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
+    if args.sweep:
+        loads = S.parse_sweep(args.sweep)
+    else:
+        loads = [args.rate if args.rate is not None else 0.1]
+    targs = {"g": args.g, "alpha": args.alpha, "cluster_size": args.cluster_size, "hotspot": args.hotspot,
+             "fraction": args.hotspot_fraction}
+    cfg = S.SimConfig(warmup=args.warmup, measure=args.measure, drain=args.drain, seed=args.seed,
+                      depth=args.depth, length=args.length, traffic=args.traffic, traffic_args=targs).check()
+    from cubenoc.sim.traffic import make_pattern
+    for s in specs:                              # bad traffic/network input: one error before any work
+        make_pattern(cfg.traffic, S.model_for(s, cfg.depth)[0].topology, **targs)
+    dask = args.scheduler or (True if args.dask else None)
+    results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
+                      stop_at_saturation=not args.no_stop)
+    csv_path = args.csv or (str(Path(args.plot).with_suffix(".csv")) if args.plot else None)
+    if args.json:
+        print(S.to_json(results))
+    else:
+        print(S.text_table(results))
+    if csv_path:
+        S.write_csv(results, csv_path)
+        if not args.json:
+            print(f"CSV written to {csv_path}")
+    if args.plot:
+        S.plot_latency(results, args.plot, f"{cfg.traffic} traffic, packet length {cfg.length}, "
+                                           f"{cfg.depth}-flit buffers")
+        if not args.json:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
+def _bench_speed(args) -> int:
+    from cubenoc.sim.speed import speed_report
+    text = speed_report(progress=not args.quiet)
+    print(text)
+    if args.write:
+        from cubenoc.sim.speed import write_speed_section
+        write_speed_section(args.write, text)
+        print(f"section written to {args.write}", file=sys.stderr)
+    return 0

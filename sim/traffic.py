@@ -1,0 +1,271 @@
+"""Synthetic traffic for the network simulator (issue 6): destination patterns, packet lengths and
+Bernoulli injection, generated with numpy straight into a model :class:`Stimulus`.
+
+Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(name, topology, **kw)``):
+
+=================  ===========================================================================================
+``uniform``        uniform over the other N - 1 nodes (as ``bernoulli_traffic`` and BookSim's ``uniform``)
+``locality``       seed 000 Sec. II-A: a given node at Hamming distance l >= 1 with ``p_l = alpha0 g^-l``
+                   (:func:`cubenoc.sim.analysis.enhanced.phi`; g = 1 is uniform); N = 2^n
+``alpha``          seed 001 Sec. III-A: with probability alpha a node of the source's cluster (itself
+                   included, as the paper allows), otherwise uniform over the nodes of the other clusters
+``bitcomp``        bit-complement ``d = ~s`` (N = 2^n)
+``transpose``      swap the high and low halves of the address (N = 2^n, n even)
+``bitrev``         bit-reversal of the n-bit address (N = 2^n)
+``hotspot``        with probability ``fraction`` the ``hotspot`` node, otherwise uniform (other nodes)
+``neighbor``       a uniformly chosen network neighbour of the source (one hop)
+=================  ===========================================================================================
+
+Packet lengths (``LengthDist``): ``fixed:L``, ``uniform:A:B`` (inclusive), ``exp:M`` (geometric on
+1, 2, ...: the discrete exponential with mean M, as the memoryless message lengths of seed 001; cut at
+``max`` flits, 16 * M by default).
+
+Injection: each cycle each node creates a packet with probability ``rate / mean_length`` (``rate`` =
+offered flits/node/cycle, BookSim's ``injection_rate`` with ``injection_process = bernoulli``); a
+packet's release is its creation cycle, so the stimulus itself is the unbounded source queue.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cubenoc.errors import CubenocError, require_int
+
+from .model.stimulus import DEST_MASK, Stimulus, _check_ready
+
+PATTERNS = ("uniform", "locality", "alpha", "bitcomp", "transpose", "bitrev", "hotspot", "neighbor")
+
+
+# ---- destination patterns ---------------------------------------------------------------------------
+def _address_bits(topology, pattern: str) -> int:
+    n_nodes = topology.num_nodes
+    if n_nodes < 2 or n_nodes & (n_nodes - 1):
+        raise CubenocError(f"traffic {pattern!r} needs a power-of-two node count, {topology!r} has {n_nodes}")
+    return n_nodes.bit_length() - 1
+
+
+def _uniform_other(src: np.ndarray, n: int, rng) -> np.ndarray:
+    dst = rng.integers(0, n - 1, size=src.shape[0])
+    return dst + (dst >= src)
+
+
+def make_pattern(name: str, topology, *, g: float = 2.0, alpha: float = 0.8, cluster_size: int | None = None,
+                 hotspot: int = 0, fraction: float = 0.1):
+    """The destination function of pattern ``name`` on ``topology`` (see the module docstring)."""
+    name = str(name).lower()
+    N = topology.num_nodes
+    if N < 2:
+        raise CubenocError(f"traffic needs at least 2 nodes, got {N}")
+    if name == "uniform":
+        return lambda src, rng: _uniform_other(src, N, rng)
+    if name == "locality":
+        from .analysis.enhanced import check_g, phi
+        n = _address_bits(topology, name)
+        g = check_g(g)
+        probs = np.array([0.0] + [phi(n, g, l) for l in range(1, n + 1)])
+        probs /= probs.sum()
+
+        def locality(src, rng):
+            k = src.shape[0]
+            dist = rng.choice(n + 1, size=k, p=probs)
+            # a uniformly random set of `dist` bits: the first `dist` of a random permutation of 0..n-1
+            ranks = np.argsort(rng.random((k, n)), axis=1)
+            flip = ((ranks < dist[:, None]).astype(np.int64) << np.arange(n, dtype=np.int64)).sum(axis=1)
+            return src ^ flip
+        return locality
+    if name == "alpha":
+        if not 0.0 <= alpha <= 1.0:
+            raise CubenocError(f"alpha must be in [0, 1], got {alpha}")
+        c = cluster_size if cluster_size is not None else getattr(topology, "cluster_size", None)
+        if c is None:
+            raise CubenocError(f"traffic 'alpha' needs clusters: a hierarchical network or --cluster-size, "
+                               f"{topology!r} has none")
+        c = require_int(c, "cluster size", 1, N)
+        if N % c:
+            raise CubenocError(f"cluster size must divide the {N} nodes, got {c}")
+        if c == N and alpha < 1:
+            raise CubenocError("traffic 'alpha' < 1 needs more than one cluster")
+
+        def by_cluster(src, rng):
+            k = src.shape[0]
+            base = src - src % c
+            inside = base + rng.integers(0, c, size=k)                  # self allowed (Sec. III-A)
+            other = rng.integers(0, max(N - c, 1), size=k)
+            other = other + (other >= base) * c                         # skip the own cluster
+            return np.where(rng.random(k) < alpha, inside, other)
+        return by_cluster
+    if name in ("bitcomp", "transpose", "bitrev"):
+        n = _address_bits(topology, name)
+        mask = N - 1
+        if name == "bitcomp":
+            return lambda src, rng: src ^ mask
+        if name == "transpose":
+            if n % 2:
+                raise CubenocError(f"traffic 'transpose' needs an even number of address bits, got {n}")
+            h = n // 2
+            lo = (1 << h) - 1
+            return lambda src, rng: ((src & lo) << h) | (src >> h)
+        rev = np.zeros(N, dtype=np.int64)
+        for b in range(n):
+            rev |= ((np.arange(N) >> b) & 1) << (n - 1 - b)
+        return lambda src, rng: rev[src]
+    if name == "hotspot":
+        hotspot = require_int(hotspot, "hotspot node", 0, N - 1)
+        if not 0.0 <= fraction <= 1.0:
+            raise CubenocError(f"hotspot fraction must be in [0, 1], got {fraction}")
+
+        def hot(src, rng):
+            return np.where(rng.random(src.shape[0]) < fraction, hotspot, _uniform_other(src, N, rng))
+        return hot
+    if name == "neighbor":
+        ports = max(topology.num_ports(v) for v in topology.nodes())
+        table = np.full((N, ports), -1, dtype=np.int64)
+        for v in topology.nodes():
+            nb = sorted({far[0] for p in range(topology.num_ports(v))
+                         if (far := topology.neighbor(v, p)) is not None and far[0] != v})
+            table[v, :len(nb)] = nb
+        count = (table >= 0).sum(axis=1)
+        if (count == 0).any():
+            raise CubenocError(f"traffic 'neighbor': node {int(np.argmin(count))} has no neighbour")
+
+        def neighbor(src, rng):
+            j = (rng.random(src.shape[0]) * count[src]).astype(np.int64)
+            return table[src, j]
+        return neighbor
+    raise CubenocError(f"traffic must be one of {', '.join(PATTERNS)}, got {name!r}")
+
+
+# ---- packet lengths ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LengthDist:
+    """``kind`` fixed / uniform / exp with parameters ``a`` (L, A, or the mean M), ``b`` (B, or the cut)."""
+
+    kind: str
+    a: float
+    b: float = 0
+
+    @classmethod
+    def parse(cls, text) -> "LengthDist":
+        """``4`` or ``fixed:4``, ``uniform:1:8``, ``exp:8`` (``exp:8:64``: cut at 64 flits)."""
+        if isinstance(text, LengthDist):
+            return text
+        parts = str(text).strip().lower().split(":")
+        try:
+            if len(parts) == 1 or parts[0] == "fixed":
+                L = int(parts[-1])
+                if L < 1:
+                    raise ValueError
+                return cls("fixed", L)
+            if parts[0] == "uniform" and len(parts) == 3:
+                a, b = int(parts[1]), int(parts[2])
+                if not 1 <= a <= b:
+                    raise ValueError
+                return cls("uniform", a, b)
+            if parts[0] == "exp" and len(parts) in (2, 3):
+                m = float(parts[1])
+                cut = int(parts[2]) if len(parts) == 3 else max(1, int(math.ceil(16 * m)))
+                if m < 1 or cut < 1:
+                    raise ValueError
+                return cls("exp", m, cut)
+        except ValueError:
+            pass
+        raise CubenocError(f"packet length must be L, fixed:L, uniform:A:B (1 <= A <= B) or exp:MEAN[:MAX] "
+                           f"(MEAN >= 1), got {text!r}")
+
+    @property
+    def mean(self) -> float:
+        if self.kind == "fixed":
+            return float(self.a)
+        if self.kind == "uniform":
+            return (self.a + self.b) / 2
+        p = 1.0 / self.a                                      # geometric, cut at b: E = sum_{L<=b} P(>= L)
+        return (1 - (1 - p) ** self.b) / p
+
+    @property
+    def max(self) -> int:
+        return int(self.a if self.kind == "fixed" else self.b)
+
+    def sample(self, k: int, rng) -> np.ndarray:
+        if self.kind == "fixed":
+            return np.full(k, int(self.a), dtype=np.int64)
+        if self.kind == "uniform":
+            return rng.integers(int(self.a), int(self.b) + 1, size=k).astype(np.int64)
+        return np.minimum(rng.geometric(1.0 / self.a, size=k), int(self.b)).astype(np.int64)
+
+    def __str__(self) -> str:
+        if self.kind == "fixed":
+            return f"{int(self.a)}"
+        if self.kind == "uniform":
+            return f"uniform:{int(self.a)}:{int(self.b)}"
+        return f"exp:{self.a:g}:{int(self.b)}"
+
+
+# ---- Bernoulli injection -------------------------------------------------------------------------------
+def check_rate(rate) -> float:
+    try:
+        rate = float(rate)
+    except (TypeError, ValueError):
+        raise CubenocError(f"offered load must be a number of flits/node/cycle, got {rate!r}") from None
+    if not 0.0 < rate <= 1.0:
+        raise CubenocError(f"offered load must be in (0, 1] flits/node/cycle (a node injects at most one "
+                           f"flit per cycle), got {rate}")
+    return rate
+
+
+def generate(num_nodes: int, pattern, rate: float, lengths: LengthDist, cycles: int, seed: int,
+             chunk: int = 4096) -> Stimulus:
+    """Bernoulli injection of packets for ``cycles`` cycles: a :class:`Stimulus` for the model (payload
+    words are the destination only: the simulator reads cycles, not data)."""
+    rate = check_rate(rate)
+    cycles = require_int(cycles, "cycles", 1)
+    lengths = LengthDist.parse(lengths)
+    p = rate / lengths.mean
+    if p > 1.0:
+        raise CubenocError(f"offered load {rate} with mean packet length {lengths.mean:g} needs more than one "
+                           f"packet per node per cycle")
+    rng = np.random.default_rng(seed)
+    cyc_parts, src_parts = [], []
+    for t0 in range(0, cycles, chunk):
+        m = min(chunk, cycles - t0)
+        s, c = np.nonzero(rng.random((num_nodes, m)) < p)       # node-major within the chunk
+        cyc_parts.append(c.astype(np.int64) + t0)
+        src_parts.append(s.astype(np.int64))
+    cyc = np.concatenate(cyc_parts)
+    src = np.concatenate(src_parts)
+    order = np.argsort(src, kind="stable")                       # group by node, cycles stay in order
+    cyc, src = cyc[order], src[order]
+    dst = np.asarray(pattern(src, rng), dtype=np.int64)
+    if dst.size and (dst.min() < 0 or dst.max() >= num_nodes):
+        raise CubenocError("traffic pattern produced an out-of-range destination")
+    return packets_to_stimulus(num_nodes, src, dst, cyc, lengths.sample(src.shape[0], rng))
+
+
+def packets_to_stimulus(num_nodes: int, src, dst, release, length) -> Stimulus:
+    """Packets (grouped by source, in release order) as a :class:`Stimulus`."""
+    src = np.asarray(src, dtype=np.int64)
+    k = src.shape[0]
+    length = np.asarray(length, dtype=np.int64)
+    first = np.zeros(k, dtype=np.int64)
+    if k:
+        np.cumsum(length[:-1], out=first[1:])
+    F = int(length.sum())
+    packet = np.repeat(np.arange(k, dtype=np.int64), length)
+    head = np.zeros(F, dtype=np.int64)
+    tail = np.zeros(F, dtype=np.int64)
+    head[first] = 1
+    tail[first + length - 1] = 1
+    data = np.zeros(F, dtype=np.uint64)
+    data[first] = np.asarray(dst, dtype=np.uint64) & np.uint64(DEST_MASK)
+    counts = np.bincount(src, weights=length, minlength=num_nodes).astype(np.int64)
+    start = np.zeros(num_nodes + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    pk_count = np.bincount(src, minlength=num_nodes)
+    pk_start = np.concatenate(([0], np.cumsum(pk_count)[:-1]))
+    release = np.asarray(release, dtype=np.int64)
+    return Stimulus(
+        num_nodes=num_nodes, data_width=32, node_start=start, head=head, tail=tail, data=data,
+        release=release[packet], packet=packet, pkt_src=src, pkt_dst=np.asarray(dst, dtype=np.int64),
+        pkt_seq=np.arange(k, dtype=np.int64) - pk_start[src], pkt_first=first, pkt_len=length,
+        pkt_release=release, eject_ready=_check_ready(None, num_nodes))
