@@ -41,7 +41,7 @@ async def _play(dut, sc: dict, n: int, fw: int) -> dict:
     words = ((st["data"].astype(object) << 2) | (st["tail"].astype(object) << 1) | st["head"].astype(object)).tolist()
     release = st["release"].tolist()
     ready_rows = st["eject_ready"]
-    rw = np.ones(ready_rows.shape[0], dtype=object) if ready_rows.shape[0] else []
+    rw = []                            # per cycle, the N-bit out_ready mask
     if ready_rows.shape[0]:
         weights = np.array([1 << v for v in range(n)], dtype=object)
         rw = (ready_rows.astype(object) * weights).sum(axis=1).tolist()
@@ -102,12 +102,11 @@ async def _play(dut, sc: dict, n: int, fw: int) -> dict:
     for name in ("injected", "ejected", "dropped", "malformed"):
         word = _u(getattr(dut, name))
         counters[name] = [(word >> (16 * v)) & 0xFFFF for v in range(n)]
-    w = np.array(tr_w, dtype=object)
     return {
         "cycle": np.array(tr_c, dtype=np.int64), "node": np.array(tr_v, dtype=np.int64),
         "head": np.array([x & 1 for x in tr_w], dtype=np.int64),
         "tail": np.array([(x >> 1) & 1 for x in tr_w], dtype=np.int64),
-        "data": np.array([x >> 2 for x in w.tolist()], dtype=np.uint64),
+        "data": np.array([x >> 2 for x in tr_w], dtype=np.uint64),
         "counters": np.array([counters[k] for k in ("injected", "ejected", "dropped", "malformed")],
                              dtype=np.int64).T,
         "accepted": np.array([p - s for p, s in zip(ptr, start[:-1])], dtype=np.int64),
