@@ -45,3 +45,14 @@ def test_voq_prototype_keeps_one_cycle_per_hop_and_beats_head_of_line_blocking()
     v1 = perf.load_point(NetworkModel(topo), 1.0, 1, warmup=500, window=2000)
     voq = perf.load_point(VoqModel(topo), 1.0, 1, warmup=500, window=2000)
     assert voq.accepted > v1.accepted + 0.05
+
+
+def test_voq_prototype_delivers_every_flit_in_order():
+    from cubenoc.sim.model.stimulus import bernoulli_traffic
+    from cubenoc.sim.model.voq import VoqModel
+    stim = bernoulli_traffic(16, 0.4, 3, 3000, seed=4)
+    res = VoqModel(EnhancedHypercube(4, 0), depth=2).run(stim, cycles=4000)
+    assert (res.eject_cycle >= 0).all()
+    ej = res.eject_cycle.reshape(-1, 3)
+    assert (ej[:, 1] > ej[:, 0]).all() and (ej[:, 2] > ej[:, 1]).all()
+    assert res.counters[:, 0].sum() == res.counters[:, 1].sum() == stim.num_packets
