@@ -1,0 +1,152 @@
+"""The papers' simulation studies on the cycle-accurate model (issue 6; docs/papers/hierarchical.md,
+docs/simulator.md).
+
+* :func:`enhanced_density`: measured traffic density per link class of Q(n, k) against eqs (6)-(7) of
+  seed 000 (the skip vs the regular links).
+* :func:`hin_delay`: seed 001's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
+  against the model, with the M/M/1 parameters mapped onto cycles:
+
+  - a link moves one flit per cycle; a message of mean length ``Lbar`` flits (exponential: geometric
+    on 1, 2, ...) is served at ``1/Lbar`` messages per cycle, so ``mu_CL`` messages per paper time unit
+    means one time unit is ``T = mu_CL * Lbar`` cycles;
+  - ``lam`` messages per node per time unit is ``lam / T`` messages = ``lam / mu_CL`` flits per node
+    per cycle (the offered load);
+  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (seed 001 Sec. IV-A: the ratio *is* the
+    number of parallel wires); a message uses lane ``source mod i``;
+  - delays in time units times ``T`` are cycles.
+
+  The paper's network is store-and-forward (a message is served whole on each hop: R(lam -> 0) =
+  P / mu); the routers here are wormhole with 1 cycle per hop, and with ``depth`` >= the longest message
+  they behave as virtual cut-through: zero-load latency h + L + ... instead of h L. So the comparison
+  is of the *queueing* part: the paper's R minus its zero-load value, against the simulated network
+  latency minus the simulated zero-load latency. The source queue (one injection port of one flit per
+  cycle, which the paper's node does not have) is reported separately.
+* :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .analysis import enhanced as E
+from .analysis import hierarchical as H
+from .simulator import SimConfig, build_network, simulate_point
+
+
+# ---- seed 000: traffic density per link class ---------------------------------------------------------
+def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: SimConfig | None = None) -> dict:
+    """Measured TD (messages per link per unit time, both directions, one message per node per unit
+    time: seed 000 Sec. IV) of the skip and the regular links with 1-flit packets and the locality
+    traffic ``p_l ~ g^-l``, against eqs (6)-(7)."""
+    base = cfg or SimConfig(warmup=500, measure=4000, drain=2000)
+    cfg = SimConfig(**{**base.__dict__, "traffic": "locality", "traffic_args": {"g": g}, "length": "1"})
+    p = simulate_point(f"enhanced:n={n},k={k}", rate, cfg)
+    msg_rate = p.accepted                         # 1-flit packets: flits = messages per node per cycle
+    td = [2 * u / msg_rate for u in p.util_by_port]       # two channels per link
+    return {"n": n, "k": k, "g": g, "rate": rate, "saturated": p.saturated,
+            "TD_s": td[n], "TD_r": float(np.mean(td[:n])), "TD_r_max": float(max(td[:n])),
+            "TD_per_dimension": td[:n],
+            "eq6_TD_s": E.td_skip(n, k, g), "eq7_TD_r": E.td_regular(n, k, g),
+            "TD_r_max_formula": E.td_regular_max(n, k, g),
+            "util_skip_max": p.util_max_by_port[n], "util_regular_max": max(p.util_max_by_port[:n])}
+
+
+# ---- seed 001: queueing validation ---------------------------------------------------------------------
+def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") -> str:
+    if code is None:
+        return f"hypercube:n={d + K.bit_length() - 1}"
+    return f"hin:d={d},level2=bh,size={K.bit_length() - 1},r={r}" + (",routing=balanced" if routing == "balanced" else "")
+
+
+def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
+              mean_len: float = 8.0, warmup: int = 2000, measure: int = 20000, seed: int = 1,
+              routing: str = "ecube") -> dict:
+    """One point of Figs 8-9: BH(D) (``code=None``) or BH/BH with K clusters of BH(d)."""
+    ratio = mu_ncl / mu_cl
+    r = int(round(ratio))
+    if code is not None and abs(ratio - r) > 1e-9:
+        raise ValueError(f"mu_NCL/mu_CL = {ratio} is not a whole number of replicated links")
+    if code is None and ratio != 1:
+        raise ValueError("BH has one link speed")
+    D = d + math.log2(K)
+    T = mu_cl * mean_len
+    rate = lam / mu_cl
+    if code is None:
+        R = H.r_bh(alpha, D, d, lam, mu_cl, mu_ncl)
+        R0 = H.p_bh(alpha, D, d) / mu_cl
+    else:
+        R = H.queueing(code, alpha, d, K, lam, mu_cl, mu_ncl)["R"]
+        R0 = H.queueing(code, alpha, d, K, 1e-12, mu_cl, mu_ncl)["R"]
+    # Kleinrock on the channels of *our* routing (deterministic e-cube; lanes are separate channels)
+    spec = _hin_spec(code, d, K, r, routing)
+    topo, routing_fn, label = build_network(spec)
+    n = 2 ** d
+    loads = H.routed_loads(routing_fn, n)
+    kr = H.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
+    kr0 = H.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
+    cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, depth=64,
+                    length=f"exp:{mean_len:g}:64", traffic="alpha",
+                    traffic_args={"alpha": alpha, "cluster_size": n})
+    sim = simulate_point(spec, rate, cfg)
+    cfg0 = SimConfig(**{**cfg.__dict__, "warmup": 200, "measure": 20000})
+    zero = simulate_point(spec, 0.002, cfg0)
+    fin = (lambda x: x * T if math.isfinite(x) else math.inf)
+    pk = port_wait(rate, mean_len, 64)
+    return {"network": label, "alpha": alpha, "lam": lam, "mu_CL": mu_cl, "mu_NCL": mu_ncl, "T": T,
+            "offered": rate, "R_paper": fin(R), "Q_paper": fin(R - R0),
+            "R_ours_kleinrock": fin(kr["R"]), "Q_ours_kleinrock": fin(kr["R"] - kr0["R"]),
+            "max_util_ours": max(kr["max_util_CL"], kr["max_util_NCL"]),
+            "saturated": sim.saturated, "message": sim.message,
+            "sim_latency": sim.latency_mean, "sim_network_latency": sim.network_latency_mean,
+            "sim_zero_load": zero.network_latency_mean,
+            "Q_port_pk": pk, "Q_model": fin(kr["R"] - kr0["R"]) + pk,
+            "Q_sim": sim.network_latency_mean - zero.network_latency_mean,
+            "source_wait": sim.latency_mean - sim.network_latency_mean,
+            "sim_link_util_max": sim.link_util_max}
+
+
+def port_wait(rho: float, mean_len: float, cut: int) -> float:
+    """Pollaczek-Khinchine mean wait at a port of one flit per cycle loaded to ``rho`` by messages of
+    geometric length (mean ``mean_len``, cut at ``cut``): ``rho E[S^2] / (2 E[S] (1 - rho))``. The model's
+    injection and ejection ports are such queues; the paper's node has neither."""
+    L = np.arange(1, cut + 1, dtype=float)
+    p = 1.0 / mean_len
+    pmf = p * (1 - p) ** (L - 1)
+    pmf[-1] += (1 - p) ** cut
+    es, es2 = float((L * pmf).sum()), float((L * L * pmf).sum())
+    return math.inf if rho >= 1 else rho * es2 / (2 * es * (1 - rho))
+
+
+def figure_8(alphas=(0.5, 0.6, 0.7, 0.8, 0.9, 1.0), lam: float = 0.375, **kw) -> list[dict]:
+    """Fig. 8(a) with mu = 0.75: BH for D = 6, d = 3 and D = 3, d = 2 (lam scaled: see docs)."""
+    return [hin_delay(None, d, K, a, lam, 0.75, 0.75, **kw) for d, K in ((3, 8), (2, 2)) for a in alphas]
+
+
+def figure_9(alphas=(0.5, 0.6, 0.7, 0.8, 0.9, 1.0), lam: float = 0.5, **kw) -> list[dict]:
+    """Fig. 9(a): BH/BH, mu_CL = 1.5, mu_NCL = 3 (2 replicated level-2 links), D = 6, d = 3 and D = 3, d = 2."""
+    return [hin_delay("BH/BH", d, K, a, lam, 1.5, 3.0, **kw) for d, K in ((3, 8), (2, 2)) for a in alphas]
+
+
+def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 0.8, lam: float = 0.5,
+                    mu_cl: float = 1.5, **kw) -> list[dict]:
+    """Fig. 11 on a network the model can run: LR ratio = L R / (L_BH R_BH) with R simulated (network
+    latency) and by formula, for level-2 replication i (mu_NCL = i mu_CL)."""
+    D = d + int(math.log2(K))
+    ref = hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
+    out = []
+    for i in ratios:
+        p = hin_delay("BH/BH", d, K, alpha, lam, mu_cl, i * mu_cl, **kw)
+        L = H.l_hin("BH/BH", d, K, i)
+        p.update({"replication": i, "L": L,
+                  "LR_sim": L * p["sim_network_latency"] / (H.l_bh(D) * ref["sim_network_latency"]),
+                  "LR_paper": H.lr_ratio("BH/BH", alpha, d, K, lam, mu_cl, i * mu_cl, replication=i)})
+        out.append(p)
+    return out
+
+
+def hin_routing(alphas=(0.5, 0.6, 0.7, 0.8), d: int = 3, K: int = 8, lam: float = 0.5, **kw) -> list[dict]:
+    """Fig. 12 as far as the model goes: e-cube vs the Sec. IV-B candidates with the routing function's
+    deterministic pick (the model has no adaptive selection yet), BH/BH, mu_CL = 1.5, mu_NCL = 3."""
+    return [dict(hin_delay("BH/BH", d, K, a, lam, 1.5, 3.0, routing=rt, **kw), routing=rt)
+            for a in alphas for rt in ("ecube", "balanced")]
