@@ -1,0 +1,51 @@
+"""Issue 6 studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 queueing validation."""
+import pytest
+
+from cubenoc.sim import sim_studies as St
+from cubenoc.sim.analysis import enhanced as E
+from cubenoc.sim.analysis import hierarchical as H
+from cubenoc.sim.simulator import SimConfig, simulate_point
+
+
+@pytest.mark.parametrize("k,g", [(0, 2.0), (1, 1.0), (2, 2.0)])
+def test_measured_traffic_density_matches_eqs_6_7(k, g):
+    r = St.enhanced_density(6, k, g, 0.1, SimConfig(warmup=300, measure=3000, drain=2000))
+    assert r["TD_s"] == pytest.approx(r["eq6_TD_s"], rel=0.04)
+    assert r["TD_r"] == pytest.approx(r["eq7_TD_r"], rel=0.02)
+    assert r["TD_r_max"] == pytest.approx(r["TD_r_max_formula"], rel=0.04)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_the_skip_is_never_the_bottleneck(k):
+    """Seed 000's claim, measured: under uniform traffic up to high load the busiest skip channel carries
+    no more than the busiest regular channel (k = 0: equal by symmetry, up to noise)."""
+    for rate in (0.2, 0.5):
+        r = St.enhanced_density(6, k, 1.0, rate, SimConfig(warmup=300, measure=3000, drain=3000))
+        assert not r["saturated"]
+        assert r["util_skip_max"] <= r["util_regular_max"] * (1.05 if k == 0 else 1.0)
+        if k:
+            assert r["TD_s"] < r["TD_r"]
+    # and by the formulas for every n <= 12 and k, g in {1, 2, 4}
+    for n in range(3, 13):
+        for kk in range(0, n - 1):
+            for gg in (1.0, 2.0, 4.0):
+                assert E.td_skip(n, kk, gg) <= E.td_regular_max(n, kk, gg) + 1e-12
+
+
+def test_hin_alpha_traffic_mean_distance_is_the_papers_P():
+    """The alpha traffic on BH(6) and BH(3)/BH(3): measured mean hops = eq. (5) / eq. (8)."""
+    for spec, P in (("hypercube:n=6", H.p_bh(0.7, 6, 3)), ("hin:d=3,level2=bh,size=3", H.p_hin("BH/BH", 0.7, 3, 8))):
+        cfg = SimConfig(warmup=200, measure=4000, drain=2000, traffic="alpha",
+                        traffic_args={"alpha": 0.7, "cluster_size": 8})
+        assert simulate_point(spec, 0.1, cfg).hops_mean == pytest.approx(P, rel=0.02)
+
+
+def test_fig_8_queueing_validation_bh():
+    """Fig. 8 mapped onto cycles: the M/M/1 waits (Kleinrock, on our routes) plus the ejection port's
+    Pollaczek-Khinchine wait predict the simulated queueing delay of BH(6) within 15 %; the paper's R
+    equals Kleinrock on our e-cube routes for BH (the loads are uniform)."""
+    r = St.hin_delay(None, 3, 8, 0.8, 0.375, 0.75, 0.75, warmup=1000, measure=10000)
+    assert r["R_paper"] == pytest.approx(r["R_ours_kleinrock"], rel=1e-9)
+    assert not r["saturated"]
+    assert r["Q_sim"] == pytest.approx(r["Q_model"], rel=0.15)
+    assert r["source_wait"] == pytest.approx(St.port_wait(r["offered"], 8, 64), rel=0.15)
