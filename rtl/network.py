@@ -23,7 +23,7 @@ instantiated 64 times.
 """
 from __future__ import annotations
 
-from amaranth import ClockSignal, Const, Instance, Module, ResetSignal, Value
+from amaranth import ClockSignal, Const, Instance, Module, ResetSignal, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -71,35 +71,44 @@ class Network(wiring.Component):
             out.setdefault(name, r)
         return out
 
+    def _top_side(self, v: int) -> dict:
+        """Router member path -> the network-level value it drives or reads (local ports, counters)."""
+        out = {}
+        if self.flat:
+            fw = self.payload_width + 2
+            out[("local_in", "valid")] = self.in_valid[v]
+            out[("local_in", "ready")] = self.in_ready[v]
+            out[("local_in", "payload")] = self.in_payload[v * fw:(v + 1) * fw]
+            out[("local_out", "valid")] = self.out_valid[v]
+            out[("local_out", "ready")] = self.out_ready[v]
+            out[("local_out", "payload")] = self.out_payload[v * fw:(v + 1) * fw]
+            for name in COUNTERS:
+                out[(name,)] = getattr(self, name)[v * COUNTER_WIDTH:(v + 1) * COUNTER_WIDTH]
+        else:
+            for s in ("local_in", "local_out"):
+                for f in ("valid", "ready", "payload"):
+                    out[(s, f)] = Value.cast(getattr(getattr(self, s)[v], f))
+            for name in COUNTERS:
+                out[(name,)] = getattr(self.status[v], name)
+        return out
+
     def elaborate(self, platform):
+        return self._elaborate_structural() if self.structural else self._elaborate_hierarchical()
+
+    def _elaborate_hierarchical(self) -> Module:
         m = Module()
         topo = self.topology
         for v, r in enumerate(self.routers):
-            if self.structural:
-                ports = {}
-                for path, member, value in r.signature.flatten(r):
-                    name = "__".join(str(p) for p in path)
-                    ports[("i_" if member.flow == In else "o_") + name] = Value.cast(value)
-                r._MustUse__silence = True           # stands for its Instance; converted on its own
-                m.submodules[f"router_{v}"] = Instance(self.module_names[v], i_clk=ClockSignal(),
-                                                       i_rst=ResetSignal(), **ports)
-            else:
-                m.submodules[f"router_{v}"] = r
+            m.submodules[f"router_{v}"] = r
             if r.adapter.node_generic:
                 m.d.comb += r.node_id.eq(Const(v, len(r.node_id)))
-            if self.flat:
-                fw = self.payload_width + 2
-                m.d.comb += [r.local_in.valid.eq(self.in_valid[v]), self.in_ready[v].eq(r.local_in.ready),
-                             r.local_in.payload.eq(self.in_payload[v * fw:(v + 1) * fw]),
-                             self.out_valid[v].eq(r.local_out.valid), r.local_out.ready.eq(self.out_ready[v]),
-                             self.out_payload[v * fw:(v + 1) * fw].eq(r.local_out.payload)]
-                for name in COUNTERS:
-                    m.d.comb += getattr(self, name)[v * COUNTER_WIDTH:(v + 1) * COUNTER_WIDTH].eq(getattr(r, name))
-            else:
-                wiring.connect(m, wiring.flipped(self.local_in[v]), r.local_in)
-                wiring.connect(m, r.local_out, wiring.flipped(self.local_out[v]))
-                for name in COUNTERS:
-                    m.d.comb += getattr(self.status[v], name).eq(getattr(r, name))
+            top = self._top_side(v)
+            for path, member, mine in r.signature.flatten(r):
+                if path in top:
+                    if member.flow == Out:
+                        m.d.comb += top[path].eq(mine)
+                    else:
+                        m.d.comb += Value.cast(mine).eq(top[path])
             for p in range(topo.num_ports(v)):
                 far = topo.neighbor(v, p)
                 out = r.output_stream(p)
@@ -109,6 +118,47 @@ class Network(wiring.Component):
                 u, q = far
                 wiring.connect(m, out, self.routers[u].input_stream(q))
         return m
+
+    def _elaborate_structural(self) -> Module:
+        """Routers as Instances whose ports are wired straight to the top's ports and to one plain
+        signal per channel wire (``link_{u}_p{p}__valid/ready/payload``), so the top has no alias wires."""
+        m = Module()
+        topo = self.topology
+        flit_width = self.routers[0].flit_layout.size
+        # one plain signal per channel (u, p) and wire: no View, so no per-field alias wires
+        link = {}
+        for u, p in topo.channels():
+            for f, width in (("valid", 1), ("ready", 1), ("payload", flit_width)):
+                link[u, p, f] = Signal(width, name=f"link_{u}_p{p}__{f}")
+        for v, r in enumerate(self.routers):
+            r._MustUse__silence = True           # stands for its Instance; converted on its own
+            top = self._top_side(v)
+            ports = {}
+            for path, member, value in r.signature.flatten(r):
+                if path in top:
+                    value = top[path]
+                elif path == ("node_id",):
+                    value = Const(v, len(r.node_id))
+                elif path[0].startswith("out_p"):          # this router's outgoing channel
+                    p = int(path[0][5:])
+                    value = link[v, p, path[1]] if (v, p, path[1]) in link else Const(0, len(Value.cast(value)))
+                elif path[0].startswith("in_p"):           # the neighbour's channel towards us
+                    far = topo.neighbor(v, int(path[0][4:]))
+                    if far is None:
+                        value = Const(0, len(Value.cast(value))) if member.flow == In else Signal(len(Value.cast(value)))
+                    else:
+                        value = link[far[0], far[1], path[1]]
+                name = "__".join(str(p) for p in path)
+                ports[("i_" if member.flow == In else "o_") + name] = Value.cast(value)
+            m.submodules[f"router_{v}"] = Instance(self.module_names[v], i_clk=ClockSignal(),
+                                                   i_rst=ResetSignal(), **ports)
+        return m
+
+
+def _member(obj, path):
+    for p in path:
+        obj = getattr(obj, p)
+    return obj
 
 
 def _many(routers) -> bool:
