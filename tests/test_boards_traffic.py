@@ -255,6 +255,7 @@ def test_demo_top_uart_line_matches_the_counters():
     assert f[7] == f"{tenths // 10}.{tenths % 10}"
 
 
+@pytest.mark.filterwarnings("ignore:.*created but never used")      # the rejected objects
 def test_generator_parameters_are_checked():
     with pytest.raises(CubenocError, match="injection rate"):
         TrafficGenerator(0, 8, rate=300)
