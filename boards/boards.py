@@ -83,7 +83,7 @@ def get_board(name: str) -> Board:
 #: (Q(3..5) routers, W = 32) and to Q(2)/Q(3) routers at W = 16, iCE40 (residuals under 5 %).
 #: ECP5 keeps the FIFOs in distributed RAM (TRELLIS_DPR16X4) and needs no flip-flops for them; counted
 #: in nextpnr's TRELLIS_COMB sites (LUT4 + carry + RAM + feed-throughs) a router takes about what the
-#: iCE40 model says (ULX3S-25F Q(4) demo: 17,771 sites, estimate 17,928).
+#: iCE40 model says (ULX3S-25F Q(4) demo: 15,590 sites, estimate 17,928).
 ROUTER_MODEL = {"ice40": (74.0, 1.89, 0.94, 1.0), "ecp5": (74.0, 1.89, 0.94, 1.0)}
 #: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, reporter,
 #: divider, totals), from yosys synth_ice40 of each block (W = 16)
