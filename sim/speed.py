@@ -1,0 +1,92 @@
+"""Model speed for ``cubenoc simulate --bench-speed`` (docs/performance.md, section "simulate-speed").
+
+Simulated network-cycles per second of wall time, Bernoulli uniform traffic of 1-flit packets, 4-flit
+input FIFOs (the issue 6 benchmark), stimulus generation, table building and compilation excluded.
+BookSim2 reference (issue 6): 4,000-8,000 network-cycles/s on the 64-node 6-cube at 0.1.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from cubenoc.errors import CubenocError
+
+BEGIN, END = "<!-- simulate-speed:begin -->", "<!-- simulate-speed:end -->"
+BOOKSIM_Q6 = (4000, 8000)
+
+#: (spec, offered loads, simulated cycles per repeat)
+CASES = (
+    ("hypercube:n=6", (0.1, 0.5), 200_000),
+    ("enhanced:n=6,k=0", (0.1, 0.5), 200_000),
+    ("hypercube:n=10", (0.1, 0.5), 20_000),
+    ("hypercube:n=14", (0.1, 0.5), 2_000),
+)
+#: the issue's 16,384-node MC(2,3) needs virtual channels: reported, not run
+VC_CASES = ("metacube:k=2,m=3",)
+
+
+def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4) -> dict:
+    from .model.stimulus import bernoulli_traffic
+    from .simulator import model_for
+    t0 = time.perf_counter()
+    model, label = model_for(spec, depth)
+    build = time.perf_counter() - t0
+    n = model.num_nodes
+    best = 0.0
+    for seed in range(repeat):
+        stim = bernoulli_traffic(n, rate, 1, cycles, seed + 1)
+        model.start(stim).advance(50)                    # compiled and warm
+        sim = model.start(stim)
+        t = time.perf_counter()
+        sim.advance(cycles)
+        best = max(best, cycles / (time.perf_counter() - t))
+    return {"network": label, "nodes": n, "rate": rate, "cycles": cycles, "cycles_per_s": best,
+            "node_cycles_per_s": best * n, "build_s": build}
+
+
+def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
+    import platform
+    import os
+    rows = ["| network | nodes | offered load | simulated cycles | network-cycles/s (best of %d) | "
+            "node-cycles/s | vs BookSim2 6-cube @ 0.1 |" % repeat, "|---|---|---|---|---|---|---|"]
+    notes = []
+    for spec, loads, cycles in cases:
+        for r in loads:
+            try:
+                m = measure(spec, r, cycles, repeat)
+            except CubenocError as exc:
+                notes.append(f"- `{spec}`: not run: {exc}")
+                break
+            ratio = ""
+            if m["nodes"] == 64:
+                ratio = f"{m['cycles_per_s'] / BOOKSIM_Q6[1]:.0f}-{m['cycles_per_s'] / BOOKSIM_Q6[0]:.0f}x"
+            rows.append(f"| {m['network']} | {m['nodes']} | {r:.2f} | {cycles:,} | {m['cycles_per_s']:,.0f} | "
+                        f"{m['node_cycles_per_s']:,.0f} | {ratio} |")
+            if progress:
+                print(rows[-1], flush=True)
+    for spec in VC_CASES:
+        from .simulator import build_network
+        try:
+            build_network(spec)
+        except CubenocError as exc:
+            notes.append(f"- `{spec}` (16,384 nodes): not run: {exc}.")
+    rows.append("")
+    rows.append(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                f"Python {platform.python_version()}, numpy {np.__version__}; one core (the kernel is serial).")
+    rows.extend(notes)
+    return "\n".join(rows)
+
+
+def write_speed_section(path, text: str) -> None:
+    """Replace the text between the simulate-speed markers (appended if absent); re-reads the file first."""
+    from pathlib import Path
+    p = Path(path)
+    page = p.read_text() if p.exists() else ""
+    block = f"{BEGIN}\n{text}\n{END}"
+    if BEGIN in page and END in page:
+        pre, rest = page.split(BEGIN, 1)
+        page = pre + block + rest.split(END, 1)[1]
+    else:
+        page = page.rstrip("\n") + "\n\n" + block + "\n"
+    p.write_text(page)
