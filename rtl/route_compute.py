@@ -208,3 +208,7 @@ class RomRTL(RoutingRTL):
 
     def inject_unit(self, node: int) -> InjectUnit:
         return _RomInjectUnit(self.routing, node, False)
+
+
+# the families' adapters register themselves on import (last: they import this module)
+from . import route_hierarchical, route_metacube, route_pdn  # noqa: E402,F401

@@ -1,0 +1,210 @@
+"""Route-compute units of the perfect difference networks (seed 004 Sec. 3), from ``sim/routing/pdn.py``.
+
+* :class:`ObliviousPDNRTL` -- Algorithm 1, node-generic (one chord-switch module serves every node):
+  ``d = (dest - node_id) mod n`` (a subtractor and a conditional add of n), then a ROM of the ``n - 1``
+  entries of :func:`~cubenoc.sim.routing.pdn.oblivious_port_table` (``routing.rom()``); ``d = 0``
+  ejects. The header is unchanged (``dest``); with degenerate chords (``hop_vcs``) the 1-bit ``hop``
+  field is set and the hop leaves on VC ``hop``.
+* :class:`AdaptivePDNRTL` -- Algorithm 2 as far as the router contract allows. The contract
+  (docs/router.md) computes the route from the header alone, combinationally, before arbitration; the
+  choice "forward-first or backward-first by output availability" needs router state (which of the two
+  outputs is unlocked and has a ready downstream VC). What is built: the routing function's ``route()``
+  = the *preferred* candidate (``prefer``: forward-first by default) as a ROM indexed by ``d``
+  (fault-free: node-generic) or by ``dest`` (with faults: one table per node, the faults are a static
+  configuration), ``hop`` incremented (saturating) and VC = ``hop``. How availability plugs in: the
+  unit would output both candidate ports (``port`` and ``alt_port``, the second from a second ROM of
+  ``candidates()[1]``) and the router's request stage would request ``alt_port`` when ``port``'s
+  output is locked or its downstream VC ``hop`` is full; the model would do the same from
+  ``candidates()``. Both sides must change together (issue 5 adds faulty links as inputs).
+* :class:`DimensionOrderPDNRTL` -- products ``H_{q-1} x ... x H_0`` (Theorem 2): coordinates of
+  ``node_id`` and ``dest`` from one mixed-radix ROM each (N entries), the lowest differing dimension
+  wins (a priority chain), then that factor's Algorithm-1 ROM on ``(y_i - x_i) mod n_i``. Node-generic.
+* :class:`BipartitePDNRTL` -- hosts: Algorithm-1 first-chord ROM; switches: ``(switch - dest) mod n``
+  -> the index of that element in the set (a ROM of n entries). Node-generic per kind (host/switch).
+"""
+from __future__ import annotations
+
+from amaranth import Const, Module, Mux, Signal
+
+from ..sim.routing.pdn import (AdaptivePDNRouting, BipartitePDNRouting, DimensionOrderPDNRouting,
+                               ObliviousPDNRouting)
+from .route_compute import InjectUnit, RouteUnit, RoutingRTL, node_width, register
+
+
+def mod_sub(m: Module, a, b, n: int, name: str) -> Signal:
+    """``(a - b) mod n`` for ``0 <= a, b < n``: a subtractor and a conditional add of n."""
+    diff = Signal(range(-n, n), name=f"{name}_diff")
+    out = Signal(range(n), name=name)
+    m.d.comb += diff.eq(a - b)
+    m.d.comb += out.eq(Mux(diff < 0, diff + n, diff))
+    return out
+
+
+def rom(m: Module, index, table: dict[int, int], out: Signal, default: int = 0) -> None:
+    """``out = table[index]`` (``default`` for the missing entries): a case statement, i.e. a ROM."""
+    m.d.comb += out.eq(default)
+    with m.Switch(index):
+        for key, value in table.items():
+            with m.Case(key):
+                m.d.comb += out.eq(value)
+
+
+def _node(unit):
+    return unit.node_id if hasattr(unit, "node_id") else Const(unit.node, node_width(unit.routing.topology))
+
+
+class _DestInjectUnit(InjectUnit):
+    """``{dest}`` (plus ``hop = 0``): the destination's low bits, the other fields zero."""
+
+    def elaborate(self, platform):
+        m = Module()
+        w = self.routing.layout.offset("dest")[1]
+        m.d.comb += self.route.as_value().eq(0)
+        m.d.comb += self.route.dest.eq(self.dest[:w])
+        return m
+
+
+# ---- Algorithm 1 ------------------------------------------------------------------------------------
+class _ObliviousRouteUnit(RouteUnit):
+    def elaborate(self, platform):
+        m = Module()
+        routing, topo = self.routing, self.routing.topology
+        local = topo.local_port(0)
+        d = mod_sub(m, self.route.dest, _node(self), topo.n, "d")
+        rom(m, d, {dd: p for dd, p in enumerate(routing.rom(), start=1)}, self.port, default=local)
+        m.d.comb += self.new_route.eq(self.route)
+        if routing.hop_vcs:
+            with m.If(d != 0):
+                m.d.comb += [self.new_route.hop.eq(1), self.vc.eq(self.route.hop)]
+        return m
+
+
+@register(ObliviousPDNRouting)
+class ObliviousPDNRTL(RoutingRTL):
+    """Algorithm 1: distance subtractor + ROM of n-1 ports, node-generic."""
+
+    node_generic = True
+
+    def route_unit(self, node: int) -> RouteUnit:
+        return _ObliviousRouteUnit(self.routing, node, True)
+
+    def inject_unit(self, node: int) -> InjectUnit:
+        return _DestInjectUnit(self.routing, node, True)
+
+
+# ---- Algorithm 2 (the preferred candidate; see the module docstring) -------------------------------
+class _AdaptiveRouteUnit(RouteUnit):
+    def elaborate(self, platform):
+        m = Module()
+        routing, topo = self.routing, self.routing.topology
+        local = topo.local_port(0)
+        dest, hop = self.route.dest, self.route.hop
+        if self.generic:
+            d = mod_sub(m, dest, _node(self), topo.n, "d")
+            table = {dd: routing.route(0, {"dest": dd, "hop": 0}).port for dd in range(1, topo.n)}
+            rom(m, d, table, self.port, default=local)
+            moving = d != 0
+        else:
+            table = {t: routing.route(self.node, {"dest": t, "hop": 0}).port for t in range(topo.n)
+                     if t != self.node and routing.dist[t][self.node] is not None}
+            rom(m, dest, table, self.port, default=local)
+            moving = dest != self.node
+        top = (1 << len(hop)) - 1
+        m.d.comb += self.new_route.eq(self.route)
+        with m.If(moving):
+            m.d.comb += self.new_route.hop.eq(Mux(hop == top, top, hop + 1))
+            if routing.num_vcs > 1 and routing.hop_vcs:
+                m.d.comb += self.vc.eq(hop)
+        return m
+
+
+@register(AdaptivePDNRouting)
+class AdaptivePDNRTL(RoutingRTL):
+    """Algorithm 2's preferred candidate as a ROM (node-generic without faults), VC = hops taken."""
+
+    def __init__(self, routing: AdaptivePDNRouting):
+        super().__init__(routing)
+        self.node_generic = not (routing.faulty_nodes or routing.faulty_links)
+
+    def route_unit(self, node: int) -> RouteUnit:
+        u = _AdaptiveRouteUnit(self.routing, node, self.node_generic)
+        u.generic = self.node_generic
+        return u
+
+    def inject_unit(self, node: int) -> InjectUnit:
+        return _DestInjectUnit(self.routing, node, self.node_generic)
+
+
+# ---- dimension order on products (Theorem 2) --------------------------------------------------------
+def _coords(m: Module, topo, value, name: str) -> list[Signal]:
+    """Mixed-radix digits ``[x_0, ..., x_{q-1}]`` of a node number: one ROM of N entries."""
+    digits = [Signal(range(r), name=f"{name}{i}") for i, r in enumerate(topo.radix)]
+    for s in digits:
+        m.d.comb += s.eq(0)
+    with m.Switch(value):
+        for v in range(topo.num_nodes):
+            with m.Case(v):
+                m.d.comb += [s.eq(c) for s, c in zip(digits, topo.coords(v))]
+    return digits
+
+
+class _DorRouteUnit(RouteUnit):
+    def elaborate(self, platform):
+        m = Module()
+        routing, topo = self.routing, self.routing.topology
+        x = _coords(m, topo, _node(self), "x")
+        y = _coords(m, topo, self.route.dest, "y")
+        m.d.comb += [self.port.eq(topo.local_port(0)), self.new_route.eq(self.route)]
+        for i in reversed(range(topo.q)):              # the last assignment wins: lowest dimension first
+            d = mod_sub(m, y[i], x[i], topo.radix[i], f"d{i}")
+            p = Signal(range(self.num_ports), name=f"port{i}")
+            rom(m, d, {dd: topo.port_base[i] + routing.tables[i][dd] for dd in range(1, topo.radix[i])}, p)
+            with m.If(x[i] != y[i]):
+                m.d.comb += self.port.eq(p)
+        return m
+
+
+@register(DimensionOrderPDNRouting)
+class DimensionOrderPDNRTL(RoutingRTL):
+    """Generalized dimension-order routing: per dimension an Algorithm-1 ROM, lowest dimension first."""
+
+    node_generic = True
+
+    def route_unit(self, node: int) -> RouteUnit:
+        return _DorRouteUnit(self.routing, node, True)
+
+    def inject_unit(self, node: int) -> InjectUnit:
+        return _DestInjectUnit(self.routing, node, True)
+
+
+# ---- bipartite host/switch form ---------------------------------------------------------------------
+class _BipartiteRouteUnit(RouteUnit):
+    def elaborate(self, platform):
+        m = Module()
+        routing, topo = self.routing, self.routing.topology
+        n = topo.n
+        local = topo.local_port(self.node)
+        m.d.comb += self.new_route.eq(self.route)
+        if topo.is_host(self.node):
+            d = mod_sub(m, self.route.dest, _node(self), n, "d")
+            rom(m, d, {dd: routing.host_table[dd] for dd in range(1, n)}, self.port, default=local)
+        else:   # switch: node_id - n is the switch index
+            sw = Signal(range(n))
+            m.d.comb += sw.eq(_node(self) - n)
+            d = mod_sub(m, sw, self.route.dest, n, "d")
+            rom(m, d, {dd: routing.switch_index[dd] for dd in range(n) if dd in routing.switch_index},
+                self.port, default=local)
+        return m
+
+
+@register(BipartitePDNRouting)
+class BipartitePDNRTL(RoutingRTL):
+    """Host ROM (first-chord table) and switch ROM (set index); node-generic per kind."""
+
+    node_generic = True
+
+    def route_unit(self, node: int) -> RouteUnit:
+        return _BipartiteRouteUnit(self.routing, node, True)
+
+    def inject_unit(self, node: int) -> InjectUnit:
+        return _DestInjectUnit(self.routing, node, True)
