@@ -56,6 +56,8 @@ def add_arguments(p) -> None:
     p.add_argument("--bench-speed", action="store_true",
                    help="measure simulated network-cycles per second (docs/performance.md) and exit")
     p.add_argument("--write", metavar="FILE.md", help="with --bench-speed: update that section of FILE.md")
+    p.add_argument("--study", choices=("density", "8", "9", "11", "12"),
+                   help="the papers' studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 Figs 8/9/11/12")
 
 
 def spec_from_args(args) -> str:
@@ -85,6 +87,8 @@ def run(args) -> int:
     from cubenoc.sim import simulator as S
     if args.bench_speed:
         return _bench_speed(args)
+    if args.study:
+        return _study(args)
     specs = list(args.compare or [])
     if args.family:
         specs.insert(0, spec_from_args(args))
@@ -129,4 +133,28 @@ def _bench_speed(args) -> int:
         from cubenoc.sim.speed import write_speed_section
         write_speed_section(args.write, text)
         print(f"section written to {args.write}", file=sys.stderr)
+    return 0
+
+
+def _study(args) -> int:
+    import json
+    from cubenoc.sim import sim_studies as St
+    from cubenoc.sim.analysis.report import table
+    if args.study == "density":
+        rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
+                for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
+        cols = ["k", "g", "TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula",
+                "util_skip_max", "util_regular_max"]
+    else:
+        rows = {"8": St.figure_8, "9": St.figure_9, "11": St.hin_replication, "12": St.hin_routing}[args.study]()
+        cols = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
+                "sim_network_latency", "source_wait", "saturated"]
+        if args.study == "11":
+            cols += ["replication", "LR_paper", "LR_sim"]
+        if args.study == "12":
+            cols += ["routing"]
+    if args.json:
+        print(json.dumps(rows, indent=2, default=float))
+    else:
+        print(table([[r.get(c) for c in cols] for r in rows], cols))
     return 0
