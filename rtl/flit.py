@@ -9,7 +9,8 @@ A V > 1 router adds a ``vc`` field (the VC seam); V = 1 routers have none.
 """
 from __future__ import annotations
 
-from amaranth.lib import data, stream
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
 
@@ -41,8 +42,13 @@ def local_flit_layout(payload_width: int = 32) -> data.StructLayout:
     return data.StructLayout({"head": 1, "tail": 1, "data": payload_width})
 
 
-def link_signature(routing: RoutingFunction, payload_width: int = 32) -> stream.Signature:
-    return stream.Signature(link_flit_layout(routing, payload_width))
+def link_signature(routing: RoutingFunction, payload_width: int = 32) -> wiring.Signature:
+    """V = 1: a ``lib.stream`` of link flits. V > 1 (docs/router.md, "Virtual channels"): ``valid``,
+    ``payload`` (with ``vc``) and a V-bit ``ready`` (bit c: the receiver's VC-c FIFO has room)."""
+    layout = link_flit_layout(routing, payload_width)
+    if routing.num_vcs == 1:
+        return stream.Signature(layout)
+    return wiring.Signature({"valid": Out(1), "payload": Out(layout), "ready": In(routing.num_vcs)})
 
 
 def local_signature(payload_width: int = 32) -> stream.Signature:

@@ -127,8 +127,9 @@ class Network(wiring.Component):
         flit_width = self.routers[0].flit_layout.size
         # one plain signal per channel (u, p) and wire: no View, so no per-field alias wires
         link = {}
+        V = self.routing.num_vcs                 # the ready wire has one bit per VC
         for u, p in topo.channels():
-            for f, width in (("valid", 1), ("ready", 1), ("payload", flit_width)):
+            for f, width in (("valid", 1), ("ready", V), ("payload", flit_width)):
                 link[u, p, f] = Signal(width, name=f"link_{u}_p{p}__{f}")
         for v, r in enumerate(self.routers):
             r._MustUse__silence = True           # stands for its Instance; converted on its own

@@ -1,4 +1,4 @@
-"""The generic input-buffered wormhole router of docs/router.md (V = 1).
+"""The generic input-buffered wormhole router of docs/router.md (V >= 1 virtual channels).
 
 ``Router(topology, routing, node)`` has P = num_ports(node) + 1 ports; port P-1 is local. Per input:
 a first-word-fall-through FIFO (``lib.fifo.SyncFIFO``: ``ready = level < D``) and a route-compute unit
@@ -7,6 +7,12 @@ on its head flit. Per output: a round-robin arbiter over the inputs that may eve
 built) and a wormhole lock held from head to tail. The local input has the source interface
 (destination check and drop, framing, malformed counting, ``routing.inject``). Everything the contract
 says, nothing more: see docs/router.md for the cycle-by-cycle timeline.
+
+With V = ``routing.num_vcs`` > 1 (docs/router.md, "Virtual channels"): V FIFOs per network input, a
+V-bit ``ready`` per link (bit c: VC c not full), a ``vc`` field in the link flit, locks per (output,
+VC), requests masked by the downstream VC's ready, round-robin over (input, VC) pairs
+``j = i * V + c``; flits of different VCs interleave on a link. V = 1 elaborates exactly the V = 1
+router (:meth:`Router._elaborate_v1`).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -34,8 +40,7 @@ class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
-        if routing.num_vcs != 1:
-            raise CubenocError(f"{routing.name} needs {routing.num_vcs} virtual channels; this router has V = 1")
+        self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
         topology.check_node(node)
         self.topology, self.routing, self.node = topology, routing, node
         self.payload_width = payload_width
@@ -61,7 +66,8 @@ class Router(wiring.Component):
     @property
     def shape_key(self) -> tuple:
         return (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
-                self.payload_width, self.fifo_depth, None if self.adapter.node_generic else self.node)
+                self.payload_width, self.fifo_depth, None if self.adapter.node_generic else self.node,
+                self.num_vcs)
 
     def input_stream(self, p: int):
         return self.local_in if p == self.local else getattr(self, f"in_p{p}")
@@ -70,6 +76,9 @@ class Router(wiring.Component):
         return self.local_out if p == self.local else getattr(self, f"out_p{p}")
 
     def elaborate(self, platform):
+        return self._elaborate_v1() if self.num_vcs == 1 else self._elaborate_vc()
+
+    def _elaborate_v1(self):
         m = Module()
         P, local, layout = self.num_ports, self.local, self.flit_layout
         allowed = self.allowed
@@ -153,6 +162,113 @@ class Router(wiring.Component):
             m.d.comb += fifo[i].r_en.eq(_any(deq[i]))
             with m.If(fifo[i].r_en & fifo[i].r_rdy & head[i].head):
                 m.d.sync += cur_out[i].eq(ru[i].port)
+        return m
+
+    def _elaborate_vc(self):
+        """docs/router.md "Virtual channels (V > 1)"."""
+        m = Module()
+        P, local, layout, V = self.num_ports, self.local, self.flit_layout, self.num_vcs
+        PV = P * V
+        allowed = self.allowed
+        used_in = [i for i in range(P) if any(allowed[i])]
+        pairs = [(i, c) for i in used_in for c in ((0,) if i == local else range(V))]
+
+        # ---- per-(input, VC) FIFOs and route compute ------------------------------------------------
+        fifo, head, ru = {}, {}, {}
+        for i, c in pairs:
+            fifo[i, c] = m.submodules[f"fifo_{i}_{c}"] = SyncFIFO(width=layout.size, depth=self.fifo_depth)
+            head[i, c] = data.View(layout, fifo[i, c].r_data)
+            ru[i, c] = m.submodules[f"route_{i}_{c}"] = self.adapter.route_unit(self.node)
+            m.d.comb += ru[i, c].route.eq(head[i, c].route)
+            if self.adapter.node_generic:
+                m.d.comb += ru[i, c].node_id.eq(self.node_id)
+        for i in range(P):
+            if i not in used_in:
+                m.d.comb += self.input_stream(i).ready.eq(0)
+        for i in used_in:
+            if i != local:
+                s = self.input_stream(i)
+                for c in range(V):
+                    m.d.comb += [fifo[i, c].w_data.eq(s.payload), fifo[i, c].w_en.eq(s.valid & (s.payload.vc == c)),
+                                 s.ready[c].eq(fifo[i, c].w_rdy)]
+        self._source_interface(m, fifo[local, 0])
+
+        # ---- requests: (head, unlocked (o, vc)) or (body, cur_out); network outputs: downstream VC ready
+        lock = [Signal(V if o != local else 1, name=f"lock_{o}") for o in range(P)]
+        cur_out = {k: Signal(range(P), name=f"cur_out_{k[0]}_{k[1]}") for k in pairs}
+        cur_vc = {k: Signal(range(V), name=f"cur_vc_{k[0]}_{k[1]}") for k in pairs}
+        out_vc = {}          # the VC a pair's flit takes on its output link
+        for k in pairs:
+            ov = out_vc[k] = Signal(range(V), name=f"out_vc_{k[0]}_{k[1]}")
+            m.d.comb += ov.eq(Mux(head[k].head, ru[k].vc, cur_vc[k]))
+        req = {}
+        for k in pairs:
+            i = k[0]
+            for o in range(P):
+                if not allowed[i][o]:
+                    continue
+                r = req[k, o] = Signal(name=f"req_{k[0]}_{k[1]}_{o}")
+                if o == local:
+                    free, room = ~lock[o][0], Const(1)
+                else:
+                    free = ~lock[o].bit_select(ru[k].vc, 1)
+                    room = self.output_stream(o).ready.bit_select(out_vc[k], 1)
+                m.d.comb += r.eq(fifo[k].r_rdy & room & Mux(head[k].head, (ru[k].port == o) & free,
+                                                             cur_out[k] == o))
+
+        # ---- per-output round-robin over the pairs j = i * V + c, crossbar, locks ---------------
+        deq = {k: [] for k in pairs}
+        for o in range(P):
+            srcs = [k for k in pairs if allowed[k[0]][o]]
+            out = self.output_stream(o)
+            if not srcs:
+                m.d.comb += out.valid.eq(0)
+                continue
+            idx = {k: k[0] * V + k[1] for k in srcs}
+            pri = Signal(PV, name=f"rr_{o}", init=(1 << PV) - 1)     # thermometer: bit j = (j >= rr[o])
+            grant = {}
+            for k in srcs:
+                blockers = []
+                for q in srcs:
+                    if q == k:
+                        continue
+                    jq, jk = idx[q], idx[k]
+                    before = (pri[jq] | ~pri[jk]) if jq < jk else (pri[jq] & ~pri[jk])
+                    blockers.append(req[q, o] & before)
+                g = grant[k] = Signal(name=f"grant_{o}_{k[0]}_{k[1]}")
+                m.d.comb += g.eq(req[k, o] & ~_any(blockers))
+            m.d.comb += out.valid.eq(_any([req[k, o] for k in srcs]))
+            sel_head = _onehot_mux([(grant[k], head[k].head) for k in srcs])
+            sel_tail = _onehot_mux([(grant[k], head[k].tail) for k in srcs])
+            m.d.comb += [out.payload.head.eq(sel_head), out.payload.tail.eq(sel_tail),
+                         out.payload.data.eq(_onehot_mux([(grant[k], head[k].data) for k in srcs]))]
+            xfer = Signal(name=f"xfer_{o}")
+            if o != local:
+                sel_vc = Signal(range(V), name=f"sel_vc_{o}")
+                m.d.comb += [sel_vc.eq(_onehot_mux([(grant[k], out_vc[k]) for k in srcs])),
+                             out.payload.vc.eq(sel_vc),
+                             out.payload.route.eq(_onehot_mux([(grant[k], ru[k].new_route.as_value()) for k in srcs])),
+                             xfer.eq(out.valid & out.ready.bit_select(sel_vc, 1))]
+            else:
+                sel_vc = Const(0, 1)
+                m.d.comb += xfer.eq(out.valid & out.ready)
+            for k in srcs:
+                deq[k].append(grant[k] & xfer)
+            with m.If(xfer):
+                for k in srcs:
+                    with m.If(grant[k]):          # rr[o] = (j + 1) mod P*V, on every transfer
+                        m.d.sync += pri.eq(((1 << PV) - 1) & ~((1 << ((idx[k] + 1) % PV)) - 1))
+                with m.If(sel_tail):
+                    m.d.sync += lock[o].bit_select(sel_vc, 1).eq(0)
+                with m.Elif(sel_head):
+                    m.d.sync += lock[o].bit_select(sel_vc, 1).eq(1)
+            if o == local:
+                with m.If(xfer & sel_tail):
+                    m.d.sync += self.ejected.eq(self.ejected + 1)
+        for k in pairs:
+            m.d.comb += fifo[k].r_en.eq(_any(deq[k]))
+            with m.If(fifo[k].r_en & fifo[k].r_rdy & head[k].head):
+                m.d.sync += [cur_out[k].eq(ru[k].port), cur_vc[k].eq(ru[k].vc)]
         return m
 
     def _source_interface(self, m: Module, fifo: SyncFIFO) -> None:

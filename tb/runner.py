@@ -94,7 +94,10 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
     waves = waves_requested() if waves is None else waves
     use_verilator()
     use_builtin_yosys()
-    name = f"{topology.name}_w{payload_width}_d{depth}" + ("_waves" if waves else "")
+    # the routing function is part of the design (one topology may run several): named unless e-cube
+    from ..sim.routing.hypercube import EcubeRouting
+    tag = "" if isinstance(routing, EcubeRouting) else f"_{routing.name}"
+    name = f"{topology.name}{tag}_w{payload_width}_d{depth}" + ("_waves" if waves else "")
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"):
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True)

@@ -1,8 +1,12 @@
-"""The compiled step loop of the cycle-accurate model (docs/router.md, V = 1).
+"""The compiled step loop of the cycle-accurate model (docs/router.md, any V >= 1).
 
 A flit in a FIFO is one int64: ``flit_id << 32 | route << 2 | tail << 1 | head`` where ``flit_id`` is
 the index into the :class:`~cubenoc.sim.model.stimulus.Stimulus` arrays (the data never changes on
-its way, so it is looked up at the end). FIFO ``f = v * P + i`` is input port ``i`` of node ``v``.
+its way, so it is looked up at the end). FIFO ``f = (v * P + i) * V + c`` is VC ``c`` of input port
+``i`` of node ``v`` (the local input uses only ``c = 0``); the flit's VC is the FIFO it sits in.
+Round-robin runs over the pairs ``j = i * V + c``; locks are per (output, VC): ``lock[(v*P+o)*V+c]``
+(the local output uses ``c = 0``). With V = 1 this is exactly the V = 1 router (docs/router.md,
+"Virtual channels": the per-VC ready mask and the every-transfer rr update change nothing then).
 
 Each cycle has two phases, as the hardware's combinational logic and clock edge:
 1. from the registered state only (FIFO heads and counts, rr, locks, cur_out): the source interfaces
@@ -33,9 +37,9 @@ INJECTED, EJECTED, DROPPED, MALFORMED = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
-def step_cycles(t0, t_stop, stop_when_drained, depth, P,
-                nports, link, route_tab, allowed,
-                buf, fhead, fcnt, nocc, rr, lock, cur_out,
+def step_cycles(t0, t_stop, stop_when_drained, depth, P, V,
+                nports, link, route_tab, route_vc, allowed,
+                buf, fhead, fcnt, nocc, rr, lock, cur_out, cur_vc,
                 src_ptr, src_end, src_state,
                 s_head, s_tail, s_route, s_release,
                 eject_ready, counters, accept_cycle, eject_cycle,
@@ -47,12 +51,14 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
     """
     N = nports.shape[0]
     T = eject_ready.shape[0]
-    deq = np.empty(N * P, dtype=np.int64)
-    enq_f = np.empty(N * P, dtype=np.int64)
-    enq_w = np.empty(N * P, dtype=np.int64)
+    PV = P * V
+    deq = np.empty(N * PV, dtype=np.int64)
+    enq_f = np.empty(N * PV, dtype=np.int64)
+    enq_w = np.empty(N * PV, dtype=np.int64)
     req = np.zeros(P, dtype=np.int64)
-    tgt = np.empty(P, dtype=np.int64)
-    ent = np.empty(P, dtype=np.int64)
+    tgt = np.empty(PV, dtype=np.int64)
+    tvc = np.empty(PV, dtype=np.int64)
+    ent = np.empty(PV, dtype=np.int64)
     inflight = scal[0]
     ntr = scal[1]
     pending = scal[2]
@@ -68,7 +74,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                 p = src_ptr[v]
                 if p >= src_end[v] or s_release[p] > t:
                     continue
-                lf = v * P + nports[v] - 1
+                lf = (v * P + nports[v] - 1) * V
                 st = src_state[v]
                 h = s_head[p]
                 tl = s_tail[p]
@@ -120,26 +126,36 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                     continue
                 Pv = nports[v]
                 base = v * P
+                fbase = base * V
                 outs = 0
-                for i in range(Pv):
-                    fi = base + i
+                for j in range(Pv * V):
+                    fi = fbase + j
                     if fcnt[fi] == 0:
                         continue
                     w = buf[fi, fhead[fi]]
                     if w & 1:
-                        e = route_tab[v, (w >> 2) & 0x3FFFFFFF]
+                        word = (w >> 2) & 0x3FFFFFFF
+                        e = route_tab[v, word]
                         if e < 0:                    # a route word no packet can carry: stuck
                             continue
                         o = e & 0xFF
-                        if lock[base + o] >= 0:
+                        cv = route_vc[v, word] if V > 1 and o != Pv - 1 else 0
+                        if lock[(base + o) * V + cv] >= 0:
                             continue
-                        ent[i] = e
+                        ent[j] = e
                     else:
                         o = cur_out[fi]
-                    if (allowed[fi] >> o) & 1:
-                        req[o] |= 1 << i
-                        tgt[i] = w
-                        outs |= 1 << o
+                        cv = cur_vc[fi]
+                    if not (allowed[base + j // V] >> o) & 1:
+                        continue
+                    d = link[base + o]
+                    if d >= 0 and fcnt[d * V + cv] >= depth:   # the downstream VC is full
+                        continue
+                    req[o] |= 1 << j
+                    tgt[j] = w
+                    tvc[j] = cv
+                    outs |= 1 << o
+                NP = Pv * V
                 while outs:
                     o = 0
                     while not (outs >> o) & 1:
@@ -147,31 +163,29 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                     outs &= ~(1 << o)
                     m = req[o]
                     req[o] = 0
-                    r = rr[base + o]
-                    win = r
+                    win = rr[base + o]
                     while not (m >> win) & 1:
                         win += 1
-                        if win == Pv:
+                        if win == NP:
                             win = 0
                     d = link[base + o]
-                    if d == -1:
-                        ready = eject_ready[t, v] if t < T else 1
-                    else:
-                        ready = 1 if fcnt[d] < depth else 0
-                    if ready == 0:
+                    if d == -1 and (eject_ready[t, v] if t < T else 1) == 0:
                         continue
                     w = tgt[win]
-                    fi = base + win
+                    cv = tvc[win]
+                    fi = fbase + win
                     deq[ndeq] = fi
                     ndeq += 1
+                    rr[base + o] = win + 1 if win + 1 < NP else 0
+                    li = (base + o) * V + cv
                     if w & 1:
-                        rr[base + o] = win + 1 if win + 1 < Pv else 0
                         w = (w & ~(0x3FFFFFFF << 2)) | ((ent[win] >> 8) << 2)
                         if not (w >> 1) & 1:
-                            lock[base + o] = win
+                            lock[li] = win
                             cur_out[fi] = o
+                            cur_vc[fi] = cv
                     if (w >> 1) & 1:
-                        lock[base + o] = -1
+                        lock[li] = -1
                     if d == -1:
                         f = w >> 32
                         tr_cycle[ntr] = t
@@ -184,7 +198,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                         if (w >> 1) & 1:
                             counters[v, 1] += 1
                     else:
-                        enq_f[nenq] = d
+                        enq_f[nenq] = d * V + cv
                         enq_w[nenq] = w
                         nenq += 1
         # ---- phase 2: the clock edge ----
@@ -192,7 +206,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
             fi = deq[j]
             fhead[fi] = fhead[fi] + 1 if fhead[fi] + 1 < depth else 0
             fcnt[fi] -= 1
-            nocc[fi // P] -= 1
+            nocc[fi // PV] -= 1
         for j in range(nenq):
             fi = enq_f[j]
             pos = fhead[fi] + fcnt[fi]
@@ -200,7 +214,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P,
                 pos -= depth
             buf[fi, pos] = enq_w[j]
             fcnt[fi] += 1
-            nocc[fi // P] += 1
+            nocc[fi // PV] += 1
         t += 1
     scal[0] = inflight
     scal[1] = ntr

@@ -1,4 +1,4 @@
-"""Cycle-accurate model of a whole network of docs/router.md routers (V = 1).
+"""Cycle-accurate model of a whole network of docs/router.md routers (V >= 1 virtual channels).
 
 ``NetworkModel(topology, routing, depth=4).run(stimulus)`` plays a :class:`Stimulus` and returns a
 :class:`ModelResult`: the ejected-flit trace ``(cycle, node, head, tail, data)`` and per-node counters
@@ -137,19 +137,24 @@ class Simulation:
             raise CubenocError(f"stimulus is for {stim.num_nodes} nodes, the network has {tb.num_nodes}")
         self.model, self.stim = model, stim
         N, P, D = tb.num_nodes, tb.max_ports, model.depth
+        V = self.num_vcs = int(getattr(tb, "num_vcs", 1))
+        # Hop.vc per route word (a 1x1 dummy for V = 1: the kernel never reads it then)
+        self.route_vc = tb.vc if V > 1 else np.zeros((1, 1), dtype=np.int64)
         F = stim.num_flits
         if F >= 1 << 31:
             raise CubenocError(f"at most 2**31 flits per stimulus, got {F}")
         src = np.repeat(np.arange(N, dtype=np.int64), np.diff(stim.node_start))
         dst = np.where(stim.head == 1, stim.dest, -1)
         self.s_route = inject_words(model.routing, src, dst, model._inject_cache)
-        self.buf = np.zeros((N * P, D), dtype=np.int64)
-        self.fhead = np.zeros(N * P, dtype=np.int64)
-        self.fcnt = np.zeros(N * P, dtype=np.int64)
+        # one FIFO per (node, input port, VC): index (v * P + i) * V + c
+        self.buf = np.zeros((N * P * V, D), dtype=np.int64)
+        self.fhead = np.zeros(N * P * V, dtype=np.int64)
+        self.fcnt = np.zeros(N * P * V, dtype=np.int64)
         self.nocc = np.zeros(N, dtype=np.int64)     # flits buffered per node (idle routers are skipped)
-        self.rr = np.zeros(N * P, dtype=np.int64)
-        self.lock = np.full(N * P, -1, dtype=np.int64)
-        self.cur_out = np.zeros(N * P, dtype=np.int64)
+        self.rr = np.zeros(N * P, dtype=np.int64)   # per output, over the pairs j = i * V + c
+        self.lock = np.full(N * P * V, -1, dtype=np.int64)   # per (output, VC): owning pair or -1
+        self.cur_out = np.zeros(N * P * V, dtype=np.int64)
+        self.cur_vc = np.zeros(N * P * V, dtype=np.int64)
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
         self.src_state = np.zeros(N, dtype=np.int64)
@@ -177,8 +182,8 @@ class Simulation:
         tb, s = self.model.tables, self.stim
         self.cycle = int(kernel.step_cycles(
             self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth, tb.max_ports,
-            tb.nports, tb.link, tb.route, tb.allowed,
-            self.buf, self.fhead, self.fcnt, self.nocc, self.rr, self.lock, self.cur_out,
+            self.num_vcs, tb.nports, tb.link, tb.route, self.route_vc, tb.allowed,
+            self.buf, self.fhead, self.fcnt, self.nocc, self.rr, self.lock, self.cur_out, self.cur_vc,
             self.src_ptr, self.src_end, self.src_state,
             s.head, s.tail, self.s_route, s.release,
             self.eject_ready, self.counters, self.accept_cycle, self.eject_cycle,

@@ -29,6 +29,8 @@ class NetworkTables:
     route: np.ndarray         # int64 [N, 2**R]: port | new_route << PORT_BITS, -1 where never reached
     route_width: int          # R
     allowed: np.ndarray       # int64 [N*P]: bit o set when input (v, i) may request output o
+    vc: np.ndarray | None = None   # int64 [N, 2**R]: Hop.vc per route word (None: V = 1, all 0)
+    num_vcs: int = 1               # V: FIFOs per network input port
 
 
 def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> NetworkTables:
@@ -51,13 +53,21 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
         raise CubenocError(f"dense route table of {n} x 2**{R} entries is too large for the model "
                            f"(at most {MAX_TABLE_ENTRIES})")
     route = np.full((n, 1 << R), -1, dtype=np.int64)
+    V = int(routing.num_vcs)
+    vc = np.zeros((n, 1 << R), dtype=np.int64) if V > 1 else None
+    if P * V > 62:
+        raise CubenocError(f"the model supports up to 62 (port, VC) pairs per router, got {P} x {V}")
     layout = routing.layout
     for v in range(n):
         for word in range(1 << R):
             try:
                 hop = routing.route(v, layout.unpack(word))
-            except (CubenocError, AssertionError, KeyError):
+            except (CubenocError, AssertionError, KeyError, IndexError, ValueError):
                 continue
+            if vc is not None:
+                if not 0 <= hop.vc < V:          # not a header any packet carries (e.g. too many hops)
+                    continue
+                vc[v, word] = hop.vc
             route[v, word] = hop.port | (layout.pack(hop.header) << PORT_BITS)
     allow = np.zeros(n * P, dtype=np.int64)
     for v in range(n):
@@ -68,7 +78,7 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
                 allow[v * P + i] = full
             else:
                 allow[v * P + i] = sum(1 << o for o in turns.get(i, ()))
-    return NetworkTables(n, P, nports, link, route, R, allow)
+    return NetworkTables(n, P, nports, link, route, R, allow, vc, V)
 
 
 def inject_words(routing: RoutingFunction, src: np.ndarray, dst: np.ndarray, cache: dict | None = None) -> np.ndarray:

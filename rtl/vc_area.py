@@ -1,0 +1,91 @@
+"""Area of virtual channels: the same router with V = 1 and with the VCs its routing needs.
+
+Each row pair is one topology and one routing function, built once forced onto one VC (every hop on
+VC 0: what the deadlock checker rejects) and once with its VCs (docs/router.md, "Virtual channels"), so
+the difference is exactly the cost of the VCs: V FIFOs and route units per network input, the per-VC
+ready, locks and ``cur_vc`` registers, and a crossbar/arbiter over P·V (input, VC) pairs. YoWASP Yosys
+``synth_ice40`` / ``synth_ecp5`` as in ``cubenoc bench area`` (rtl/area.py).
+
+``python -m cubenoc.rtl.vc_area [--write docs/performance.md]`` (rewrites the block between
+``<!-- vc-area: begin -->`` and ``<!-- vc-area: end -->``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from cubenoc.errors import CubenocError
+
+from .area import count, router_verilog, synthesize
+
+MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
+
+
+def cases():
+    from ..sim.routing.metacube import MetacubeRouting
+    from ..sim.routing.pdn import AdaptivePDNRouting
+    from ..sim.topology.metacube import Metacube
+    from ..sim.topology.pdn import PerfectDifferenceNetwork
+    mc = Metacube(1, 2)
+    pdn = PerfectDifferenceNetwork((0, 1, 3))
+    return [(mc, MetacubeRouting(mc, vcs=False)), (mc, MetacubeRouting(mc)),
+            (pdn, AdaptivePDNRouting(pdn, hop_vcs=False)), (pdn, AdaptivePDNRouting(pdn))]
+
+
+def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2) -> list[dict]:
+    jobs_in = []
+    for topo, routing in cases():
+        text, ports = router_verilog(topo, routing, payload_width, fifo_depth)
+        for t in targets:
+            jobs_in.append((topo, routing, ports, t, text))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        outs = list(pool.map(lambda j: synthesize(j[4], j[3])[0], jobs_in))
+    rows = []
+    for (topo, routing, ports, t, _), cells in zip(jobs_in, outs):
+        rows.append({"network": repr(topo), "routing": routing.name, "vcs": routing.num_vcs, "ports": ports,
+                     "target": t, **count(cells, t)})
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    head = ["router (node 0 of)", "routing", "V", "P", "iCE40 SB_LUT4", "SB_DFF*", "ECP5 LUT4", "TRELLIS_FF",
+            "DPR16X4"]
+    by: dict = {}
+    for r in rows:
+        by.setdefault((r["network"], r["routing"], r["vcs"], r["ports"]), {})[r["target"]] = r
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (net, rname, v, p), rs in by.items():
+        i, e = rs.get("ice40"), rs.get("ecp5")
+        lines.append("| " + " | ".join([net, f"`{rname}`", str(v), str(p),
+                                          str(i["lut4"]) if i else "-", str(i["ff"]) if i else "-",
+                                          str(e["lut4"]) if e else "-", str(e["ff"]) if e else "-",
+                                          str(e["lutram"]) if e else "-"]) + " |")
+    lines += ["", "W = 32, FIFO depth 4 per VC; command: `python -m cubenoc.rtl.vc_area`."]
+    return "\n".join(lines)
+
+
+def write_section(path: Path, text: str) -> None:
+    page = path.read_text()
+    if MARK_BEGIN not in page or MARK_END not in page:
+        raise CubenocError(f"{path} has no '{MARK_BEGIN}' ... '{MARK_END}' block to update")
+    pre, rest = page.split(MARK_BEGIN, 1)
+    _, post = rest.split(MARK_END, 1)
+    path.write_text(pre + MARK_BEGIN + "\n" + text + "\n" + MARK_END + post)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", metavar="MD", help="rewrite the vc-area block of this file")
+    args = ap.parse_args(argv)
+    text = table(measure())
+    print(text)
+    if args.write:
+        write_section(Path(args.write), text)
+        print(f"written to {args.write}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
