@@ -47,7 +47,7 @@ def run_traffic(topology, routing, *, cycles: int = 4000, drain: int = 1000, pay
     src = root / "src" / f"{top}.v"
     _write_if_changed(src, verilog.convert(system, name=top, emit_src=False))
     runner = get_runner("verilator")
-    runner.build(verilog_sources=[str(src)], hdl_toplevel=top, build_dir=str(root / "sim"),
+    runner.build(sources=[str(src)], hdl_toplevel=top, build_dir=str(root / "sim"),
                  build_args=BUILD_ARGS, log_file=str(root / "build.log"))
     work = Path(tempfile.mkdtemp(prefix="run_", dir=root))
     out = work / "result.json"
