@@ -42,11 +42,12 @@ def mod_sub(m: Module, a, b, n: int, name: str) -> Signal:
 
 def rom(m: Module, index, table: dict[int, int], out: Signal, default: int = 0) -> None:
     """``out = table[index]`` (``default`` for the missing entries): a case statement, i.e. a ROM."""
-    m.d.comb += out.eq(default)
     with m.Switch(index):
         for key, value in table.items():
             with m.Case(key):
                 m.d.comb += out.eq(value)
+        with m.Default():
+            m.d.comb += out.eq(default)
 
 
 def _node(unit):
