@@ -215,7 +215,7 @@ def check_rate(rate) -> float:
 
 
 def generate(num_nodes: int, pattern, rate: float, lengths: LengthDist, cycles: int, seed: int,
-             chunk: int = 4096) -> Stimulus:
+             chunk: int | None = None) -> Stimulus:
     """Bernoulli injection of packets for ``cycles`` cycles: a :class:`Stimulus` for the model (payload
     words are the destination only: the simulator reads cycles, not data)."""
     rate = check_rate(rate)
@@ -226,6 +226,7 @@ def generate(num_nodes: int, pattern, rate: float, lengths: LengthDist, cycles: 
         raise CubenocError(f"offered load {rate} with mean packet length {lengths.mean:g} needs more than one "
                            f"packet per node per cycle")
     rng = np.random.default_rng(seed)
+    chunk = chunk or min(4096, max(1, (1 << 22) // num_nodes))  # at most 4M draws at a time
     cyc_parts, src_parts = [], []
     for t0 in range(0, cycles, chunk):
         m = min(chunk, cycles - t0)
