@@ -10,12 +10,16 @@ import argparse
 
 from .errors import CubenocError, require_int
 
+#: families the board demo builds (the size estimate is fitted to their routers); metacube, PDN and
+#: hierarchical networks join when their routers are in the synthesis report and the estimate
+BUILD_FAMILIES = ("hypercube", "enhanced")
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.boards import BOARDS
     from .generate import FAMILIES
     p.add_argument("--board", required=True, help=f"target board: {', '.join(BOARDS)}")
-    p.add_argument("--family", choices=sorted(FAMILIES), default=None,
+    p.add_argument("--family", choices=[f for f in BUILD_FAMILIES if f in FAMILIES], default=None,
                    help="network family (default: the board's demo network)")
     p.add_argument("--n", type=int, default=None, help="cube dimension")
     p.add_argument("--k", type=int, default=None, help="skip parameter of Q(n, k)")
