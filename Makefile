@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test venv clean
+.PHONY: demo test test-slow venv clean
 
 venv: $(STAMP)
 
@@ -17,8 +17,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/cubenoc demo
 
+# The default run skips tests marked `slow` (ECP5 bitstreams, long soaks); every kind of check still
+# runs at least once in it (e.g. the iCEBreaker bitstream, cocotb networks). `make test-slow` runs them.
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -n 2 -m slow $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
