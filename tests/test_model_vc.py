@@ -1,7 +1,7 @@
 """The model with virtual channels (docs/router.md, "Virtual channels (V > 1)"): metacube MC(1, 1) and
-MC(1, 2) with the descent-count VCs of sim/routing/metacube.py (2 VCs) and the PDN {0, 1, 3} with
-Algorithm 2's hop-indexed VCs. With V VCs saturating bursts drain and deliver every packet intact;
-the same routing forced onto one VC (``vcs=False`` / ``hop_vcs=False``: every hop on VC 0) wedges
+MC(1, 2) with the descent-count VCs of sim/routing/metacube.py (2 VCs), the PDN {0, 1, 3} with
+Algorithm 2's hop-indexed VCs (2) and the hierarchical BH(2)/CCC(2) (3 VCs, sim/routing/level2.py). With V VCs saturating bursts drain and deliver every packet intact;
+the same routing forced onto one VC (``vcs=False`` / ``hop_vcs=False`` / ``use_vcs=False``: every hop on VC 0) wedges
 the model, and the deadlock checker finds the cycle it wedges on."""
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from cubenoc.sim.deadlock import check_deadlock
 from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import StimulusBuilder, random_traffic
+from cubenoc.sim.routing.hierarchical import HierarchicalRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
 from cubenoc.sim.routing.pdn import AdaptivePDNRouting
+from cubenoc.sim.topology.hierarchical import hierarchical_from_spec
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
 
@@ -22,6 +24,7 @@ CASES = {
     "mc11_skip": (lambda: Metacube(1, 1), lambda t, vcs: MetacubeRouting(t, shortest=True, vcs=vcs)),
     "mc12": (lambda: Metacube(1, 2), lambda t, vcs: MetacubeRouting(t, vcs=vcs)),
     "pdn7_adaptive": (lambda: PerfectDifferenceNetwork((0, 1, 3)), lambda t, vcs: AdaptivePDNRouting(t, hop_vcs=vcs)),
+    "bh2_ccc2": (lambda: hierarchical_from_spec("bh:2", "ccc:2"), lambda t, vcs: HierarchicalRouting(t, use_vcs=vcs)),
 }
 
 

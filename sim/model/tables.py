@@ -60,15 +60,16 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
     layout = routing.layout
     for v in range(n):
         for word in range(1 << R):
-            try:
+            try:    # words no packet carries may make the function object: left at -1
                 hop = routing.route(v, layout.unpack(word))
+                new_word = layout.pack(hop.header)
             except (CubenocError, AssertionError, KeyError, IndexError, ValueError):
                 continue
             if vc is not None:
                 if not 0 <= hop.vc < V:          # not a header any packet carries (e.g. too many hops)
                     continue
                 vc[v, word] = hop.vc
-            route[v, word] = hop.port | (layout.pack(hop.header) << PORT_BITS)
+            route[v, word] = hop.port | (new_word << PORT_BITS)
     allow = np.zeros(n * P, dtype=np.int64)
     for v in range(n):
         full = (1 << int(nports[v])) - 1
