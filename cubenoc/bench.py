@@ -97,6 +97,20 @@ BENCHES = {
 }
 
 
+def _families_arguments(p: argparse.ArgumentParser) -> None:
+    from .family_bench import add_arguments as families_arguments
+    families_arguments(p)
+
+
+def _families_run(args) -> int:
+    from .family_bench import run as families_run
+    return families_run(args)
+
+
+BENCHES["families"] = ("PDN, hierarchical, metacube: latency, saturation throughput, router LUT4/FF",
+                       _families_arguments, _families_run)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", required=True, parser_class=type(parser))
     for name, (help_text, add_args, run_fn) in BENCHES.items():
