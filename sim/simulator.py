@@ -115,10 +115,16 @@ def build_network(spec: str):
         if kind not in ("ecube", "balanced"):
             raise CubenocError(f"hin routing must be ecube or balanced, got {kind!r}")
         routing = (BalancedHierarchicalRouting if kind == "balanced" else HierarchicalRouting)(topo)
-    if routing.num_vcs > 1:
+    if routing.num_vcs > 1 and not model_has_vcs():
         raise CubenocError(f"{topo!r} with {routing.name} routing needs {routing.num_vcs} virtual channels; "
                            f"the model supports 1 until issue 4")
     return topo, routing, f"{topo!r}"
+
+
+def model_has_vcs() -> bool:
+    """Whether the cycle-accurate model implements V > 1 (docs/router.md "VC seam"; issue 4)."""
+    from .model.tables import NetworkTables
+    return "num_vcs" in getattr(NetworkTables, "__dataclass_fields__", {})
 
 
 @lru_cache(maxsize=8)

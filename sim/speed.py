@@ -22,7 +22,7 @@ CASES = (
     ("hypercube:n=10", (0.1, 0.5), 20_000),
     ("hypercube:n=14", (0.1, 0.5), 1_000),
 )
-#: the issue's 16,384-node MC(2,3) needs virtual channels: reported, not run
+#: the issue's 16,384-node MC(2,3): reported, not run (see speed_report)
 VC_CASES = ("metacube:k=2,m=3",)
 
 
@@ -71,7 +71,10 @@ def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
     for spec in VC_CASES:
         from .simulator import build_network
         try:
-            build_network(spec)
+            topo, routing, _ = build_network(spec)
+            notes.append(f"- `{spec}` ({topo.num_nodes:,} nodes, {routing.num_vcs} VCs): not run: the generic table "
+                         f"builder walks all N^2 source/destination pairs for the allowed turns and fills an "
+                         f"N x 2^R route table; only the hypercube family has node-0 tables (sim/cayley_tables.py).")
         except CubenocError as exc:
             notes.append(f"- `{spec}` (16,384 nodes): not run: {exc}.")
     rows.append("")

@@ -148,7 +148,20 @@ def test_dask_missing_is_a_clear_error(monkeypatch):
         S.sweep(["hypercube:n=3"], [0.1], S.SimConfig(**FAST), progress=False, dask=True)
 
 
-def test_vc_needing_family_is_refused():
+def test_vc_families_run_on_the_vc_model_and_are_refused_without_it(monkeypatch):
+    """Metacube (2 VCs) and BH/CCC (3 VCs) run now that the model has virtual channels (issue 4); with a
+    one-VC model the simulator refuses them with one clear error instead of a wrong answer."""
+    from cubenoc.sim.routing.metacube import MetacubeRouting
+    from cubenoc.sim.topology.metacube import Metacube
+    p = S.simulate_point("metacube:k=1,m=2", 0.02, S.SimConfig(warmup=100, measure=4000, drain=2000))
+    r = MetacubeRouting(Metacube(1, 2))
+    n = r.topology.num_nodes
+    hops = np.mean([r.hops(s, d) for s in range(n) for d in range(n) if d != s])
+    assert not p.saturated and p.hops_mean == pytest.approx(hops, rel=0.03)
+    assert p.latency_mean == pytest.approx(hops + 1, rel=0.03)           # h + 1 at zero load, 1-flit packets
+    S.build_network("hin:d=2,level2=ccc,size=2")
+    S._model.cache_clear()
+    monkeypatch.setattr(S, "model_has_vcs", lambda: False)
     with pytest.raises(CubenocError, match="needs 2 virtual channels; the model supports 1 until issue 4"):
         S.build_network("metacube:k=1,m=3")
     with pytest.raises(CubenocError, match="virtual channels"):
@@ -181,7 +194,7 @@ def test_cli_sweep_writes_plot_and_csv(tmp_path, capsys):
 @pytest.mark.parametrize("argv,msg", [
     (["simulate", "--compare", "torus:n=3"], "network family must be one of"),
     (["simulate", "hypercube", "--n", "4", "--rate", "1.5"], "offered load must be in (0, 1]"),
-    (["simulate", "metacube", "--k", "1", "--m", "2"], "virtual channels"),
+    (["simulate", "metacube", "--k", "9", "--m", "2"], "k (class bits) must be in 1..4"),
     (["simulate", "enhanced", "--n", "4", "--k", "7"], "k must be"),
     (["simulate", "hypercube", "--n", "4", "--traffic", "zipf"], "traffic must be one of"),
     (["simulate", "--compare", "enhanced:n=4,q=1"], "takes parameters"),
