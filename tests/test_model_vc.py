@@ -83,3 +83,34 @@ def test_vc_zero_load_latency_is_h_plus_1(shortest):
     s = res.stimulus
     assert np.all(res.eject_cycle[s.pkt_first + 1] - res.eject_cycle[s.pkt_first] == 1)
 
+
+
+def test_lookahead_voq_on_the_vc_router():
+    """Lookahead VOQ mode (sim/model/lookahead.py): Hop.vc = the next router's output port, so a VC
+    FIFO holds flits for one output; still one cycle per hop, no loss under saturation."""
+    from cubenoc.sim.model.lookahead import LookaheadVoqRouting
+    from cubenoc.sim.routing.hypercube import EcubeRouting
+    from cubenoc.sim.topology.hypercube import EnhancedHypercube
+    topo = EnhancedHypercube(4, 0)
+    base = EcubeRouting(topo)
+    voq = LookaheadVoqRouting(base)
+    assert voq.num_vcs == topo.num_ports(0) + 1 and check_deadlock(voq).cycle is None
+    for s in range(topo.num_nodes):
+        for d in range(topo.num_nodes):
+            node, hdr = s, base.inject(s, d)
+            while True:
+                hop = voq.route(node, hdr)
+                if hop.port == topo.local_port(node):
+                    break
+                far = topo.neighbor(node, hop.port)[0]
+                assert hop.vc == base.route(far, hop.header).port
+                node, hdr = far, hop.header
+    n = topo.num_nodes
+    b = StimulusBuilder(n)
+    for k, (s, d) in enumerate((s, d) for s in range(n) for d in range(n)):
+        b.packet(s, d, 2, release=20 * k)
+    res = NetworkModel(topo, voq).run(b.build())
+    assert res.head_latency().tolist() == [base.hops(s, d) + 1 for s in range(n) for d in range(n)]
+    stim = random_traffic(n, 40, 8, 4, mean_gap=0, p_ready=0.6, ready_cycles=5000)
+    res = NetworkModel(topo, voq).run(stim)
+    assert res.drained and not delivery_problems(res)
