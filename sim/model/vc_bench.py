@@ -49,9 +49,30 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4) -
     return "\n".join(rows)
 
 
+def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4) -> str:
+    """Q_6 with e-cube: V = 1 against the lookahead VOQ mode of the VC router (sim/model/lookahead.py)."""
+    from ..routing.hypercube import EcubeRouting
+    from ..topology.hypercube import Hypercube
+    from .lookahead import LookaheadVoqRouting
+    topo = Hypercube(6)
+    head = "| network | router | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
+    rows = [head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
+    for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo)))):
+        model = NetworkModel(topo, routing, depth=depth)
+        for L in packet_lens:
+            pts = saturation_sweep(model, L, loads)
+            rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
+                        + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
+                        + f" | **{saturation_throughput(pts):.3f}** |")
+    rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.sim.model.vc_bench --voq`."]
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
-    print(table())
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
+    args = ap.parse_args(argv)
+    print(voq_table() if args.voq else table())
     return 0
 
 
