@@ -142,7 +142,11 @@ class Network(wiring.Component):
                     value = Const(v, len(r.node_id))
                 elif path[0].startswith("out_p"):          # this router's outgoing channel
                     p = int(path[0][5:])
-                    value = link[v, p, path[1]] if (v, p, path[1]) in link else Const(0, len(Value.cast(value)))
+                    if (v, p, path[1]) in link:
+                        value = link[v, p, path[1]]
+                    else:                                  # unconnected port: outputs dangle, inputs tie low
+                        width = len(Value.cast(value))
+                        value = Const(0, width) if member.flow == In else Signal(width)
                 elif path[0].startswith("in_p"):           # the neighbour's channel towards us
                     far = topo.neighbor(v, int(path[0][4:]))
                     if far is None:

@@ -45,9 +45,7 @@ def _mc(k, m):
 NETWORKS = {
     "pdn7_013": (lambda: _pdn("0,1,3"), True),
     "pdn13_0139": (lambda: _pdn("0,1,3,9"), False),
-    # "pdn7_degenerate_346" ({3,4,6}, V = 2) waits for rtl/network.py to wire the outputs of unconnected
-    # ports to fresh signals (the structural top ties them to Const(0): TypeError); the model-only test
-    # below covers the routing meanwhile
+    "pdn7_degenerate_346": (lambda: _pdn("3,4,6"), False),          # 0-free, +3 == -4: two unconnected ports, V = 2
     "hin_bh2_cc4": (lambda: _hin("bh:2", "cc:4"), True),
     "hin_bh3_bh2": (lambda: _hin("bh:3", "bh:2"), False),           # BH/BH, D = 5, d = 3
     "hin_bh2_br4": (lambda: _hin("bh:2", "br:4"), False),           # V = 2 (ring dateline)
