@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
-from .errors import CubenocError
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: issue 7 targets for a 5-port router with a 32-bit payload
@@ -127,12 +125,5 @@ def section_text(table: str, args) -> str:
 
 def write_section(doc: Path, body: str) -> None:
     """Replace (or append) the text between the synth-report markers; the rest of the page is kept."""
-    text = doc.read_text() if doc.exists() else "# Performance\n"
-    block = f"{BEGIN}\n{body.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: block, text, count=1, flags=re.S)
-    elif BEGIN in text or END in text:
-        raise CubenocError(f"{doc} has only one of the markers {BEGIN} / {END}; fix the page first")
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    doc.write_text(text)
+    from .docs_section import replace_section
+    replace_section(doc, BEGIN, END, body.rstrip())

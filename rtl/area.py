@@ -123,12 +123,8 @@ def table(results: list[AreaResult], payload_width: int, fifo_depth: int) -> str
 
 def write_section(path: Path, text: str) -> None:
     """Replace the marked area table in ``path`` (docs/performance.md) with ``text``."""
-    page = path.read_text()
-    if MARK_BEGIN not in page or MARK_END not in page:
-        raise CubenocError(f"{path} has no '{MARK_BEGIN}' ... '{MARK_END}' block to update")
-    pre, rest = page.split(MARK_BEGIN, 1)
-    _, post = rest.split(MARK_END, 1)
-    path.write_text(pre + MARK_BEGIN + "\n" + text + "\n" + MARK_END + post)
+    from ..docs_section import replace_section
+    replace_section(path, MARK_BEGIN, MARK_END, text)
 
 
 def run_area_bench(args) -> int:

@@ -431,13 +431,8 @@ MARK_BEGIN, MARK_END = "<!-- safety-area:begin -->", "<!-- safety-area:end -->"
 
 def write_area_section(path, table: str) -> None:
     """Replace the text between the safety-area markers of ``path`` (docs/performance.md)."""
-    path = Path(path)
-    page = path.read_text()
-    if MARK_BEGIN not in page or MARK_END not in page:
-        raise CubenocError(f"{path} has no '{MARK_BEGIN}' ... '{MARK_END}' block to update")
-    pre, rest = page.split(MARK_BEGIN, 1)
-    _, post = rest.split(MARK_END, 1)
-    path.write_text(pre + MARK_BEGIN + "\n" + table + "\n" + MARK_END + post)
+    from ..docs_section import replace_section
+    replace_section(path, MARK_BEGIN, MARK_END, table)
 
 
 if __name__ == "__main__":      # python -m cubenoc.rtl.safety [--write docs/performance.md] [n ...]

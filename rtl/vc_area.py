@@ -16,7 +16,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from cubenoc.errors import CubenocError
 
 from .area import count, router_verilog, synthesize
 
@@ -67,12 +66,8 @@ def table(rows: list[dict]) -> str:
 
 
 def write_section(path: Path, text: str) -> None:
-    page = path.read_text()
-    if MARK_BEGIN not in page or MARK_END not in page:
-        raise CubenocError(f"{path} has no '{MARK_BEGIN}' ... '{MARK_END}' block to update")
-    pre, rest = page.split(MARK_BEGIN, 1)
-    _, post = rest.split(MARK_END, 1)
-    path.write_text(pre + MARK_BEGIN + "\n" + text + "\n" + MARK_END + post)
+    from ..docs_section import replace_section
+    replace_section(path, MARK_BEGIN, MARK_END, text)
 
 
 def main(argv=None) -> int:

@@ -150,14 +150,5 @@ def speed_table(nets, loads=(0.1, 0.5), packet_len: int = 1, cycles: int = 200_0
 def write_section(path, name: str, text: str) -> None:
     """Replace the block between ``<!-- bench NAME: begin -->`` and ``<!-- bench NAME: end -->``
     (appended at the end of the page when it is not there yet)."""
-    from pathlib import Path
-    path = Path(path)
-    begin, end = f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->"
-    page = path.read_text() if path.exists() else ""
-    if begin in page and end in page:
-        pre, rest = page.split(begin, 1)
-        post = rest.split(end, 1)[1]
-        page = pre + begin + "\n" + text + "\n" + end + post
-    else:
-        page = page.rstrip("\n") + f"\n\n{begin}\n{text}\n{end}\n"
-    path.write_text(page)
+    from cubenoc.docs_section import replace_section
+    replace_section(path, f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->", text)
