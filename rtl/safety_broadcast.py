@@ -1,0 +1,254 @@
+"""The safety-level broadcast fork unit (seed 002 Sec. 2.2): :func:`cubenoc.sim.broadcast.safety.fork`
+in gates, for the router's multicast fork (one unit per input port).
+
+Interface (the multicast fork-unit contract, plus the node's run-time level and fault inputs)
+    In ``tag`` (the n + 2 bit tag of ``tag_layout(n)``: label, nocopy, handoff; LSB first), ``origin``
+    (1 = the head is at the source's local FIFO: ``start``; else ``forward`` of ``tag``), ``node_id``
+    (n bits; unused: every decision is relative to the node, so one module serves every node);
+    Out ``keep`` (eject a copy here), ``ports`` (bit k: send a copy on port k = dimension k),
+    ``new_tag`` (n words of n + 2 bits: the tag sent on port k, valid where ``ports[k]``).
+    Level inputs, as :class:`~cubenoc.rtl.safety.SafetyLevelUnit` produces / receives them:
+    ``own_level`` (its ``sl<d>`` for SL models, ``gsl<d>`` for DSL), ``nbr_levels`` (its ``rx_sl<d>``,
+    or ``rx_dsl<d>``: the neighbours' DSL vectors, of which element k of row k, the RDSL ``ns_kk``, is
+    used), DSL only ``order`` (its ``order<d>``) and ``nbr_safe`` (bit k: u^k's GSL == n); faults
+    ``link_faulty`` (n, the node's own link bits) and ``nbr_faulty`` (bit k: u^k is faulty); d = 2 only
+    ``rx_fault`` / ``rx_nbrs`` (the same wires the unit receives).
+
+Gates (no sorter, as in the level unit)
+    The new label on port k is "the dimensions of L that come after k in the coordinate sequence", so
+    only the pairwise relation before(j, k) is needed: ``lvl_j > lvl_k`` or (equal and j < k) for the
+    nonascending level order, or ``rank_j < rank_k`` for the DSL partition order (a safe source);
+    n(n-1)/2 comparators. The d = 2 swap of the last two dimensions a, b: b is a's only successor in L
+    (``new_label[a]`` is one-hot b); then a sends nothing further and b sends {a}.
+"""
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Signal, Value
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from cubenoc.errors import CubenocError, require_int
+
+from ..sim.broadcast.safety import tag_layout
+from ..sim.safety import MODELS
+from .safety import _bits
+
+#: the largest n the generator accepts (as rtl/safety.py)
+MAX_N = 10
+
+
+def check_model(model) -> str:
+    m = str(model).upper()
+    if m not in MODELS:
+        raise CubenocError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+    return m
+
+
+def fork_signature(n: int, model: str) -> wiring.Signature:
+    """Ports of :class:`SafetyBroadcastFork` (see the module docstring)."""
+    tw = tag_layout(n).width
+    lv, dv = _bits(n), _bits(n - 1)
+    members = {"tag": In(tw), "origin": In(1), "node_id": In(n),
+               "keep": Out(1), "ports": Out(n), "new_tag": Out(data.ArrayLayout(tw, n)),
+               "own_level": In(lv), "link_faulty": In(n), "nbr_faulty": In(n)}
+    if model.startswith("SL"):
+        members["nbr_levels"] = In(data.ArrayLayout(lv, n))
+    else:
+        members["nbr_levels"] = In(data.ArrayLayout(data.ArrayLayout(dv, n), n))
+        members["order"] = In(data.ArrayLayout(dv, n))
+        members["nbr_safe"] = In(n)
+    if model.endswith("2"):
+        members["rx_fault"] = In(data.ArrayLayout(data.StructLayout({"node": 1, "links": n}), n))
+        members["rx_nbrs"] = In(data.ArrayLayout(n, n))
+    return wiring.Signature(members)
+
+
+class SafetyBroadcastFork(wiring.Component):
+    """Combinational fork decision of the safety-level broadcast at one node (``model`` one of SL1, SL2,
+    DSL1, DSL2); bit-exact :func:`cubenoc.sim.broadcast.safety.fork`."""
+
+    node_generic = True
+
+    def __init__(self, n: int, model: str = "SL1"):
+        self._MustUse__silence = True
+        self.n = require_int(n, "n", 2, MAX_N)
+        self.model = check_model(model)
+        self.layout = tag_layout(self.n)
+        self._MustUse__silence = False
+        super().__init__(fork_signature(self.n, self.model))
+
+    def elaborate(self, platform):
+        m = Module()
+        n, model = self.n, self.model
+        dsl, d2 = model.startswith("DSL"), model.endswith("2")
+        lay = self.layout
+        lo, lw = lay.offset("label")
+        label_in = self.tag[lo:lo + lw]
+        nocopy_in = self.tag[lay.offset("nocopy")[0]]
+        handoff_in_bit = self.tag[lay.offset("handoff")[0]]
+
+        safe = Signal(name="safe")
+        m.d.comb += safe.eq(self.own_level == n)
+        handoff_in = Signal(name="handoff_in")            # forward of a hand-over: broadcast as the source
+        m.d.comb += handoff_in.eq(~self.origin & handoff_in_bit)
+        src_mode = Signal(name="src_mode")                # split the whole cube with the source's cs
+        m.d.comb += src_mode.eq(self.origin | handoff_in)
+        L = Signal(n, name="L")
+        m.d.comb += L.eq(Mux(src_mode, (1 << n) - 1, label_in))
+
+        # before[k][j]: dimension j comes before k in the coordinate sequence
+        lvl = [self.nbr_levels[k][k] if dsl else self.nbr_levels[k] for k in range(n)]
+
+        def lvl_before(j, k):              # nonascending levels, ties to the lower dimension
+            return lvl[j] >= lvl[k] if j < k else lvl[j] > lvl[k]
+
+        if dsl:
+            use_order = Signal(name="use_order")           # a safe source splits in partition order
+            m.d.comb += use_order.eq(src_mode & safe)
+            rw = len(self.order[0])
+            rank = []
+            for dim in range(n):
+                r = Signal(rw, name=f"rank{dim}")
+                v = Const(0, rw)
+                for i in range(n):
+                    v = v | Mux(self.order[i] == dim, i, 0)
+                m.d.comb += r.eq(v)
+                rank.append(r)
+        after = []                                         # after[k]: dims of L that come after k
+        for k in range(n):
+            bits = []
+            for j in range(n):
+                if j == k:
+                    bits.append(Const(0))
+                    continue
+                b = lvl_before(k, j)
+                if dsl:
+                    b = Mux(use_order, rank[k] < rank[j], b)
+                bits.append(L[j] & b)
+            a = Signal(n, name=f"after{k}")
+            m.d.comb += a.eq(Cat(*bits))
+            after.append(a)
+
+        new_label = after
+        if d2:
+            # last two of cs are (a, b) iff a in L and after[a] == {b}; swap them when u^ab is
+            # non-faulty and reachable only through u^b
+            def via(a, b):
+                return ~self.nbr_faulty[a] & ~self.link_faulty[a] & ~self.rx_fault[a].links[b]
+            pair = {}
+            for a in range(n):
+                for b in range(n):
+                    if a != b:
+                        s = Signal(name=f"swap_{a}_{b}")
+                        m.d.comb += s.eq(L[a] & (after[a] == (1 << b)) & ~self.rx_nbrs[a][b]
+                                         & ~via(a, b) & via(b, a))
+                        pair[a, b] = s
+            new_label = []
+            for k in range(n):
+                is_a = Cat(*[pair[k, b] for b in range(n) if b != k]).any()
+                to_b = Cat(*[pair[a, k] if a != k else Const(0) for a in range(n)])
+                s = Signal(n, name=f"label{k}")
+                m.d.comb += s.eq(Mux(is_a, 0, Mux(to_b.any(), to_b, after[k])))
+                new_label.append(s)
+
+        # hand-over at an unsafe origin: the lowest safe neighbour over a non-faulty link
+        cand = Signal(n, name="handoff_cand")
+        m.d.comb += cand.eq(self.nbr_safe & ~self.link_faulty if dsl
+                            else Cat(*[self.nbr_levels[k] == n for k in range(n)]) & ~self.link_faulty)
+        h = Signal(n, name="handoff_onehot")
+        m.d.comb += h.eq(cand & -cand)
+        handoff_out = Signal(name="handoff_out")
+        m.d.comb += handoff_out.eq(self.origin & ~safe)
+
+        usable = ~self.nbr_faulty & ~self.link_faulty
+        m.d.comb += self.ports.eq(Mux(handoff_out, h, L & usable))
+        m.d.comb += self.keep.eq(~self.origin & (handoff_in | ~nocopy_in))
+        for k in range(n):
+            # the copy back to the originator of a hand-over (highest label bit, as Python) is nocopy
+            back = handoff_in & label_in[k] & ~label_in[k + 1:].any() if k + 1 < n else handoff_in & label_in[k]
+            word = Mux(handoff_out, Cat(Const(1 << k, n), Const(0, 1), Const(1, 1)),
+                       Cat(new_label[k], back, Const(0, 1)))
+            m.d.comb += self.new_tag[k].eq(word)
+        return m
+
+
+def view_inputs(view) -> dict[str, int]:
+    """The unit's level/fault input words for a :class:`~cubenoc.sim.broadcast.safety.LocalView` (how
+    the ports are packed; for DSL only the used diagonal ``ns_kk`` of ``nbr_levels`` is filled in)."""
+    n, model = view.n, check_model(view.model)
+
+    def bits(flags):
+        return sum(int(bool(f)) << k for k, f in enumerate(flags))
+
+    out = {"own_level": view.own_level, "link_faulty": bits(view.link_faulty),
+           "nbr_faulty": bits(view.nbr_faulty)}
+    if model.startswith("SL"):
+        w = _bits(n)
+        out["nbr_levels"] = sum(view.nbr_levels[k] << (k * w) for k in range(n))
+    else:
+        w = _bits(n - 1)
+        out["nbr_levels"] = sum(view.nbr_levels[k] << ((k * n + k) * w) for k in range(n))
+        out["order"] = sum(view.order[i] << (i * w) for i in range(n))
+        out["nbr_safe"] = bits(view.nbr_safe)
+    if model.endswith("2"):
+        out["rx_fault"] = sum((int(view.nbr_faulty[k]) | bits(view.nbr_links[k]) << 1) << (k * (n + 1))
+                              for k in range(n))
+        out["rx_nbrs"] = sum(bits(view.nbr_nbrs[k]) << (k * n) for k in range(n))
+    return out
+
+
+# ---- area ------------------------------------------------------------------------------------------------
+def fork_verilog(n: int, model: str = "SL1", name: str = "safety_fork") -> str:
+    from amaranth.back import verilog
+
+    from .tools import use_builtin_yosys
+    use_builtin_yosys()
+    return verilog.convert(SafetyBroadcastFork(n, model), name=name)
+
+
+def fork_area(n: int, model: str = "SL1", target: str = "ice40") -> dict:
+    """Yosys ``synth_<target>`` cell counts of one fork unit (rtl/area.py)."""
+    from .area import count, synthesize
+    name = "safety_fork"
+    cells, seconds = synthesize(fork_verilog(n, model, name), target, top=name)
+    return count(cells, target) | {"seconds": seconds}
+
+
+def level_input_bits(n: int, model: str) -> int:
+    """Input wires the fork unit takes besides tag/origin/node_id (level, order and fault bits)."""
+    unit = SafetyBroadcastFork(n, model)
+    unit._MustUse__silence = True
+    return sum(len(Value.cast(getattr(unit, name))) for name, mem in unit.signature.members.items()
+               if mem.flow == In and name not in ("tag", "origin", "node_id"))
+
+
+def area_table(ns=(4, 5, 6), models=MODELS) -> str:
+    """Markdown table of iCE40 LUT4 per fork unit (what docs/performance.md records)."""
+    lines = ["| model | n | SB_LUT4 | SB_DFF* | SB_CARRY | level/fault input bits | tag bits |",
+             "|---|---|---|---|---|---|---|"]
+    for model in models:
+        for n in ns:
+            a = fork_area(n, model)
+            lines.append(f"| {model} | {n} | {a['lut4']} | {a['ff']} | {a['carry']} | "
+                         f"{level_input_bits(n, model)} | {tag_layout(n).width} |")
+    return "\n".join(lines)
+
+
+MARK_BEGIN, MARK_END = "<!-- safety-fork-area:begin -->", "<!-- safety-fork-area:end -->"
+
+
+def write_area_section(path, table: str) -> None:
+    from ..docs_section import replace_section
+    replace_section(path, MARK_BEGIN, MARK_END, table)
+
+
+if __name__ == "__main__":      # python -m cubenoc.rtl.safety_broadcast [--write docs/performance.md] [n ...]
+    import sys
+    args = sys.argv[1:]
+    out = None
+    if args[:1] == ["--write"]:
+        out, args = args[1], args[2:]
+    text = area_table(tuple(int(a) for a in args) or (4, 5, 6))
+    print(text)
+    if out:
+        write_area_section(out, text)
