@@ -129,11 +129,11 @@ def model_has_vcs() -> bool:
 
 @lru_cache(maxsize=8)
 def _model(spec: str, depth: int):
-    from .cayley_tables import cayley_model, is_cayley_hypercube
     from .model.network import NetworkModel
+    from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
-    if is_cayley_hypercube(topo, routing):      # same model, tables from node 0 (tests hold them equal)
-        return cayley_model(topo, routing, depth), label
+    if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
+        return symmetric_model(topo, routing, depth), label
     return NetworkModel(topo, routing, depth=depth), label
 
 
@@ -229,7 +229,7 @@ def walk_routes(model, src_first_words: np.ndarray, src: np.ndarray):
     for _ in range(4 * tb.num_nodes + 4):
         if idx.size == 0:
             break
-        e = tb.route[node, word]
+        e = tb.lookup(node, word)
         if (e < 0).any():
             raise CubenocError("a route word the routing function does not define (model tables)")
         ch = node * P + (e & 0xFF)
@@ -264,8 +264,11 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
     last = stim.pkt_first[meas] + stim.pkt_len[meas] - 1
     res.offered_measured = float(stim.pkt_len[meas].sum()) / (N * M)
     hist = []                                   # (cycle, backlog) during the window
+    sent_at_w = None                            # per-link flit counters when the window opens
     while sim.cycle < W + M:
-        sim.advance(min(cfg.chunk, W + M - sim.cycle))
+        if sim.cycle == W:
+            sent_at_w = sim.link_flits.copy()
+        sim.advance(min(cfg.chunk, (W if sim.cycle < W else W + M) - sim.cycle))
         b = source_backlog(sim)
         if b > cfg.max_backlog * N:
             return _saturated(res, sim, f"source queues hold {b / N:.0f} flits/node at cycle {sim.cycle} "
@@ -280,6 +283,7 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
                 return _saturated(res, sim, f"source queues grow by {slope:.3f} flits/node/cycle "
                                             f"({b / N:.0f} flits/node at cycle {sim.cycle}): offered {rate:g} "
                                             f"exceeds what the network accepts (about {rate - slope:.3f})")
+    util = (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / M   # flits/cycle per link, window
     # drain: until every measured packet is delivered
     deadline = W + M + cfg.drain
     while True:
@@ -301,11 +305,8 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
         res.network_latency_mean = float((ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
         hops, _, _ = walk_routes(model, sim.s_route[stim.pkt_first[meas]], stim.pkt_src[meas])
         res.hops_mean = float(hops.mean())
-    # channel utilisation: packets whose tail ejected in the window, over their routes
-    k = np.nonzero((ej[stim.pkt_first + stim.pkt_len - 1] >= W) & (ej[stim.pkt_first + stim.pkt_len - 1] < W + M))[0]
-    _, ch, owner = walk_routes(model, sim.s_route[stim.pkt_first[k]], stim.pkt_src[k])
+    # channel utilisation: flits that crossed each link in the window (the kernel's counters)
     tb = model.tables
-    util = np.bincount(ch, weights=stim.pkt_len[k][owner], minlength=N * tb.max_ports) / M
     exists = tb.link >= 0
     res.link_util_mean = float(util[exists].mean()) if exists.any() else 0.0
     res.link_util_max = float(util[exists].max()) if exists.any() else 0.0

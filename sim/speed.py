@@ -21,9 +21,8 @@ CASES = (
     ("enhanced:n=6,k=0", (0.1, 0.5), 200_000),
     ("hypercube:n=10", (0.1, 0.5), 20_000),
     ("hypercube:n=14", (0.1, 0.5), 1_000),
+    ("metacube:k=2,m=3", (0.1, 0.5), 1_000),
 )
-#: the issue's 16,384-node MC(2,3): reported, not run (see speed_report)
-VC_CASES = ("metacube:k=2,m=3",)
 
 
 def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4) -> dict:
@@ -68,15 +67,6 @@ def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
             if progress:
                 import sys
                 print(rows[-1], file=sys.stderr, flush=True)
-    for spec in VC_CASES:
-        from .simulator import build_network
-        try:
-            topo, routing, _ = build_network(spec)
-            notes.append(f"- `{spec}` ({topo.num_nodes:,} nodes, {routing.num_vcs} VCs): not run: the generic table "
-                         f"builder walks all N^2 source/destination pairs for the allowed turns and fills an "
-                         f"N x 2^R route table; only the hypercube family has node-0 tables (sim/cayley_tables.py).")
-        except CubenocError as exc:
-            notes.append(f"- `{spec}` (16,384 nodes): not run: {exc}.")
     rows.append("")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     rows.append(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average "
@@ -87,14 +77,6 @@ def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
 
 
 def write_speed_section(path, text: str) -> None:
-    """Replace the text between the simulate-speed markers (appended if absent); re-reads the file first."""
-    from pathlib import Path
-    p = Path(path)
-    page = p.read_text() if p.exists() else ""
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in page and END in page:
-        pre, rest = page.split(BEGIN, 1)
-        page = pre + block + rest.split(END, 1)[1]
-    else:
-        page = page.rstrip("\n") + "\n\n" + block + "\n"
-    p.write_text(page)
+    """Replace the text between the simulate-speed markers of ``path`` (appended if absent)."""
+    from cubenoc.docs_section import replace_section
+    replace_section(path, BEGIN, END, text)

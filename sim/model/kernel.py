@@ -38,16 +38,17 @@ INJECTED, EJECTED, DROPPED, MALFORMED = 0, 1, 2, 3
 
 @njit(cache=True, nogil=True)
 def step_cycles(t0, t_stop, stop_when_drained, depth, P, V,
-                nports, link, route_tab, route_vc, allowed,
+                nports, link, route_tab, route_vc, route_row, route_xor, allowed,
                 buf, fhead, fcnt, nocc, rr, lock, cur_out, cur_vc,
                 src_ptr, src_end, src_state,
                 s_head, s_tail, s_route, s_release,
                 eject_ready, counters, accept_cycle, eject_cycle,
-                tr_cycle, tr_node, tr_flit, tr_ht, scal):
+                tr_cycle, tr_node, tr_flit, tr_ht, scal, link_flits):
     """Simulate cycles ``t0 .. t_stop-1`` (stop early once drained when asked); return the next cycle.
 
     ``scal`` holds int64 scalars carried between calls: [0] flits in the network, [1] trace length,
-    [2] flits not yet offered/accepted at the sources.
+    [2] flits not yet offered/accepted at the sources. ``link_flits[v * P + o]`` counts the flits
+    that crossed network output o of node v (the simulator's per-link utilisation).
     """
     N = nports.shape[0]
     T = eject_ready.shape[0]
@@ -134,12 +135,14 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P, V,
                         continue
                     w = buf[fi, fhead[fi]]
                     if w & 1:
-                        word = (w >> 2) & 0x3FFFFFFF
-                        e = route_tab[v, word]
+                        rx = route_xor[v]            # shared rows of symmetric networks (tables.py)
+                        word = ((w >> 2) & 0x3FFFFFFF) ^ rx
+                        e = route_tab[route_row[v], word]
                         if e < 0:                    # a route word no packet can carry: stuck
                             continue
+                        e ^= rx << 8
                         o = e & 0xFF
-                        cv = route_vc[v, word] if V > 1 and o != Pv - 1 else 0
+                        cv = route_vc[route_row[v], word] if V > 1 and o != Pv - 1 else 0
                         if lock[(base + o) * V + cv] >= 0:
                             continue
                         ent[j] = e
@@ -198,6 +201,7 @@ def step_cycles(t0, t_stop, stop_when_drained, depth, P, V,
                         if (w >> 1) & 1:
                             counters[v, 1] += 1
                     else:
+                        link_flits[base + o] += 1
                         enq_f[nenq] = d * V + cv
                         enq_w[nenq] = w
                         nenq += 1

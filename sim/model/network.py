@@ -140,6 +140,7 @@ class Simulation:
         V = self.num_vcs = int(getattr(tb, "num_vcs", 1))
         # Hop.vc per route word (a 1x1 dummy for V = 1: the kernel never reads it then)
         self.route_vc = tb.vc if V > 1 else np.zeros((1, 1), dtype=np.int64)
+        self.route_row, self.route_xor = tb.row_and_xor()
         F = stim.num_flits
         if F >= 1 << 31:
             raise CubenocError(f"at most 2**31 flits per stimulus, got {F}")
@@ -166,6 +167,7 @@ class Simulation:
         self.tr_flit = np.zeros(F, dtype=np.int64)
         self.tr_ht = np.zeros(F, dtype=np.int64)
         self.scal = np.array([0, 0, F], dtype=np.int64)
+        self.link_flits = np.zeros(N * P, dtype=np.int64)   # flits sent per network output (v * P + o)
         self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)
         self.cycle = 0
 
@@ -182,12 +184,12 @@ class Simulation:
         tb, s = self.model.tables, self.stim
         self.cycle = int(kernel.step_cycles(
             self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth, tb.max_ports,
-            self.num_vcs, tb.nports, tb.link, tb.route, self.route_vc, tb.allowed,
+            self.num_vcs, tb.nports, tb.link, tb.route, self.route_vc, self.route_row, self.route_xor, tb.allowed,
             self.buf, self.fhead, self.fcnt, self.nocc, self.rr, self.lock, self.cur_out, self.cur_vc,
             self.src_ptr, self.src_end, self.src_state,
             s.head, s.tail, self.s_route, s.release,
             self.eject_ready, self.counters, self.accept_cycle, self.eject_cycle,
-            self.tr_cycle, self.tr_node, self.tr_flit, self.tr_ht, self.scal))
+            self.tr_cycle, self.tr_node, self.tr_flit, self.tr_ht, self.scal, self.link_flits))
         return self.cycle
 
     def result(self) -> ModelResult:

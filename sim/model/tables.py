@@ -31,6 +31,24 @@ class NetworkTables:
     allowed: np.ndarray       # int64 [N*P]: bit o set when input (v, i) may request output o
     vc: np.ndarray | None = None   # int64 [N, 2**R]: Hop.vc per route word (None: V = 1, all 0)
     num_vcs: int = 1               # V: FIFOs per network input port
+    # symmetric networks (sim/symmetric_tables.py) share rows: node v reads row ``route_row[v]`` at
+    # ``word ^ route_xor[v]`` and XORs ``route_xor[v]`` back into the new word; None: row v, no XOR
+    route_row: np.ndarray | None = None
+    route_xor: np.ndarray | None = None
+
+    def row_and_xor(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(route_row, route_xor)`` as the kernel reads them (identity for the generic tables)."""
+        n = self.num_nodes
+        row = self.route_row if self.route_row is not None else np.arange(n, dtype=np.int64)
+        xor = self.route_xor if self.route_xor is not None else np.zeros(n, dtype=np.int64)
+        return row, xor
+
+    def lookup(self, node: np.ndarray, word: np.ndarray) -> np.ndarray:
+        """Route entries ``port | new_route << PORT_BITS`` (-1: undefined) for arrays of (node, word)."""
+        row, xor = self.row_and_xor()
+        x = xor[node]
+        e = self.route[row[node], word ^ x]
+        return np.where(e >= 0, e ^ (x << PORT_BITS), e)
 
 
 def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> NetworkTables:

@@ -1,0 +1,171 @@
+"""Model tables for large symmetric networks: one route row per node orbit instead of one per node.
+
+Hypercube-family networks Q_n, Q(n, k) and metacubes MC(k, m) have XOR translations as automorphisms:
+for a *translation mask* T, node ``v`` maps to ``v ^ x`` for every ``x`` inside T, port p to port p.
+Q_n/Q(n, k): T = every address bit (one orbit, representative node 0); MC(k, m): T = the field bits
+(``2**k`` orbits, one per class, representatives ``c << (m * 2**k)``: a cube or cross edge keeps its
+port under a change of the fields). When the routing function commutes with the translation too --
+its header is either relative (the e-cube tag of Algorithms A and C: invariant) or holds the
+destination in a ``dest`` field that moves with the node (metacube, seed 003 Sec. 4.1; ``cdiff``,
+``pos`` and ``vc`` are class data: invariant) -- then, with ``x = v & T`` and ``r = v ^ x``:
+
+* ``route(v, word) = route(r, word ^ X) ^ X`` on the new word, ``X = x << offset(dest)`` (0 for a
+  relative header): the kernel reads row ``route_row[v]`` at ``word ^ route_xor[v]``
+  (sim/model/tables.py), so the tables hold one row per orbit (2**R entries each);
+* ``inject(v, d) = inject(r, d ^ x) ^ X``;
+* the allowed turns of v are those of r: the walks from the representatives to every destination,
+  translated, are all the walks.
+
+Each property is *checked* on sampled nodes and words before it is used, and tests
+(tests/test_simulate_speed.py) hold the resulting model to the generic one (:class:`NetworkModel` with
+:func:`build_tables`) trace for trace. This is what lets the simulator run the 16,384-node 14-cube and
+MC(2,3): the dense tables would have 2^28 and 2^35 entries, and the generic turn walk 2^28 pairs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cubenoc.errors import CubenocError
+
+from .model.network import NetworkModel
+from .model.tables import MAX_TABLE_ENTRIES, PORT_BITS, NetworkTables
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    translation_mask: int     # T: the node-address bits a translation may flip
+    dest_offset: int | None   # bit offset of the header's ``dest`` field (None: relative header)
+
+    def orbit(self, v):
+        """(representative, translation) of node(s) ``v``."""
+        x = v & self.translation_mask
+        return v ^ x, x
+
+    def header_xor(self, x):
+        return 0 * x if self.dest_offset is None else x << self.dest_offset
+
+
+def symmetry_of(topology, routing) -> Symmetry | None:
+    """The translation symmetry the model may use for this network, or None (generic tables)."""
+    from .routing.hypercube import EcubeRouting
+    from .routing.metacube import MetacubeRouting
+    from .topology.hypercube import Hypercube
+    from .topology.metacube import Metacube
+    if isinstance(topology, Hypercube) and isinstance(routing, EcubeRouting):
+        return Symmetry(topology.num_nodes - 1, None)
+    if isinstance(topology, Metacube) and isinstance(routing, MetacubeRouting):
+        return Symmetry((1 << topology.field_bits) - 1, routing.layout.offset("dest")[0])
+    return None
+
+
+class TranslatedInjectCache:
+    """Stands in for ``NetworkModel._inject_cache``: ``get(src * N + dst)`` from the representatives' words."""
+
+    def __init__(self, words: dict, n_nodes: int, sym: Symmetry):
+        self.words, self.n, self.sym = words, n_nodes, sym
+
+    def get(self, key):
+        src, dst = divmod(int(key), self.n)
+        r, x = self.sym.orbit(src)
+        return int(self.words[r][dst ^ x]) ^ self.sym.header_xor(x)
+
+    def __setitem__(self, key, value):  # pragma: no cover - never reached: get() always answers
+        pass
+
+
+def symmetric_model(topology, routing, depth: int = 4, samples: int = 8, seed: int = 0) -> NetworkModel:
+    """A :class:`NetworkModel` whose tables hold one row per orbit (see the module docstring)."""
+    sym = symmetry_of(topology, routing)
+    if sym is None:
+        raise CubenocError(f"no translation symmetry known for {topology!r} with {routing.name}")
+    N = topology.num_nodes
+    reps = sorted({v ^ (v & sym.translation_mask) for v in range(N)})
+    row_of_rep = {r: i for i, r in enumerate(reps)}
+    nports = np.array([topology.num_ports(r) + 1 for r in reps], dtype=np.int32)
+    if (nports != nports[0]).any():
+        raise CubenocError(f"{topology!r}: the orbits' routers differ in port count")
+    P = int(nports[0])
+    local = P - 1
+    layout, V = routing.layout, int(routing.num_vcs)
+    R = layout.width
+    if len(reps) << R > MAX_TABLE_ENTRIES:
+        raise CubenocError(f"{len(reps)} route rows of 2**{R} entries are too many for the model")
+    route = np.full((len(reps), 1 << R), -1, dtype=np.int64)
+    vc = np.zeros((len(reps), 1 << R), dtype=np.int64) if V > 1 else None
+    for i, r in enumerate(reps):
+        for word in range(1 << R):
+            try:    # words no packet carries may make the function object: left at -1 (as build_tables)
+                hop = routing.route(r, layout.unpack(word))
+                new_word = layout.pack(hop.header)
+            except (CubenocError, AssertionError, KeyError, IndexError, ValueError):
+                continue
+            if vc is not None:
+                if not 0 <= hop.vc < V:
+                    continue
+                vc[i, word] = hop.vc
+            route[i, word] = hop.port | (new_word << PORT_BITS)
+    inj = {r: np.array([layout.pack(routing.inject(r, d)) for d in range(N)], dtype=np.int64) for r in reps}
+    nodes = np.arange(N, dtype=np.int64)
+    rep_arr, x_arr = sym.orbit(nodes)
+    route_row = np.array([row_of_rep[int(r)] for r in rep_arr], dtype=np.int64) if len(reps) > 1 \
+        else np.zeros(N, dtype=np.int64)
+    route_xor = np.asarray(sym.header_xor(x_arr), dtype=np.int64)
+    link = np.full(N * P, -1, dtype=np.int64)
+    for v in range(N):
+        for p in range(P - 1):
+            far = topology.neighbor(v, p)
+            link[v * P + p] = far[0] * P + far[1]
+    _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed)
+    # turns: walks from every representative to every destination
+    in_bits = np.zeros((len(reps), P), dtype=np.int64)
+    node = np.repeat(np.array(reps, dtype=np.int64), N)
+    word = np.concatenate([inj[r] for r in reps])
+    in_port = np.full(node.size, local, dtype=np.int64)
+    for _ in range(4 * N.bit_length() + 8 * P + 8):
+        if node.size == 0:
+            break
+        x = route_xor[node]
+        e = route[route_row[node], word ^ x]
+        if (e < 0).any():
+            raise CubenocError(f"{routing.name}: a walk reached a route word the function does not define")
+        port = e & 0xFF
+        np.bitwise_or.at(in_bits, (route_row[node], in_port), np.left_shift(1, port))
+        go = port != local
+        nxt = link[node[go] * P + port[go]]
+        node, word, in_port = nxt // P, ((e >> PORT_BITS) ^ x)[go], nxt % P
+    if node.size:
+        raise CubenocError(f"{routing.name}: routes from the representatives do not all eject")
+    allowed = in_bits[route_row].ravel()
+    tables = NetworkTables(N, P, np.full(N, P, dtype=np.int32), link, route, R, allowed, vc, V,
+                           route_row, route_xor)
+    model = NetworkModel.__new__(NetworkModel)
+    model.topology, model.routing, model.depth, model.tables = topology, routing, int(depth), tables
+    model._inject_cache = TranslatedInjectCache(inj, N, sym)
+    return model
+
+
+def _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed) -> None:
+    """The symmetry assumptions, on sampled nodes, words and destinations."""
+    layout = routing.layout
+    N, R = topology.num_nodes, layout.width
+    P = topology.num_ports(reps[0]) + 1
+    rng = np.random.default_rng(seed)
+    for v in rng.integers(0, N, size=samples).tolist():
+        r, x = sym.orbit(v)
+        for p in range(P - 1):
+            far, near = topology.neighbor(v, p), topology.neighbor(r, p)
+            if far != (near[0] ^ x, near[1]):
+                raise CubenocError(f"{topology!r}: translation by {x} is not an automorphism at node {v}")
+        for d in rng.integers(0, N, size=32).tolist():
+            if layout.pack(routing.inject(v, d)) != int(inj[r][d ^ x]) ^ sym.header_xor(x):
+                raise CubenocError(f"{routing.name}: inject({v}, {d}) does not translate")
+            word = layout.pack(routing.inject(v, d))
+            hop = routing.route(v, layout.unpack(word))
+            X = route_xor[v]
+            e = int(route[route_row[v], word ^ X])
+            if e != (hop.port | (layout.pack(hop.header) << PORT_BITS)) ^ (int(X) << PORT_BITS):
+                raise CubenocError(f"{routing.name} does not translate at node {v}, word {word}")
+            if vc is not None and hop.port != topology.local_port(v) and vc[route_row[v], word ^ X] != hop.vc:
+                raise CubenocError(f"{routing.name}: the VC does not translate at node {v}, word {word}")
