@@ -23,7 +23,7 @@ Gates (no sorter, as in the level unit)
 """
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal, Value
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -214,23 +214,22 @@ def fork_area(n: int, model: str = "SL1", target: str = "ice40") -> dict:
     return count(cells, target) | {"seconds": seconds}
 
 
-def level_input_bits(n: int, model: str) -> int:
-    """Input wires the fork unit takes besides tag/origin/node_id (level, order and fault bits)."""
-    unit = SafetyBroadcastFork(n, model)
-    unit._MustUse__silence = True
-    return sum(len(Value.cast(getattr(unit, name))) for name, mem in unit.signature.members.items()
-               if mem.flow == In and name not in ("tag", "origin", "node_id"))
+def extra_sideband_bits(model: str) -> int:
+    """Wires per link direction the fork needs beyond the level unit's sideband: the neighbour's
+    node-faulty bit (d = 2 units already carry it in ``tx_fault``) and, for DSL, its safe bit (GSL == n)."""
+    model = check_model(model)
+    return int(model.endswith("1")) + int(model.startswith("DSL"))
 
 
 def area_table(ns=(4, 5, 6), models=MODELS) -> str:
-    """Markdown table of iCE40 LUT4 per fork unit (what docs/performance.md records)."""
-    lines = ["| model | n | SB_LUT4 | SB_DFF* | SB_CARRY | level/fault input bits | tag bits |",
+    """Markdown table of iCE40 cells per fork unit (what docs/performance.md records)."""
+    lines = ["| model | n | SB_LUT4 | SB_DFF* | SB_CARRY | tag bits | extra sideband wires per link direction |",
              "|---|---|---|---|---|---|---|"]
     for model in models:
         for n in ns:
             a = fork_area(n, model)
             lines.append(f"| {model} | {n} | {a['lut4']} | {a['ff']} | {a['carry']} | "
-                         f"{level_input_bits(n, model)} | {tag_layout(n).width} |")
+                         f"{tag_layout(n).width} | {extra_sideband_bits(model)} |")
     return "\n".join(lines)
 
 

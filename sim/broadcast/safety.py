@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from cubenoc.errors import CubenocError
 
@@ -263,3 +262,39 @@ def check_broadcast(alg: SafetyBroadcast, src: int) -> tuple[bool, BroadcastTrac
             if trace.step_kept[v] != want:
                 return False, trace, f"node {v} kept its copy at step {trace.step_kept[v]}, not {want}"
     return True, trace, "ok"
+
+
+def subcube(node: int, label: int, n: int) -> str:
+    """The subcube a tag stands for, in the paper's notation (Sec. 2.1): ``node``'s address
+    ``u_0 .. u_{n-1}`` with ``*`` at the free dimensions of ``label``."""
+    return "".join("*" if label >> k & 1 else str(node >> k & 1) for k in range(n))
+
+
+def tree_lines(alg: SafetyBroadcast, src: int) -> list[str]:
+    """The broadcast tree from ``src`` as indented text: per received copy the port (dimension) it came
+    over, the node, the subcube of its tag, and whether it keeps a copy (docs/safety_hw.md)."""
+    from ..safety import format_address
+    n = alg.n
+    head = f"{format_address(src, n)} source, level {int(alg.gsl[src])}"
+    if alg.safe(src):
+        head += ", cs " + " ".join(map(str, alg.coordinate_sequence(src, (1 << n) - 1, source=True)))
+    lines = [head]
+
+    def walk(v, hops, depth):
+        for h in hops:
+            w = v ^ (1 << h.port)
+            hdr = h.header
+            if hdr["handoff"]:
+                what = f"hand-over (back along {h.port})"
+            else:
+                what = subcube(w, hdr["label"], n) + ("  no copy" if hdr["nocopy"] else "")
+            keep, nxt = alg.forward(w, hdr)
+            cs = ""
+            if nxt:
+                label = (1 << n) - 1 if hdr["handoff"] else hdr["label"]
+                cs = "  cs " + " ".join(map(str, alg.coordinate_sequence(w, label, source=bool(hdr["handoff"]))))
+            lines.append(f"{'    ' * depth}+-d{h.port}-> {format_address(w, n)}  {what}{cs}")
+            walk(w, nxt, depth + 1)
+
+    walk(src, alg.start(src), 1)
+    return lines
