@@ -197,6 +197,42 @@ def view_inputs(view) -> dict[str, int]:
     return out
 
 
+def connect(fork: "SafetyBroadcastFork", unit, nbr_faulty=None, nbr_safe=None) -> list:
+    """Statements wiring ``fork``'s level and fault inputs from the node's own
+    :class:`~cubenoc.rtl.safety.SafetyLevelUnit` ``unit`` (whose models include ``fork.model``), as a
+    router does for each of its inputs. The unit's ``rx_*`` inputs are what the neighbours send, so
+    the fork sees exactly the unit's view. Two more sideband bits per link direction come from the
+    neighbours: ``nbr_faulty`` (n bits, neighbour k's node-faulty input; d = 1 models only, a d = 2
+    unit relays it in ``rx_fault``) and ``nbr_safe`` (n bits, neighbour k's :func:`safe_bit`; DSL only).
+    """
+    model, key = fork.model, fork.model.lower()
+    d = key[-1]
+    if model not in unit.models:
+        raise CubenocError(f"the level unit computes {', '.join(unit.models)}, not the fork's {model}")
+    out = [fork.link_faulty.eq(unit.link_faulty)]
+    if model.startswith("SL"):
+        out += [fork.own_level.eq(getattr(unit, key)), fork.nbr_levels.eq(getattr(unit, "rx_" + key))]
+    else:
+        if nbr_safe is None:
+            raise CubenocError("a DSL fork needs nbr_safe: bit k = neighbour k's gsl == n")
+        out += [fork.own_level.eq(getattr(unit, "gsl" + d)), fork.nbr_levels.eq(getattr(unit, "rx_" + key)),
+                fork.order.eq(getattr(unit, "order" + d)), fork.nbr_safe.eq(nbr_safe)]
+    if d == "2":
+        out += [fork.rx_fault.eq(unit.rx_fault), fork.rx_nbrs.eq(unit.rx_nbrs),
+                fork.nbr_faulty.eq(Cat(*[unit.rx_fault[k].node for k in range(fork.n)]))]
+    else:
+        if nbr_faulty is None:
+            raise CubenocError("a d = 1 fork needs nbr_faulty: bit k = neighbour k's node_faulty")
+        out.append(fork.nbr_faulty.eq(nbr_faulty))
+    return out
+
+
+def safe_bit(unit, model: str):
+    """The bit a node sends its neighbours as their ``nbr_safe`` (DSL): its global level is n."""
+    model = check_model(model)
+    return getattr(unit, "gsl" + model[-1]) == unit.n
+
+
 # ---- area ------------------------------------------------------------------------------------------------
 def fork_verilog(n: int, model: str = "SL1", name: str = "safety_fork") -> str:
     from amaranth.back import verilog

@@ -9,11 +9,12 @@ import random
 
 import numpy as np
 import pytest
-from amaranth import Value
+from amaranth import Cat, Elaboratable, Module, Signal, Value
 from amaranth.sim import Simulator
 
 from cubenoc.errors import CubenocError
-from cubenoc.rtl.safety_broadcast import SafetyBroadcastFork, view_inputs
+from cubenoc.rtl.safety import SafetyLevelUnit
+from cubenoc.rtl.safety_broadcast import SafetyBroadcastFork, connect, safe_bit, view_inputs
 from cubenoc.sim.broadcast.safety import (LocalView, SafetyBroadcast, check_broadcast, fork, levels_of,
                                           tag_layout)
 from cubenoc.sim.routing.base import Hop
@@ -259,3 +260,80 @@ def test_bad_parameters():
         SafetyBroadcastFork(4, "SL3")
     with pytest.raises(CubenocError, match="n must be"):
         SafetyBroadcastFork(1, "SL1")
+    unit = SafetyLevelUnit(3, ("SL1", "DSL1"))
+    with pytest.raises(CubenocError, match="needs nbr_safe"):
+        connect(SafetyBroadcastFork(3, "DSL1"), unit, nbr_faulty=Signal(3))
+    with pytest.raises(CubenocError, match="needs nbr_faulty"):
+        connect(SafetyBroadcastFork(3, "SL1"), unit)
+    with pytest.raises(CubenocError, match="not the fork's SL2"):
+        connect(SafetyBroadcastFork(3, "SL2"), unit)
+
+
+class _Cube(Elaboratable):
+    """N level units (all four models) wired as an n-cube, each node's forks wired by ``connect``."""
+
+    def __init__(self, n):
+        self.n, N = n, 1 << n
+        self.node_faulty = Signal(N)
+        self.link_faulty = Signal(N * n)
+        self.units = [SafetyLevelUnit(n, MODELS) for _ in range(N)]
+        self.forks = {model: [SafetyBroadcastFork(n, model) for _ in range(N)] for model in MODELS}
+
+    def elaborate(self, platform):
+        m = Module()
+        n, units = self.n, self.units
+        for v, u in enumerate(units):
+            m.submodules[f"unit{v}"] = u
+            m.d.comb += [u.node_faulty.eq(self.node_faulty[v]),
+                         u.link_faulty.eq(Cat(*[self.link_faulty[v * n + k] | self.link_faulty[(v ^ 1 << k) * n + k]
+                                                for k in range(n)]))]
+            for name, mem in u.signature.members.items():
+                if name.startswith("rx_"):
+                    src = "tx_" + name[3:] if name in ("rx_fault", "rx_nbrs") else name[3:]
+                    m.d.comb += getattr(u, name).eq(Cat(*[getattr(units[v ^ 1 << k], src) for k in range(n)]))
+            for model, forks in self.forks.items():
+                m.submodules[f"fork_{model}_{v}"] = forks[v]
+                m.d.comb += connect(forks[v], u, nbr_faulty=Cat(*[self.node_faulty[v ^ 1 << k] for k in range(n)]),
+                                    nbr_safe=Cat(*[safe_bit(units[v ^ 1 << k], model) for k in range(n)]))
+        return m
+
+
+def test_forks_fed_by_level_units():
+    """End to end in gates: level units settle on their own (no reset) after the faults switch, and the
+    forks wired to them by ``connect`` answer every origin and reached tag as the Python broadcast."""
+    n = 3
+    rng = random.Random(11)
+    sets = random_sets(rng, n, 12, 1, 4) + [FaultSet.build(n)]
+    top = _Cube(n)
+    bad, checked = [], 0
+
+    async def bench(ctx):
+        nonlocal checked
+        for fs in sets:
+            nf, lf = fs.arrays()
+            ctx.set(top.node_faulty, sum(1 << v for v in fs.nodes))
+            ctx.set(top.link_faulty, sum(1 << (v * n + k) for v in range(1 << n) for k in range(n) if lf[v, k]))
+            await ctx.tick().repeat(n)                # every model settles within n-1 cycles
+            for model in MODELS:
+                alg = SafetyBroadcast(fs, model)
+                qs = [(v, 0, True) for v in range(1 << n) if v not in fs.nodes]
+                qs += [(v, t, False) for v, t in reached_tags(alg)]
+                for v, tag, origin in qs:
+                    f = top.forks[model][v]
+                    ctx.set(f.tag, tag)
+                    ctx.set(f.origin, int(origin))
+                    word = ctx.get(Value.cast(f.new_tag))
+                    tw = alg.layout.width
+                    got = as_decision(n, alg.layout, (ctx.get(f.keep), ctx.get(f.ports),
+                                                      [(word >> (k * tw)) & ((1 << tw) - 1) for k in range(n)]))
+                    want = python_decision(alg.layout, alg.view(v), tag, origin)
+                    checked += 1
+                    if got != want:
+                        bad.append((model, fs.describe(), v, tag, origin, got, want))
+
+    sim = Simulator(top)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert not bad, bad[:3]
+    assert checked > 300
