@@ -261,12 +261,15 @@ def test_bad_parameters():
     with pytest.raises(CubenocError, match="n must be"):
         SafetyBroadcastFork(1, "SL1")
     unit = SafetyLevelUnit(3, ("SL1", "DSL1"))
+    forks = {m: SafetyBroadcastFork(3, m) for m in ("SL1", "SL2", "DSL1")}
+    for x in (unit, *forks.values()):
+        x._MustUse__silence = True          # built only to be refused
     with pytest.raises(CubenocError, match="needs nbr_safe"):
-        connect(SafetyBroadcastFork(3, "DSL1"), unit, nbr_faulty=Signal(3))
+        connect(forks["DSL1"], unit, nbr_faulty=Signal(3))
     with pytest.raises(CubenocError, match="needs nbr_faulty"):
-        connect(SafetyBroadcastFork(3, "SL1"), unit)
+        connect(forks["SL1"], unit)
     with pytest.raises(CubenocError, match="not the fork's SL2"):
-        connect(SafetyBroadcastFork(3, "SL2"), unit)
+        connect(forks["SL2"], unit)
 
 
 class _Cube(Elaboratable):
