@@ -37,6 +37,11 @@ class Board:
     bitstream: str = "bin"              # file extension of the bitstream to flash
     default_network: tuple = ("hypercube", 3, None, 16, 4)   # family, n, k, payload width, FIFO depth
     note: str = ""
+    #: ``--safety``: panel button role (select, toggle, clear) -> (resource, number); the LEDs showing the
+    #: selected node's level (LSB first) and the one lit when the selected node is faulty
+    buttons: dict = field(default_factory=dict)
+    level_leds: tuple = ()
+    faulty_led: tuple | None = None
 
     def make_platform(self):
         mod, cls = self.platform.split(":")
@@ -50,7 +55,9 @@ def _ulx3s(size: str, lut: int, family: str, n: int, k: int | None = None) -> Bo
     return Board(f"ulx3s-{size.lower()}", f"ulx3s:ULX3S_{size}_Platform", "ecp5", f"LFE5U-{size}", lut, lut,
                  leds={"heartbeat": ("led", 0), "traffic": ("led", 1), "error": ("led", 2)},
                  programmers=(("openFPGALoader", ["-b", "ulx3s", "-f"]),), bitstream="bit",
-                 default_network=(family, n, k, 16, 4))
+                 default_network=(family, n, k, 16, 4),
+                 buttons={"select": ("button_right", 0), "toggle": ("button_fire", 0), "clear": ("button_fire", 1)},
+                 level_leds=(("led", 4), ("led", 5), ("led", 6), ("led", 7)), faulty_led=("led", 3))
 
 
 BOARDS = {b.name: b for b in [
@@ -59,6 +66,8 @@ BOARDS = {b.name: b for b in [
           extra_resources="break_off_pmod",
           programmers=(("iceprog", []), ("openFPGALoader", ["-b", "icebreaker", "-f"])), bitstream="bin",
           default_network=("hypercube", 2, None, 16, 2),
+          buttons={"select": ("button", 1), "toggle": ("button", 2), "clear": ("button", 3)},
+          level_leds=(("led", 3), ("led", 4), ("led", 5)), faulty_led=("led", 6),
           note="iCE40 UP5K: 5,280 logic cells, 12 MHz; the 4-node Q(2, 0) or Q(3) demos need 6,200+ cells"),
     _ulx3s("25F", 24288, "hypercube", 4),
     _ulx3s("45F", 43848, "enhanced", 4, 0),
@@ -69,6 +78,18 @@ BOARDS = {b.name: b for b in [
           note="the only LED shares its pin with UART TX (J19): the report is on the UART, the LED flickers "
                "with it; programming needs a JTAG cable on J27"),
 ]}
+
+
+def check_safety_board(board: Board, topology) -> None:
+    """``--safety`` needs buttons and enough level LEDs on the board (and a hypercube: boards/demo.py)."""
+    from .demo import safety_dimension
+    n = safety_dimension(topology)
+    if not board.buttons:
+        raise CubenocError(f"--safety is not supported on {board.name}: it has no buttons and LEDs for the fault "
+                           f"panel; boards with it: {', '.join(b.name for b in BOARDS.values() if b.buttons)}")
+    if len(board.level_leds) < n.bit_length():
+        raise CubenocError(f"--safety on {board.name}: levels 0..{n} need {n.bit_length()} LEDs, the board "
+                           f"has {len(board.level_leds)} free")
 
 
 def get_board(name: str) -> Board:
@@ -104,26 +125,53 @@ def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth
     xbar_inputs = sum(1 for row in allowed for ok in row if ok)
     a, b, c, scale = ROUTER_MODEL[family]
     lut = scale * (used_in * (a + b * wf) + c * xbar_inputs * wf * max(1.0, fifo_depth / 4) ** 0.5)
-    storage = fifo_depth * wf if family == "ice40" else 0
-    ff = used_in * (storage + 2 * max(1, fifo_depth.bit_length()) + 8) + 64
+    V = routing.num_vcs
+    lut *= vc_factor(V)
+    storage = V * fifo_depth * wf if family == "ice40" else 0
+    ff = used_in * (storage + V * (2 * max(1, fifo_depth.bit_length()) + 8)) + 64
     return int(lut), int(ff)
 
 
-def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str) -> tuple[int, int]:
-    """(LUT4, FF) of the whole demo: routers + a generator/checker per node + shared logic."""
+def vc_factor(vcs: int) -> float:
+    """LUT4 of a V-VC router over the one-VC router with the same ports and turns: 1.95 for V = 2, 3.1 for
+    V = 3 (`cubenoc synth-report`: MC(1,2) 1.8-1.9x, BH/BR interface 2.1x, MC(2,1) 3.15x; rounded up)."""
+    return 1 + 0.95 * (vcs - 1) + 0.1 * (vcs - 1) * (vcs - 2)
+
+
+#: the --safety panel (boards/safety_demo.py): per node an SL(1) unit (docs/performance.md "safety-area":
+#: 30-60 LUT4), its two UART digits and snapshot registers; fixed: three debouncers, select/fault
+#: registers. yosys synth_ice40 of the panel alone: 104 LUT4 + 42 carry, 67 FF (n = 2); 475 + 124, 125 (n = 4)
+SAFETY_PER_NODE = (45, 10)
+SAFETY_FIXED = (120, 70)
+
+
+def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str,
+             safety: bool = False) -> tuple[int, int]:
+    """(LUT4, FF) of the whole demo: routers + a generator/checker per node + shared logic (+ the
+    --safety panel). Routers of one shape (rtl/router.py ``shape_key``) are estimated once."""
+    from ..sim.routing.turns import allowed_matrix
     lut = ff = 0
+    seen: dict = {}
     for v in topology.nodes():
-        rl, rf = router_estimate(topology, routing, v, payload_width, fifo_depth, family)
+        key = (topology.num_ports(v), tuple(map(tuple, allowed_matrix(routing, v))))
+        if key not in seen:
+            seen[key] = router_estimate(topology, routing, v, payload_width, fifo_depth, family)
+        rl, rf = seen[key]
         lut, ff = lut + rl, ff + rf
     n = topology.num_nodes
     tl, tf = TRAFFIC_PER_NODE[family]
     dl, df = DEMO_FIXED[family]
-    return lut + n * tl + dl, ff + n * tf + df
+    lut, ff = lut + n * tl + dl, ff + n * tf + df
+    if safety:
+        lut += n * SAFETY_PER_NODE[0] + SAFETY_FIXED[0]
+        ff += n * SAFETY_PER_NODE[1] + SAFETY_FIXED[1]
+    return lut, ff
 
 
-def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: int) -> tuple[int, int]:
+def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: int,
+               safety: bool = False) -> tuple[int, int]:
     """Raise :class:`CubenocError` when the demo cannot fit ``board``'s device; else the estimate."""
-    lut, ff = estimate(topology, routing, payload_width, fifo_depth, board.family)
+    lut, ff = estimate(topology, routing, payload_width, fifo_depth, board.family, safety)
     # iCE40: a logic cell holds one LUT4 and one FF; ECP5 counts them apart
     need = max(lut, ff) if board.family == "ecp5" else int(lut + ICE40_FF_CELLS * ff)
     cap = int(board.lut4 * USABLE)
@@ -131,7 +179,8 @@ def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: 
         (", --depth 2" if board.family == "ice40" and fifo_depth > 2 else "")
     if need > cap:
         raise CubenocError(
-            f"{topology!r} with W={payload_width}, FIFO depth {fifo_depth} needs about {lut} LUT4 and {ff} FF "
+            f"{topology!r}{' + safety panel' if safety else ''} with W={payload_width}, FIFO depth {fifo_depth}"
+            f"{f', {routing.num_vcs} VCs' if routing.num_vcs > 1 else ''} needs about {lut} LUT4 and {ff} FF "
             f"(estimate from the synthesis report), more than the {board.device} on {board.name} offers "
             f"({board.lut4}); try a smaller network{hint}")
     return lut, ff

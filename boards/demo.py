@@ -127,16 +127,28 @@ class DemoTop(wiring.Component):
     and ``tx`` (UART line)."""
 
     def __init__(self, topology, routing, *, clk_freq: float, payload_width: int = 16, fifo_depth: int = 4,
-                 rate: int = 64, baud: int = 115200, report_period: float = 1.0):
+                 rate: int = 64, baud: int = 115200, report_period: float = 1.0, safety: bool = False,
+                 debounce_cycles: int | None = None):
+        self._MustUse__silence = True            # no "never used" warning when refused here
+        n_safety = safety_dimension(topology) if safety else None      # refuse before building anything
+        self._MustUse__silence = False
         self.system = TrafficSystem(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
                                     rate=rate, counters=False)     # network-wide totals only (area)
         self.clk_freq = float(clk_freq)
         self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)
         self.report_cycles = max(1000, int(self.clk_freq * report_period))
-        label = f"cubenoc {topology!r} W={payload_width}: "
-        self.reporter = LineReporter([label + "sent ", ("sent", False), " recv ", ("received", False),
-                                      " err ", ("errors", False), " lat ", ("latency", True), "\r\n"])
-        super().__init__({"heartbeat": Out(1), "traffic": Out(1), "error": Out(1), "tx": Out(1, init=1)})
+        self.panel = None
+        members = {"heartbeat": Out(1), "traffic": Out(1), "error": Out(1), "tx": Out(1, init=1)}
+        program = [f"cubenoc {topology!r} W={payload_width}: sent ", ("sent", False), " recv ", ("received", False),
+                   " err ", ("errors", False), " lat ", ("latency", True)]
+        if safety:      # fault-injection buttons and SL(1) levels (boards/safety_demo.py)
+            from .safety_demo import BUTTONS, SafetyPanel, digits_program
+            self.panel = SafetyPanel(n_safety, debounce_cycles=debounce_cycles or max(1, int(self.clk_freq // 1000) * 5))
+            members.update({f"btn_{b}": wiring.In(1) for b in BUTTONS})
+            members.update({"level": Out(self.panel.width), "selected_faulty": Out(1)})
+            program += digits_program(self.panel)
+        self.reporter = LineReporter(program + ["\r\n"])
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -178,4 +190,25 @@ class DemoTop(wiring.Component):
         m.d.sync += started.eq(fire & ~rep.busy)
         m.d.comb += [rep.start.eq(started), rep.values.sent.eq(snap_sent), rep.values.received.eq(snap_recv),
                      rep.values.errors.eq(snap_err), rep.values.latency.eq(mean.quotient)]
+        if self.panel is not None:
+            from .safety_demo import BUTTONS, digit_values
+            m.submodules.panel = panel = self.panel
+            m.d.comb += [getattr(panel, f"btn_{b}").eq(getattr(self, f"btn_{b}")) for b in BUTTONS]
+            m.d.comb += [self.level.eq(panel.level), self.selected_faulty.eq(panel.selected_faulty)]
+            snap_f, snap_l = Signal.like(panel.faults), Signal.like(panel.levels)
+            snap_s = Signal.like(panel.selected)
+            with m.If(fire & ~rep.busy):
+                m.d.sync += [snap_f.eq(panel.faults), snap_l.eq(panel.levels), snap_s.eq(panel.selected)]
+            for name, value in digit_values(panel, snap_f, snap_l, snap_s).items():
+                m.d.comb += getattr(rep.values, name).eq(value)
         return m
+
+
+def safety_dimension(topology) -> int:
+    """n of an n-cube demo network (the safety levels of seed 002 are defined on hypercubes)."""
+    from ..sim.topology import Hypercube
+    from cubenoc.errors import CubenocError
+    if type(topology) is not Hypercube or topology.n < 2:
+        raise CubenocError(f"--safety needs a hypercube network (the safety levels of seed 002 are defined on "
+                           f"the n-cube), got {topology!r}; use --family hypercube --n N (N >= 2)")
+    return topology.n

@@ -19,7 +19,7 @@ from amaranth.lib import wiring
 
 from cubenoc.errors import CubenocError
 
-from .boards import Board, check_fits
+from .boards import Board, check_fits, check_safety_board
 from .demo import DemoTop
 from .synth import fmax_from_report, utilisation_from_report
 from .toolchain import find_programmer, use_toolchain
@@ -28,9 +28,10 @@ from .toolchain import find_programmer, use_toolchain
 class BoardDemo(Elaboratable):
     """:class:`~cubenoc.boards.demo.DemoTop` wired to a board's LEDs and UART."""
 
-    def __init__(self, board: Board, topology, routing, *, payload_width: int, fifo_depth: int, rate: int):
+    def __init__(self, board: Board, topology, routing, *, payload_width: int, fifo_depth: int, rate: int,
+                 safety: bool = False):
         self.board, self.topology, self.routing = board, topology, routing
-        self.kw = dict(payload_width=payload_width, fifo_depth=fifo_depth, rate=rate)
+        self.kw = dict(payload_width=payload_width, fifo_depth=fifo_depth, rate=rate, safety=safety)
 
     def elaborate(self, platform):
         m = Module()
@@ -39,6 +40,14 @@ class BoardDemo(Elaboratable):
         for role, (res, num) in self.board.leds.items():
             m.d.comb += platform.request(res, num).o.eq(getattr(demo, role))
         m.d.comb += platform.request("uart", 0).tx.o.eq(demo.tx)
+        if demo.panel is not None:       # --safety: buttons -> fault panel, LEDs <- selected node's level
+            for role, (res, num) in self.board.buttons.items():
+                m.d.comb += getattr(demo, f"btn_{role}").eq(platform.request(res, num).i)
+            for bit, (res, num) in enumerate(self.board.level_leds):
+                if bit < len(demo.level):
+                    m.d.comb += platform.request(res, num).o.eq(demo.level[bit])
+            if self.board.faulty_led:
+                m.d.comb += platform.request(*self.board.faulty_led).o.eq(demo.selected_faulty)
         return m
 
 
@@ -65,13 +74,17 @@ class BuildReport:
 
 
 def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
-               build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1) -> BuildReport:
-    est = check_fits(board, topology, routing, payload_width, fifo_depth)
+               build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
+               safety: bool = False) -> BuildReport:
+    if safety:
+        check_safety_board(board, topology)
+    est = check_fits(board, topology, routing, payload_width, fifo_depth, safety)
     use_toolchain(board.family, toolchain)
     t0 = time.monotonic()
     platform = board.make_platform()
     out = Path(build_dir) / board.name
-    top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate)
+    top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate,
+                    safety=safety)
     plan = platform.build(top, name="top", do_build=False,
                           nextpnr_opts=f"--report top.report.json --seed {seed}")
     try:

@@ -114,8 +114,9 @@ def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:
 
 
 def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,
-                 seed: int = 1) -> SynthResult:
-    """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax."""
+                 seed: int = 1, router_il: str | None = None) -> SynthResult:
+    """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax.
+    ``router_il``: the router's RTLIL if the caller has already converted it (``_rtlil(router, "router")``)."""
     if target not in TARGETS:
         raise CubenocError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     synth_cmd, pnr_tool, pnr_opts, freq = TARGETS[target]
@@ -123,7 +124,7 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
     workdir.mkdir(parents=True, exist_ok=True)
     yosys = str(find_tool("yosys", toolchain))
     t0 = time.monotonic()
-    (workdir / "router.il").write_text(_rtlil(router, "router"))
+    (workdir / "router.il").write_text(router_il or _rtlil(router, "router"))
     _run([yosys, "-q", "-p", f"read_rtlil router.il; {synth_cmd} -top router; tee -q -o router_stat.json stat -json"],
          workdir, workdir / "router_yosys.log")
     counts, cells = count_cells(json.loads((workdir / "router_stat.json").read_text()), family, "router")

@@ -5,7 +5,8 @@ bit, each ``divisor`` clock cycles long (``divisor = round(f_clk / baud)``).
 
 :class:`LineReporter` prints a fixed program of literal text and numbers: each number is converted to
 decimal by a sequential double-dabble (one bit per cycle), printed without leading zeros, optionally
-with one digit after a decimal point (``fixed1``: the value is in tenths).
+with one digit after a decimal point (``fixed1``: the value is in tenths). A :class:`Digit` field prints
+one character ``'0' + value`` at once (no conversion: small values such as safety levels, fault bits).
 """
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import require_int
+
+
+class Digit(str):
+    """A program item of :class:`LineReporter`: the named value (0..9) printed as one digit."""
 
 
 class UartTx(wiring.Component):
@@ -47,11 +52,13 @@ class LineReporter(wiring.Component):
     def __init__(self, program: list, width: int = 32):
         self.program = []
         for item in program:
-            if isinstance(item, str):
+            if isinstance(item, Digit):
+                self.program.append(("digit", str(item)))
+            elif isinstance(item, str):
                 self.program += [("char", ord(c)) for c in item]
             else:
                 self.program.append(("num",) + tuple(item))
-        self.names = [it[1] for it in self.program if it[0] == "num"]
+        self.names = [it[1] for it in self.program if it[0] in ("num", "digit")]
         self.width = width
         self.digits = len(str((1 << width) - 1))
         super().__init__({"start": In(1), "busy": Out(1), "out": Out(stream.Signature(8)),
@@ -83,6 +90,11 @@ class LineReporter(wiring.Component):
                 with m.Case(i):
                     if item[0] == "char":
                         m.d.comb += [self.out.valid.eq(1), self.out.payload.eq(item[1])]
+                        with m.If(self.out.ready):
+                            m.d.sync += pc.eq(i + 1)
+                    elif item[0] == "digit":
+                        m.d.comb += [self.out.valid.eq(1),
+                                     self.out.payload.eq(ord("0") + getattr(self.values, item[1])[:4])]
                         with m.If(self.out.ready):
                             m.d.sync += pc.eq(i + 1)
                     else:

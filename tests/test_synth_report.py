@@ -1,0 +1,108 @@
+"""`cubenoc synth-report` for every family: router shapes, the cache, the table (no tool runs here except
+where stated; tests/test_boards_build.py runs yosys on a router)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from cubenoc.boards.synth import SynthResult
+from cubenoc.cli import main
+from cubenoc.errors import CubenocError
+from cubenoc import synth_report as sr
+
+
+def _args(**kw):
+    p = argparse.ArgumentParser()
+    sr.add_arguments(p)
+    argv = []
+    for k, v in kw.items():
+        flag = "--" + k.replace("_", "-")
+        if v is True:
+            argv.append(flag)
+        elif isinstance(v, (list, tuple)):
+            argv += [flag, *map(str, v)]
+        else:
+            argv += [flag, str(v)]
+    return p.parse_args(argv)
+
+
+def test_every_family_has_its_shapes_and_node_counts():
+    """Each network's shapes cover every node once; the shapes are the distinct Verilog router modules
+    of rtl/network.py (interface vs inner nodes of a HIN, one shape for a vertex-transitive PDN)."""
+    shapes = sr.shapes_for(_args(payload=16))
+    by_net: dict[str, list] = {}
+    for s in shapes:
+        by_net.setdefault(s.network, []).append(s)
+    fams = {s.family for s in shapes}
+    assert fams == set(sr.SYNTH_FAMILIES)
+    for fam, label, topo, routing in sr.networks(_args()):      # the defaults: the issues' sizes
+        got = by_net[label]
+        assert sum(s.nodes for s in got) == topo.num_nodes
+        assert len({s.router.shape_key for s in got}) == len(got), label     # one per Verilog module
+        for s in got:
+            assert s.ports == topo.num_ports(s.node) + 1 and s.router.num_vcs == routing.num_vcs
+    # PDN of order delta: 2*delta + 1 ports on every node (Definition 1 of seed 004)
+    for label, delta in (("PDN {0,1,3} (7)", 2), ("PDN {0,1,3,9} (13)", 3), ("PDN {0,1,3,8,12,18} (31)", 5)):
+        assert [(s.ports, s.nodes) for s in by_net[label]] == [(2 * delta + 1, {2: 7, 3: 13, 5: 31}[delta])]
+    # BH(3)/BH(2): 4 clusters of 8, one interface node each (more ports), 28 inner nodes
+    assert sorted((s.nodes, s.ports) for s in by_net["BH(3)/BH(2) (32)"]) == [(4, 6), (28, 4)]
+    assert {s.router.num_vcs for s in by_net["BH(1)/CCC(2) (16)"]} == {3}
+    assert {s.router.num_vcs for s in by_net["MC(1,2)"]} == {2}
+
+
+def test_sizes_are_checked_with_a_clear_message():
+    with pytest.raises(CubenocError, match="LEVEL1/LEVEL2"):
+        sr.networks(_args(family=["hin"], size=["bh:3"]))
+    with pytest.raises(CubenocError, match="metacube size"):
+        sr.networks(_args(family=["metacube"], size=["1"]))
+    got = sr.networks(_args(family=["pdn"], size=["delta=3", "1,2,4", "product=2,2"]))
+    assert [lbl for _, lbl, _, _ in got] == ["PDN {0,1,3,9} (13)", "0-free PDN {1,2,4} (7)", "PDN product 2,2 (49)"]
+
+
+def test_cache_reruns_only_what_changed(tmp_path, monkeypatch, capsys):
+    """A fake synth_router counts the tool runs: a rerun is all cache hits, a changed router (payload)
+    or --force runs again; the cache key is the router's RTLIL, so identical routers share an entry."""
+    import cubenoc.boards.synth as synth
+    calls = []
+
+    def fake(router, target, workdir, **kw):
+        calls.append((router.num_ports, target))
+        assert kw["router_il"].startswith("attribute") or "module" in kw["router_il"]
+        return SynthResult(target, 10 * router.num_ports, 5, 1, 0, 0, 50.0 if kw["pnr"] else None, 0.0)
+
+    monkeypatch.setattr(synth, "synth_router", fake)
+    base = ["synth-report", "--family", "pdn", "--size", "0,1,3", "0,1,3", "--work-dir", str(tmp_path),
+            "--no-progress", "--json"]
+    assert main(base) == 0                   # the same router twice: the second is a cache hit
+    rows = json.loads(capsys.readouterr().out)
+    assert len(calls) == 2 and len(rows) == 4 and [r["cached"] for r in rows] == [False, False, True, True]
+    assert [r["lut4"] for r in rows] == [50] * 4
+    assert main(base[:5] + base[6:]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(calls) == 2 and all(r["cached"] for r in rows)
+    assert main(base[:5] + base[6:] + ["--payload", "16", "--targets", "up5k"]) == 0
+    assert len(calls) == 3
+    assert main(base[:5] + base[6:] + ["--targets", "up5k", "--force"]) == 0
+    assert len(calls) == 4
+    capsys.readouterr()
+
+
+def test_table_and_section_mark_the_targets(tmp_path):
+    rows = [{"family": "pdn", "network": "PDN {0,1,3} (7)", "routing": "pdn_oblivious", "shape": 0, "nodes": 7,
+             "node": 0, "ports": 5, "vcs": 1, "payload": 32, "depth": 4, "target": "up5k", "lut4": 450, "ff": 10,
+             "carry": 1, "bram": 0, "lutram": 0, "fmax_mhz": 41.0, "seconds": 1.0, "cached": False},
+            {"family": "pdn", "network": "PDN {0,1,3} (7)", "routing": "pdn_oblivious", "shape": 0, "nodes": 7,
+             "node": 0, "ports": 5, "vcs": 1, "payload": 32, "depth": 4, "target": "ecp5-25f", "lut4": 600,
+             "ff": 10, "carry": 1, "bram": 0, "lutram": 40, "fmax_mhz": 99.0, "seconds": 1.0, "cached": True}]
+    table = sr.markdown_table(rows)
+    assert "| 90 ✓ |" in table and "| 41.0 ✓ |" in table and "| 120 ✗ |" in table and "| 99.0 ✗ |" in table
+    assert "P=5, V=1 (7)" in table
+    text = sr.section_text(table, _args(), rows)
+    assert "ecp5-25f: 120-120 LUT4/port" in text and "up5k: 90-90 LUT4/port" in text
+    doc = tmp_path / "perf.md"
+    doc.write_text(f"# P\n\n{sr.BEGIN}\nold\n{sr.END}\n\nkept\n")
+    sr.write_section(doc, text)
+    page = doc.read_text()
+    assert "old" not in page and "kept" in page and "every router shape" in page
