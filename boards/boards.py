@@ -140,9 +140,10 @@ def vc_factor(vcs: int) -> float:
 
 #: the --safety panel (boards/safety_demo.py): per node an SL(1) unit (docs/performance.md "safety-area":
 #: 30-60 LUT4), its two UART digits and snapshot registers; fixed: three debouncers, select/fault
-#: registers. yosys synth_ice40 of the panel alone: 104 LUT4 + 42 carry, 67 FF (n = 2); 475 + 124, 125 (n = 4)
-SAFETY_PER_NODE = (45, 10)
-SAFETY_FIXED = (120, 70)
+#: registers. yosys synth_ice40 of the panel alone: 104 LUT4 + 42 carry, 67 FF (n = 2); 475 + 124, 125 (n = 4);
+#: the iCEBreaker Q(2) demo with the panel: +199 LUT4, +82 FF, +230 logic cells over the plain demo
+SAFETY_PER_NODE = (36, 9)
+SAFETY_FIXED = (60, 50)
 
 
 def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str,

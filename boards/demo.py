@@ -14,6 +14,10 @@ arrive), an error LED (lit from the first error on), and once a second a UART li
     cubenoc EnhancedHypercube(n=2, k=0) W=16: sent 1234567 recv 1234563 err 0 lat 9.4
 
 (packets sent and received since reset, bad packets, mean latency in cycles over the last second).
+With ``safety=True`` (hypercube demos) a :class:`~cubenoc.boards.safety_demo.SafetyPanel` sits beside the
+network: button inputs ``btn_select``/``btn_toggle``/``btn_clear`` inject node faults, ``level`` and
+``selected_faulty`` drive LEDs, and the line goes on with `` sel 2 faults 0110 sl 1001`` (the selected
+node, the fault bit and the SL(1) level of every node, node 0 first).
 """
 from __future__ import annotations
 

@@ -318,6 +318,22 @@ def target_summary(rows: list[dict]) -> str:
     return f"5-port one-VC routers, W = 32 ({names}): " + "; ".join(parts) + "."
 
 
+def overall_summary(rows: list[dict]) -> str:
+    """Per target over every row: how many meet each target, and the ranges."""
+    parts = []
+    for target in dict.fromkeys(r["target"] for r in rows):
+        rs = [r for r in rows if r["target"] == target]
+        lpp = [r["lut4"] / r["ports"] for r in rs]
+        fm = [r["fmax_mhz"] for r in rs if r["fmax_mhz"]]
+        s = (f"{target}: {sum(x <= TARGET_LUT_PER_PORT for x in lpp)} of {len(rs)} rows within "
+             f"{TARGET_LUT_PER_PORT} LUT4/port ({min(lpp):.0f}-{max(lpp):.0f})")
+        if fm and target in TARGET_MHZ:
+            s += (f", {sum(f >= TARGET_MHZ[target] for f in fm)} of {len(fm)} at {TARGET_MHZ[target]:.0f} MHz or "
+                  f"more ({min(fm):.1f}-{max(fm):.1f})")
+        parts.append(s)
+    return "All rows: " + "; ".join(parts) + "." if parts else ""
+
+
 def section_text(table: str, args, rows: list[dict] | None = None) -> str:
     cmd = "cubenoc synth-report --write"
     if set(args.family) != set(SYNTH_FAMILIES):
@@ -326,7 +342,7 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
         cmd += " --size " + " ".join(map(str, args.size or args.n))
     if args.payload != 32 or args.depth != 4:
         cmd += f" --payload {args.payload} --depth {args.depth}"
-    summary = target_summary(rows or [])
+    summary = " ".join(x for x in (target_summary(rows or []), overall_summary(rows or [])) if x)
     return (f"## Synthesis report (yosys + nextpnr, every router shape)\n\n"
             f"Command: `{cmd}` (W = {args.payload}, FIFO depth {args.depth}, YoWASP yosys/nextpnr, seed "
             f"{getattr(args, 'seed', 1)}; cached in build/synth-report/cache, a rerun only synthesises changed "

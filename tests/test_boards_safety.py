@@ -136,3 +136,18 @@ def test_safety_needs_a_hypercube():
     topo = EnhancedHypercube(3, 0)
     with pytest.raises(CubenocError, match="--safety needs a hypercube"):
         DemoTop(topo, EcubeRouting(topo), clk_freq=12e6, safety=True)
+
+
+@pytest.mark.slow
+def test_icebreaker_safety_demo_bitstream(tmp_path):
+    """yosys + nextpnr-ice40 + icepack: the Q_2 demo with the fault panel fits the UP5K and meets 12 MHz;
+    the estimate that admitted it does not undershoot what nextpnr placed."""
+    from cubenoc.boards.boards import ICE40_FF_CELLS, get_board
+    from cubenoc.boards.flow import build_demo
+    board = get_board("icebreaker")
+    topo = Hypercube(2)
+    rep = build_demo(board, topo, EcubeRouting(topo), payload_width=16, fifo_depth=2, build_dir=tmp_path,
+                     safety=True)
+    cells = rep.utilisation["ICESTORM_LC"][0]
+    assert rep.bitstream.exists() and rep.fmax_mhz >= rep.clock_mhz and cells <= board.lut4
+    assert rep.estimate[0] + ICE40_FF_CELLS * rep.estimate[1] >= cells
