@@ -31,13 +31,14 @@ def _args(**kw):
 def test_every_family_has_its_shapes_and_node_counts():
     """Each network's shapes cover every node once; the shapes are the distinct Verilog router modules
     of rtl/network.py (interface vs inner nodes of a HIN, one shape for a vertex-transitive PDN)."""
-    shapes = sr.shapes_for(_args(payload=16))
+    new = ["metacube", "pdn", "hin"]               # hypercube/enhanced: one shape each (tests/test_rtl_area.py)
+    shapes = sr.shapes_for(_args(payload=16, family=new))
     by_net: dict[str, list] = {}
     for s in shapes:
         by_net.setdefault(s.network, []).append(s)
     fams = {s.family for s in shapes}
-    assert fams == set(sr.SYNTH_FAMILIES)
-    for fam, label, topo, routing in sr.networks(_args()):      # the defaults: the issues' sizes
+    assert fams == set(new) and set(new) < set(sr.SYNTH_FAMILIES)
+    for fam, label, topo, routing in sr.networks(_args(family=new)):      # the defaults: the issues' sizes
         got = by_net[label]
         assert sum(s.nodes for s in got) == topo.num_nodes
         assert len({s.router.shape_key for s in got}) == len(got), label     # one per Verilog module
