@@ -86,6 +86,7 @@ class SynthResult:
     fmax_mhz: float | None
     seconds: float
     cells: dict = field(default_factory=dict)
+    note: str = ""          # e.g. "does not fit": nextpnr could not place the router on the device
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -128,17 +129,24 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
     _run([yosys, "-q", "-p", f"read_rtlil router.il; {synth_cmd} -top router; tee -q -o router_stat.json stat -json"],
          workdir, workdir / "router_yosys.log")
     counts, cells = count_cells(json.loads((workdir / "router_stat.json").read_text()), family, "router")
-    fmax = None
+    fmax, note = None, ""
     if pnr:
         (workdir / "harness.il").write_text(_rtlil(RouterHarness(router), "harness"))
         _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_cmd} -top harness -json harness.json"],
              workdir, workdir / "harness_yosys.log")
-        _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, "--json", "harness.json", "--freq", str(freq),
-              "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",
-              "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out")
-        fmax = fmax_from_report(json.loads((workdir / "report.json").read_text()))
+        try:
+            _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, "--json", "harness.json", "--freq", str(freq),
+                  "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",
+                  "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out")
+        except RuntimeError:
+            log = (workdir / "nextpnr.out").read_text()
+            if "no BELs remaining" not in log and "Unable to place" not in log:
+                raise
+            note = f"does not fit the {target} (router + harness)"
+        else:
+            fmax = fmax_from_report(json.loads((workdir / "report.json").read_text()))
     return SynthResult(target, counts["lut4"], counts["ff"], counts["carry"], counts["bram"], counts["lutram"],
-                       fmax, time.monotonic() - t0, cells)
+                       fmax, time.monotonic() - t0, cells, note)
 
 
 def fmax_from_report(report: dict) -> float | None:

@@ -242,12 +242,20 @@ def run(args) -> int:
     bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,
                disable=args.no_progress or None, dynamic_ncols=True)
     t0 = time.monotonic()
+    failures = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(_task, s, t, args, tools): i for i, (s, t) in enumerate(tasks)}
         try:
             for fut in _as_completed(futures):
                 i = futures[fut]
-                rows[i] = fut.result()
+                try:
+                    rows[i] = fut.result()
+                except (RuntimeError, OSError) as exc:      # a tool failed: report it, go on with the rest
+                    s, t = tasks[i]
+                    failures.append(f"{s.network} shape {s.index} {t}: {str(exc).splitlines()[0]}")
+                    tqdm.write("FAILED " + failures[-1], file=sys.stderr)
+                    bar.update(1)
+                    continue
                 bar.set_postfix_str(f"{rows[i]['network']} P={rows[i]['ports']} {rows[i]['target']}", refresh=False)
                 bar.update(1)
                 tqdm.write(_row_text(rows[i]), file=sys.stderr)
@@ -256,6 +264,7 @@ def run(args) -> int:
                 f.cancel()
             raise
     bar.close()
+    rows = [r for r in rows if r is not None]
     ran = sum(1 for r in rows if not r["cached"])
     print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s)",
           file=sys.stderr)
@@ -263,6 +272,9 @@ def run(args) -> int:
         print(json.dumps(rows, indent=2))
     else:
         print(markdown_table(rows))
+    if failures:
+        raise CubenocError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
+                           + "; ".join(failures) + (" -- docs not updated" if args.write else ""))
     if args.write:
         doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "performance.md"
         write_section(doc, section_text(markdown_table(rows), args, rows))
@@ -276,7 +288,7 @@ def _as_completed(futures):
 
 
 def _row_text(r: dict) -> str:
-    fm = f"{r['fmax_mhz']:.1f} MHz" if r["fmax_mhz"] else "-"
+    fm = f"{r['fmax_mhz']:.1f} MHz" if r["fmax_mhz"] else (r.get("note") or "-")
     how = "cached" if r["cached"] else f"{r['seconds']:.0f} s"
     return (f"{r['network']:<24} shape {r['shape']} P={r['ports']} V={r['vcs']} x{r['nodes']:<3} {r['target']:<9} "
             f"LUT4 {r['lut4']:>5} ({r['lut4'] / r['ports']:.0f}/port) FF {r['ff']:>5} carry {r['carry']:>4} "
@@ -289,7 +301,7 @@ def markdown_table(rows: list[dict]) -> str:
            "| BRAM | LUTRAM | Fmax (MHz) |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        fm = f"{r['fmax_mhz']:.1f}" if r["fmax_mhz"] else "-"
+        fm = f"{r['fmax_mhz']:.1f}" if r["fmax_mhz"] else ("does not fit" if r.get("note") else "-")
         goal = TARGET_MHZ.get(r["target"])
         if r["fmax_mhz"] and goal:
             fm += " ✓" if r["fmax_mhz"] >= goal else " ✗"

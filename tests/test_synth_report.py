@@ -107,3 +107,22 @@ def test_table_and_section_mark_the_targets(tmp_path):
     sr.write_section(doc, text)
     page = doc.read_text()
     assert "old" not in page and "kept" in page and "every router shape" in page
+
+
+def test_a_failed_tool_run_is_reported_and_the_others_are_kept(tmp_path, monkeypatch, capsys):
+    import cubenoc.boards.synth as synth
+
+    def fake(router, target, workdir, **kw):
+        if target == "ecp5-25f":
+            raise RuntimeError("nextpnr-ecp5 failed (exit 1); log x")
+        return SynthResult(target, 100, 5, 1, 0, 0, None, 0.0, note="does not fit the up5k (router + harness)")
+
+    monkeypatch.setattr(synth, "synth_router", fake)
+    doc = tmp_path / "perf.md"
+    argv = ["synth-report", "--family", "pdn", "--size", "0,1,3", "--work-dir", str(tmp_path), "--no-progress",
+            "--write", "--doc", str(doc)]
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    assert "1 synthesis run(s) failed" in out.err and "ecp5-25f" in out.err and "docs not updated" in out.err
+    assert "does not fit" in out.out and not doc.exists()
+    assert len(list((tmp_path / "cache").iterdir())) == 1          # the good row is cached for the rerun
