@@ -81,6 +81,12 @@ def _flat_ports(net: Network) -> dict:
     for name in COUNTERS:
         ports[name] = {"direction": "out", "width": n * COUNTER_WIDTH,
                        "node_v": f"[v*{COUNTER_WIDTH} +: {COUNTER_WIDTH}]"}
+    if net.adaptive:          # docs/router.md "Adaptive selection and run-time faults"
+        pm = net.fault_stride
+        ports["link_fault"] = {"direction": "in", "width": n * pm, "node_v": f"[v*{pm} +: {pm}] (bit p: port p)"}
+        ports["node_fault"] = {"direction": "in", "width": n, "bit_v": "node v"}
+        ports["discarded"] = {"direction": "out", "width": n * COUNTER_WIDTH,
+                              "node_v": f"[v*{COUNTER_WIDTH} +: {COUNTER_WIDTH}]"}
     return ports
 
 
@@ -117,12 +123,12 @@ def _markdown(d: dict) -> str:
 
 
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
-                  top: str | None = None, flat: bool = False) -> tuple[dict[str, str], Network, str]:
+                  top: str | None = None, flat: bool = False, faults: bool = False) -> tuple[dict[str, str], Network, str]:
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
-                  flat=flat, module_prefix=f"{top}_router")
+                  flat=flat, module_prefix=f"{top}_router", faults=faults)
     files = {f"{top}.v": verilog.convert(net, name=top)}
     for name, router in net.router_modules().items():
         files[f"{name}.v"] = verilog.convert(router, name=name)
