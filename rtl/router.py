@@ -30,6 +30,7 @@ from cubenoc.errors import CubenocError, require_int
 
 from ..sim.routing.turns import allowed_matrix
 from .flit import DEST_WIDTH, link_flit_layout, link_signature, local_signature
+from .route_candidates import candidates_node_generic
 from .route_compute import node_width, rtl_for
 
 COUNTERS = ("injected", "ejected", "dropped", "malformed")
@@ -74,7 +75,8 @@ class Router(wiring.Component):
     def shape_key(self) -> tuple:
         return (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
                 self.payload_width, self.fifo_depth, None if self.adapter.node_generic else self.node,
-                self.num_vcs) + (("adaptive", self.node) if self.adaptive else ())
+                self.num_vcs) + (("adaptive", None if candidates_node_generic(self.routing) else self.node)
+                                 if self.adaptive else ())
 
     def input_stream(self, p: int):
         return self.local_in if p == self.local else getattr(self, f"in_p{p}")

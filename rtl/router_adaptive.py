@@ -16,7 +16,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data
 from amaranth.lib.fifo import SyncFIFO
 
-from .route_candidates import CandidateUnit
+from .route_candidates import candidate_unit
 from .router import COUNTER_WIDTH, _any, _onehot_mux
 
 USE_WIDTH = 16
@@ -45,8 +45,10 @@ def elaborate_adaptive(r) -> Module:
         i, c = k
         fifo[k] = m.submodules[f"fifo_{i}_{c}"] = SyncFIFO(width=layout.size, depth=r.fifo_depth)
         head[k] = data.View(layout, fifo[k].r_data)
-        cu[k] = m.submodules[f"cand_{i}_{c}"] = CandidateUnit(r.routing, r.node)
+        cu[k] = m.submodules[f"cand_{i}_{c}"] = candidate_unit(r.routing, r.node)
         m.d.comb += cu[k].route.eq(head[k].route)
+        if cu[k].node_generic:
+            m.d.comb += cu[k].node_id.eq(r.node_id)
     for i in range(P):
         if i not in used_in:
             m.d.comb += r.input_stream(i).ready.eq(0)
