@@ -80,7 +80,7 @@ def build_network(spec: str):
     """``spec`` -> (topology, routing function, label). Families whose routing needs virtual channels
     raise: the model supports one VC until issue 4."""
     fam, params = parse_spec(spec)
-    allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set"}, "metacube": {"k", "m"},
+    allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set", "routing"}, "metacube": {"k", "m"},
                "hin": {"d", "level2", "size", "r", "routing"}}[fam]
     extra = set(params) - allowed
     if extra:
