@@ -96,12 +96,13 @@ def test_fault_ports_only_on_adaptive_routers():
     # the oblivious router with fault inputs only
     from cubenoc.sim.routing.pdn import ObliviousPDNRouting
     ob = Router(t, ObliviousPDNRouting(t), 0, faults=True)
-    assert ob.adaptive and plain.shape_key == Router(t, AdaptivePDNRouting(t), 0).shape_key
+    again = Router(t, AdaptivePDNRouting(t), 0)
+    assert ob.adaptive and plain.shape_key == again.shape_key
     # one router module for every node of the fault-free PDN, also when adaptive
     net = Network(t, AdaptivePDNRouting(t, selection="availability"), structural=True, flat=True)
     assert len(set(net.module_names)) == 1 and net.adaptive
     assert len(net.link_fault) == 7 * t.num_ports(0) and len(net.discarded) == 7 * 16
-    _silence(plain, ad, ob, net, *net.routers)
+    _silence(plain, ad, ob, again, net, *net.routers)
 
 
 def _silence(*elaboratables):
