@@ -55,6 +55,7 @@ def describe(net: Network, top: str) -> dict:
         "route_header": [{"name": n, "lsb": routing.layout.offset(n)[0], "width": w}
                          for n, w in routing.layout.fields],
         "flat": net.flat,
+        "faults": net.adaptive,
         "ports": _flat_ports(net) if net.flat else {
             "local_in": {"pattern": "local_in__{node}__{valid,ready,payload}", "direction": "in (ready out)",
                          "payload_width": local.size},
@@ -106,6 +107,9 @@ def _markdown(d: dict) -> str:
         lines.append(f"| `{s}__{{v}}__payload` | {'in' if s == 'local_in' else 'out'} | {w} |")
     for c in (() if d["flat"] else COUNTERS):
         lines.append(f"| `status__{{v}}__{c}` | out | {COUNTER_WIDTH} |")
+    if d.get("faults") and not d["flat"]:       # docs/router.md "Adaptive selection and run-time faults"
+        lines += ["| `link_fault__{v}` | in | network ports of v (bit p: port p) |",
+                  "| `node_fault__{v}` | in | 1 |", f"| `discarded__{{v}}` | out | {COUNTER_WIDTH} |"]
     lines += ["", "## Local flit (payload vector, LSB first)", "", "| field | lsb | width |", "|---|---|---|"]
     lines += [f"| {f['name']} | {f['lsb']} | {f['width']} |" for f in d["local_flit"]]
     lines += ["", f"On a head flit `data[0:{d['dest_width']}]` is the destination node.", "",
