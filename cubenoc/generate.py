@@ -61,7 +61,9 @@ def _pdn(args):
         return topo, ObliviousPDNRouting(topo)
     if args.routing == "adaptive":
         return topo, AdaptivePDNRouting(topo, prefer=args.prefer)
-    raise CubenocError(f"pdn --routing must be oblivious or adaptive, got {args.routing!r}")
+    if args.routing == "availability":          # Algorithm 2 with the run-time selection (docs/router.md)
+        return topo, AdaptivePDNRouting(topo, prefer=args.prefer, selection="availability")
+    raise CubenocError(f"pdn --routing must be oblivious, adaptive or availability, got {args.routing!r}")
 
 
 def _hin(args):
@@ -76,7 +78,9 @@ def _hin(args):
         return topo, HierarchicalRouting(topo)
     if args.routing == "balanced":
         return topo, BalancedHierarchicalRouting(topo)
-    raise CubenocError(f"hin --routing must be ecube or balanced, got {args.routing!r}")
+    if args.routing == "least_used":            # Sec. IV-B with the run-time selection (docs/router.md)
+        return topo, BalancedHierarchicalRouting(topo, selection="least_used")
+    raise CubenocError(f"hin --routing must be ecube, balanced or least_used, got {args.routing!r}")
 
 
 #: family -> args -> (topology, routing function); later families add their entry here
@@ -115,8 +119,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--product", metavar="D1,D0", help="pdn: product of registry PDNs of these orders "
                    "(dimension-order routing), e.g. 2,2 for the 7x7 2-D PDN")
     p.add_argument("--bipartite", action="store_true", help="pdn: the bipartite host/switch form")
-    p.add_argument("--routing", default=None, help="pdn: oblivious (Algorithm 1, default) or adaptive "
-                   "(Algorithm 2); hin: ecube (default) or balanced (Sec. IV-B)")
+    p.add_argument("--routing", default=None, help="pdn: oblivious (Algorithm 1, default), adaptive "
+                   "(Algorithm 2, preferred candidate) or availability (Algorithm 2 selected at run time); "
+                   "hin: ecube (default), balanced (Sec. IV-B, fixed pick) or least_used (run-time selection)")
+    p.add_argument("--faults", action="store_true", help="link_fault/node_fault inputs and discarded "
+                   "counters (docs/router.md, run-time faults); always on with a run-time selection")
     p.add_argument("--prefer", default="forward", choices=("forward", "backward"),
                    help="pdn adaptive: the preferred first chord")
     p.add_argument("--level1", default="bh:3", help="hin: cluster network bh:d or cc:n (default bh:3)")
@@ -139,7 +146,7 @@ def run(args) -> int:
     require_int(args.depth, "fifo depth", 1, 64)
     check_buildable(topo, routing)
     gen = write_network(topo, routing, args.out, payload_width=args.payload, fifo_depth=args.depth,
-                        flat=args.flat)
+                        flat=args.flat, **({"faults": True} if args.faults else {}))
     print(f"{topo!r}, {routing.name} routing: top module {gen.top}, "
           f"{len(set(gen.network.module_names))} router module(s)")
     for path in gen.verilog + [gen.describe_json, gen.describe_md]:

@@ -25,7 +25,9 @@ def add_arguments(p) -> None:
     g.add_argument("--level2", help="hin: level-2 family bh|br|cc|ccc")
     g.add_argument("--size", type=int, help="hin: level-2 size (BH dimension, BR/CC nodes, CCC D_c)")
     g.add_argument("--replication", type=int, help="hin: level-2 link replication r")
-    g.add_argument("--routing", help="hin: ecube (default) or balanced (Sec. IV-B candidates, deterministic pick)")
+    g.add_argument("--routing", help="hin: ecube (default), balanced (Sec. IV-B candidates, fixed pick) or "
+                                     "least_used (run-time selection); pdn: oblivious (default), adaptive "
+                                     "(Algorithm 2, preferred candidate) or availability (run-time selection)")
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
@@ -67,7 +69,7 @@ def spec_from_args(args) -> str:
         if fam == "enhanced":
             parts.append(f"k={args.k if args.k is not None else 0}")
     elif fam == "pdn":
-        parts = [f"set={args.pds or '0,1,3,9'}"]
+        parts = [f"set={args.pds or '0,1,3,9'}"] + ([f"routing={args.routing}"] if args.routing else [])
     elif fam == "metacube":
         parts = [f"k={args.k if args.k is not None else 1}", f"m={args.m if args.m is not None else 3}"]
     else:

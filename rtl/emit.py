@@ -55,6 +55,7 @@ def describe(net: Network, top: str) -> dict:
         "route_header": [{"name": n, "lsb": routing.layout.offset(n)[0], "width": w}
                          for n, w in routing.layout.fields],
         "flat": net.flat,
+        "faults": net.adaptive,
         "ports": _flat_ports(net) if net.flat else {
             "local_in": {"pattern": "local_in__{node}__{valid,ready,payload}", "direction": "in (ready out)",
                          "payload_width": local.size},
@@ -81,6 +82,12 @@ def _flat_ports(net: Network) -> dict:
     for name in COUNTERS:
         ports[name] = {"direction": "out", "width": n * COUNTER_WIDTH,
                        "node_v": f"[v*{COUNTER_WIDTH} +: {COUNTER_WIDTH}]"}
+    if net.adaptive:          # docs/router.md "Adaptive selection and run-time faults"
+        pm = net.fault_stride
+        ports["link_fault"] = {"direction": "in", "width": n * pm, "node_v": f"[v*{pm} +: {pm}] (bit p: port p)"}
+        ports["node_fault"] = {"direction": "in", "width": n, "bit_v": "node v"}
+        ports["discarded"] = {"direction": "out", "width": n * COUNTER_WIDTH,
+                              "node_v": f"[v*{COUNTER_WIDTH} +: {COUNTER_WIDTH}]"}
     return ports
 
 
@@ -100,6 +107,9 @@ def _markdown(d: dict) -> str:
         lines.append(f"| `{s}__{{v}}__payload` | {'in' if s == 'local_in' else 'out'} | {w} |")
     for c in (() if d["flat"] else COUNTERS):
         lines.append(f"| `status__{{v}}__{c}` | out | {COUNTER_WIDTH} |")
+    if d.get("faults") and not d["flat"]:       # docs/router.md "Adaptive selection and run-time faults"
+        lines += ["| `link_fault__{v}` | in | network ports of v (bit p: port p) |",
+                  "| `node_fault__{v}` | in | 1 |", f"| `discarded__{{v}}` | out | {COUNTER_WIDTH} |"]
     lines += ["", "## Local flit (payload vector, LSB first)", "", "| field | lsb | width |", "|---|---|---|"]
     lines += [f"| {f['name']} | {f['lsb']} | {f['width']} |" for f in d["local_flit"]]
     lines += ["", f"On a head flit `data[0:{d['dest_width']}]` is the destination node.", "",
@@ -117,12 +127,12 @@ def _markdown(d: dict) -> str:
 
 
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
-                  top: str | None = None, flat: bool = False) -> tuple[dict[str, str], Network, str]:
+                  top: str | None = None, flat: bool = False, faults: bool = False) -> tuple[dict[str, str], Network, str]:
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
-                  flat=flat, module_prefix=f"{top}_router")
+                  flat=flat, module_prefix=f"{top}_router", faults=faults)
     files = {f"{top}.v": verilog.convert(net, name=top)}
     for name, router in net.router_modules().items():
         files[f"{name}.v"] = verilog.convert(router, name=name)

@@ -37,15 +37,16 @@ STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTE
 
 class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
-                 structural: bool = False, flat: bool = False, module_prefix: str | None = None):
+                 structural: bool = False, flat: bool = False, module_prefix: str | None = None,
+                 faults: bool = False):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
         self.flat = flat
-        self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth)
-                        for v in topology.nodes()]
+        self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
+                               faults=faults) for v in topology.nodes()]
         prefix = module_prefix or f"cubenoc_{topology.name}_router"
         shapes: dict[tuple, str] = {}
         for r in self.routers:
@@ -62,7 +63,40 @@ class Network(wiring.Component):
             members = {"local_in": In(local_signature(payload_width)).array(n),
                        "local_out": Out(local_signature(payload_width)).array(n),
                        "status": Out(STATUS_SIGNATURE).array(n)}
+        # docs/router.md "Adaptive selection and run-time faults": fault inputs, discarded counters
+        self.adaptive = self.routers[0].adaptive
+        if self.adaptive:
+            self.fault_stride = max(1, max(topology.num_ports(v) for v in topology.nodes()))
+            pm = self.fault_stride
+            if flat:
+                members.update({"link_fault": In(n * pm), "node_fault": In(n), "discarded": Out(n * COUNTER_WIDTH)})
+            else:
+                members.update({"link_fault": In(pm).array(n), "node_fault": In(1).array(n),
+                                "discarded": Out(COUNTER_WIDTH).array(n)})
+            self._fault_wires = {v: (Signal(max(1, topology.num_ports(v)), name=f"fault_link_{v}"),
+                                     Signal(name=f"fault_node_{v}")) for v in topology.nodes()}
         super().__init__(members)
+
+    def _top_fault(self, v: int, p: int | None = None):
+        """The top's link_fault bit p (or node_fault, p None) of node v."""
+        if p is None:
+            return self.node_fault[v]
+        return self.link_fault[v * self.fault_stride + p] if self.flat else self.link_fault[v][p]
+
+    def _drive_faults(self, m: Module) -> None:
+        """Each router's link_fault[p] = either end's link bit | the far node's node_fault."""
+        if not self.adaptive:
+            return
+        topo = self.topology
+        for v in topo.nodes():
+            lf, nf = self._fault_wires[v]
+            m.d.comb += nf.eq(self._top_fault(v))
+            for p in range(topo.num_ports(v)):
+                far = topo.neighbor(v, p)
+                bit = self._top_fault(v, p)
+                if far is not None:
+                    bit = bit | self._top_fault(far[0], far[1]) | self._top_fault(far[0])
+                m.d.comb += lf[p].eq(bit)
 
     def router_modules(self) -> dict[str, Router]:
         """One representative router per distinct Verilog module name (convert each on its own)."""
@@ -90,6 +124,10 @@ class Network(wiring.Component):
                     out[(s, f)] = Value.cast(getattr(getattr(self, s)[v], f))
             for name in COUNTERS:
                 out[(name,)] = getattr(self.status[v], name)
+        if self.adaptive:
+            out[("link_fault",)], out[("node_fault",)] = self._fault_wires[v]
+            out[("discarded",)] = (self.discarded[v * COUNTER_WIDTH:(v + 1) * COUNTER_WIDTH] if self.flat
+                                   else self.discarded[v])
         return out
 
     def elaborate(self, platform):
@@ -98,6 +136,7 @@ class Network(wiring.Component):
     def _elaborate_hierarchical(self) -> Module:
         m = Module()
         topo = self.topology
+        self._drive_faults(m)
         for v, r in enumerate(self.routers):
             m.submodules[f"router_{v}"] = r
             if r.adapter.node_generic:
@@ -124,6 +163,7 @@ class Network(wiring.Component):
         signal per channel wire (``link_{u}_p{p}__valid/ready/payload``), so the top has no alias wires."""
         m = Module()
         topo = self.topology
+        self._drive_faults(m)
         flit_width = self.routers[0].flit_layout.size
         # one plain signal per channel (u, p) and wire: no View, so no per-field alias wires
         link = {}

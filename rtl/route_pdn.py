@@ -5,17 +5,13 @@
   entries of :func:`~cubenoc.sim.routing.pdn.oblivious_port_table` (``routing.rom()``); ``d = 0``
   ejects. The header is unchanged (``dest``); with degenerate chords (``hop_vcs``) the 1-bit ``hop``
   field is set and the hop leaves on VC ``hop``.
-* :class:`AdaptivePDNRTL` -- Algorithm 2 as far as the router contract allows. The contract
-  (docs/router.md) computes the route from the header alone, combinationally, before arbitration; the
-  choice "forward-first or backward-first by output availability" needs router state (which of the two
-  outputs is unlocked and has a ready downstream VC). What is built: the routing function's ``route()``
-  = the *preferred* candidate (``prefer``: forward-first by default) as a ROM indexed by ``d``
-  (fault-free: node-generic) or by ``dest`` (with faults: one table per node, the faults are a static
-  configuration), ``hop`` incremented (saturating) and VC = ``hop``. How availability plugs in: the
-  unit would output both candidate ports (``port`` and ``alt_port``, the second from a second ROM of
-  ``candidates()[1]``) and the router's request stage would request ``alt_port`` when ``port``'s
-  output is locked or its downstream VC ``hop`` is full; the model would do the same from
-  ``candidates()``. Both sides must change together (issue 5 adds faulty links as inputs).
+* :class:`AdaptivePDNRTL` -- Algorithm 2's *preferred* candidate (``prefer``: forward-first by default)
+  as a ROM indexed by ``d`` (fault-free: node-generic) or by ``dest`` (static faults: one table per
+  node), ``hop`` incremented (saturating) and VC = ``hop``: the router that takes ``route()``. With
+  ``AdaptivePDNRouting(..., selection="availability")`` the router is the adaptive one instead
+  (docs/router.md, "Adaptive selection and run-time faults"): both candidates from
+  :class:`~cubenoc.rtl.route_candidates.PDNCandidateUnit`, forward-/backward-first chosen each cycle by
+  output availability, around faulty links given as run-time inputs.
 * :class:`DimensionOrderPDNRTL` -- products ``H_{q-1} x ... x H_0`` (Theorem 2): coordinates of
   ``node_id`` and ``dest`` from one mixed-radix ROM each (N entries), the lowest differing dimension
   wins (a priority chain), then that factor's Algorithm-1 ROM on ``(y_i - x_i) mod n_i``. Node-generic.

@@ -30,6 +30,7 @@ from cubenoc.errors import CubenocError, require_int
 
 from ..sim.routing.turns import allowed_matrix
 from .flit import DEST_WIDTH, link_flit_layout, link_signature, local_signature
+from .route_candidates import candidates_node_generic
 from .route_compute import node_width, rtl_for
 
 COUNTERS = ("injected", "ejected", "dropped", "malformed")
@@ -37,7 +38,8 @@ COUNTER_WIDTH = 16
 
 
 class Router(wiring.Component):
-    def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4):
+    def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
+                 faults: bool = False):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
@@ -60,6 +62,12 @@ class Router(wiring.Component):
         members["local_out"] = Out(local_signature(payload_width))
         for name in COUNTERS:
             members[name] = Out(COUNTER_WIDTH)
+        # docs/router.md "Adaptive selection and run-time faults": a selection or fault inputs
+        self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
+        if self.adaptive:
+            members["link_fault"] = In(max(1, self.local))
+            members["node_fault"] = In(1)
+            members["discarded"] = Out(COUNTER_WIDTH)
         super().__init__(members)
 
     # the shape of this router: two nodes with the same key get the same Verilog module
@@ -67,7 +75,8 @@ class Router(wiring.Component):
     def shape_key(self) -> tuple:
         return (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
                 self.payload_width, self.fifo_depth, None if self.adapter.node_generic else self.node,
-                self.num_vcs)
+                self.num_vcs) + (("adaptive", None if candidates_node_generic(self.routing) else self.node)
+                                 if self.adaptive else ())
 
     def input_stream(self, p: int):
         return self.local_in if p == self.local else getattr(self, f"in_p{p}")
@@ -76,6 +85,9 @@ class Router(wiring.Component):
         return self.local_out if p == self.local else getattr(self, f"out_p{p}")
 
     def elaborate(self, platform):
+        if self.adaptive:
+            from .router_adaptive import elaborate_adaptive
+            return elaborate_adaptive(self)
         return self._elaborate_v1() if self.num_vcs == 1 else self._elaborate_vc()
 
     def _elaborate_v1(self):
@@ -271,9 +283,10 @@ class Router(wiring.Component):
                 m.d.sync += [cur_out[k].eq(ru[k].port), cur_vc[k].eq(ru[k].vc)]
         return m
 
-    def _source_interface(self, m: Module, fifo: SyncFIFO) -> None:
-        """docs/router.md "Source interface": framing, drop of bad destinations, malformed counting."""
-        s = self.local_in
+    def _source_interface(self, m: Module, fifo: SyncFIFO, stream=None) -> None:
+        """docs/router.md "Source interface": framing, drop of bad destinations, malformed counting.
+        ``stream``: the local input as seen by the interface (default ``self.local_in``)."""
+        s = self.local_in if stream is None else stream
         w = data.View(self.flit_layout, fifo.w_data)
         inj = m.submodules.inject = self.adapter.inject_unit(self.node)
         if self.adapter.node_generic:

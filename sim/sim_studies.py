@@ -56,7 +56,7 @@ def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: Sim
 def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") -> str:
     if code is None:
         return f"hypercube:n={d + K.bit_length() - 1}"
-    return f"hin:d={d},level2=bh,size={K.bit_length() - 1},r={r}" + (",routing=balanced" if routing == "balanced" else "")
+    return f"hin:d={d},level2=bh,size={K.bit_length() - 1},r={r}" + (f",routing={routing}" if routing != "ecube" else "")
 
 
 def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
@@ -82,7 +82,11 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     spec = _hin_spec(code, d, K, r, routing)
     topo, routing_fn, label = build_network(spec)
     n = 2 ** d
-    loads = H.routed_loads(routing_fn, n)
+    if routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
+        from .routing.hierarchical import LeastUsedSelector
+        loads = H.routed_loads(routing_fn, n, LeastUsedSelector().select)
+    else:
+        loads = H.routed_loads(routing_fn, n)
     kr = H.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
     kr0 = H.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
     cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, depth=64,
@@ -145,8 +149,10 @@ def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 
     return out
 
 
-def hin_routing(alphas=(0.5, 0.6, 0.7, 0.8), d: int = 3, K: int = 8, lam: float = 0.5, **kw) -> list[dict]:
-    """Fig. 12 as far as the model goes: e-cube vs the Sec. IV-B candidates with the routing function's
-    deterministic pick (the model has no adaptive selection yet), BH/BH, mu_CL = 1.5, mu_NCL = 3."""
+def hin_routing(alphas=(0.5, 0.6, 0.7, 0.8), d: int = 3, K: int = 8, lam: float = 0.5,
+                routings=("ecube", "balanced", "least_used"), **kw) -> list[dict]:
+    """Fig. 12: e-cube vs the Sec. IV-B candidates with the fixed pick (``balanced``) and with the
+    router's run-time least-used selection (``least_used``, docs/router.md "Adaptive selection"),
+    BH/BH, mu_CL = 1.5, mu_NCL = 3."""
     return [dict(hin_delay("BH/BH", d, K, a, lam, 1.5, 3.0, routing=rt, **kw), routing=rt)
-            for a in alphas for rt in ("ecube", "balanced")]
+            for a in alphas for rt in routings]

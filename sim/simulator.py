@@ -42,8 +42,8 @@ from cubenoc.errors import CubenocError, require_int
 from .traffic import LengthDist, check_rate, generate, make_pattern
 
 FAMILIES = ("hypercube", "enhanced", "pdn", "metacube", "hin")
-SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9 | metacube:k=1,m=3 | "
-             "hin:d=3,level2=bh,size=3[,r=2][,routing=balanced]")
+SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9[,routing=adaptive|availability] | "
+             "metacube:k=1,m=3 | hin:d=3,level2=bh,size=3[,r=2][,routing=balanced|least_used]")
 
 
 # ---- networks ------------------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ def build_network(spec: str):
     """``spec`` -> (topology, routing function, label). Families whose routing needs virtual channels
     raise: the model supports one VC until issue 4."""
     fam, params = parse_spec(spec)
-    allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set"}, "metacube": {"k", "m"},
+    allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set", "routing"}, "metacube": {"k", "m"},
                "hin": {"d", "level2", "size", "r", "routing"}}[fam]
     extra = set(params) - allowed
     if extra:
@@ -97,7 +97,14 @@ def build_network(spec: str):
         if "set" not in params:
             raise CubenocError(f"pdn needs set=... (a perfect difference set, e.g. set=0,1,3,9)")
         topo = PerfectDifferenceNetwork(params["set"])
-        routing = ObliviousPDNRouting(topo)
+        kind = params.get("routing", "oblivious").lower()
+        if kind == "oblivious":
+            routing = ObliviousPDNRouting(topo)
+        elif kind in ("adaptive", "availability"):     # Algorithm 2: preferred pick / run-time selection
+            from .routing.pdn import AdaptivePDNRouting
+            routing = AdaptivePDNRouting(topo, selection="availability" if kind == "availability" else None)
+        else:
+            raise CubenocError(f"pdn routing must be oblivious, adaptive or availability, got {kind!r}")
     elif fam == "metacube":
         from .routing.metacube import MetacubeRouting
         from .topology.metacube import Metacube
@@ -112,9 +119,12 @@ def build_network(spec: str):
         topo = hierarchical_from_spec(f"bh:{d}", f"{l2}:{size}" if size else l2,
                                       replication=_int(params, "r", 1, lo=1, hi=8))
         kind = params.get("routing", "ecube").lower()
-        if kind not in ("ecube", "balanced"):
-            raise CubenocError(f"hin routing must be ecube or balanced, got {kind!r}")
-        routing = (BalancedHierarchicalRouting if kind == "balanced" else HierarchicalRouting)(topo)
+        if kind not in ("ecube", "balanced", "least_used"):
+            raise CubenocError(f"hin routing must be ecube, balanced or least_used, got {kind!r}")
+        if kind == "ecube":
+            routing = HierarchicalRouting(topo)
+        else:      # Sec. IV-B candidates: fixed pick, or the least-used selection at run time
+            routing = BalancedHierarchicalRouting(topo, selection="least_used" if kind == "least_used" else None)
     if routing.num_vcs > 1 and not model_has_vcs():
         raise CubenocError(f"{topo!r} with {routing.name} routing needs {routing.num_vcs} virtual channels; "
                            f"the model supports 1 until issue 4")

@@ -26,16 +26,19 @@ def _u(handle) -> int:
     return handle.value.to_unsigned()
 
 
-async def _reset(dut, cycles: int = 2) -> None:
+async def _reset(dut, cycles: int = 2, adaptive: bool = False) -> None:
     dut.in_valid.value = 0
     dut.out_ready.value = 0
+    if adaptive:                       # docs/router.md "Run-time faults": nothing faulty before a change
+        dut.link_fault.value = 0
+        dut.node_fault.value = 0
     dut.rst.value = 1
     for _ in range(cycles):
         await RisingEdge(dut.clk)
     dut.rst.value = 0
 
 
-async def _play(dut, sc: dict, n: int, fw: int) -> dict:
+async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
     st = np.load(sc["stim"])
     start = st["node_start"].tolist()
     words = ((st["data"].astype(object) << 2) | (st["tail"].astype(object) << 1) | st["head"].astype(object)).tolist()
@@ -58,9 +61,15 @@ async def _play(dut, sc: dict, n: int, fw: int) -> dict:
             payload |= words[ptr[v]] << (v * fw)
             heapq.heappush(waiting, (release[ptr[v]], v))
     tr_c, tr_v, tr_w = [], [], []
+    faults = [(int(c), int(lw), int(nw)) for c, lw, nw in sc.get("faults", [])]
+    fptr = 0
     dut.in_payload.value = payload
     last_payload = payload
     for t in range(cycles):
+        while fptr < len(faults) and faults[fptr][0] <= t:      # the fault inputs of this cycle
+            dut.link_fault.value = faults[fptr][1]
+            dut.node_fault.value = faults[fptr][2]
+            fptr += 1
         while waiting and waiting[0][0] <= t:
             valid |= 1 << heapq.heappop(waiting)[1]
         ready = rw[t] if t < len(rw) else all_ready
@@ -102,7 +111,12 @@ async def _play(dut, sc: dict, n: int, fw: int) -> dict:
     for name in ("injected", "ejected", "dropped", "malformed"):
         word = _u(getattr(dut, name))
         counters[name] = [(word >> (16 * v)) & 0xFFFF for v in range(n)]
+    extra = {}
+    if adaptive:
+        word = _u(dut.discarded)
+        extra["discarded"] = np.array([(word >> (16 * v)) & 0xFFFF for v in range(n)], dtype=np.int64)
     return {
+        **extra,
         "cycle": np.array(tr_c, dtype=np.int64), "node": np.array(tr_v, dtype=np.int64),
         "head": np.array([x & 1 for x in tr_w], dtype=np.int64),
         "tail": np.array([(x >> 1) & 1 for x in tr_w], dtype=np.int64),
@@ -120,6 +134,7 @@ async def run_scenarios(dut):
     n, fw = int(job["num_nodes"]), int(job["payload_width"]) + 2
     Clock(dut.clk, 10, unit="ns").start(start_high=False)
     for sc in job["scenarios"]:
-        await _reset(dut)
-        out = await _play(dut, sc, n, fw)
+        adaptive = bool(job.get("adaptive", False))
+        await _reset(dut, adaptive=adaptive)
+        out = await _play(dut, sc, n, fw, adaptive)
         np.savez(sc["out"], **out)

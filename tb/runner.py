@@ -28,6 +28,7 @@ from ..sim.model.stimulus import Stimulus
 BUILD_ARGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "--no-public-flat-rw"]
 TOP_PORTS = ("clk", "rst", "in_valid", "in_ready", "in_payload", "out_valid", "out_ready", "out_payload",
              "injected", "ejected", "dropped", "malformed")
+FAULT_PORTS = ("link_fault", "node_fault", "discarded")   # adaptive/fault-aware networks only
 
 
 def project_root() -> Path:
@@ -62,6 +63,7 @@ class Design:
     top: str
     dir: Path
     waves: bool
+    adaptive: bool = False      # fault inputs and discarded counters (docs/router.md)
 
 
 @dataclass
@@ -76,6 +78,7 @@ class RtlTrace:
     accepted: np.ndarray    # flits accepted per node
     cycles: int
     vcd: Path | None = None
+    discarded: np.ndarray | None = None   # [N] adaptive networks only
 
     def trace_tuples(self) -> list[tuple[int, int, int, int, int]]:
         return list(zip(self.cycle.tolist(), self.node.tolist(), self.head.tolist(), self.tail.tolist(),
@@ -83,7 +86,7 @@ class RtlTrace:
 
 
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
-                  waves: bool | None = None) -> Design:
+                  waves: bool | None = None, faults: bool = False) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -97,21 +100,23 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
     # the routing function is part of the design (one topology may run several): named unless e-cube
     from ..sim.routing.hypercube import EcubeRouting
     tag = "" if isinstance(routing, EcubeRouting) else f"_{routing.name}"
-    name = f"{topology.name}{tag}_w{payload_width}_d{depth}" + ("_waves" if waves else "")
+    name = f"{topology.name}{tag}_w{payload_width}_d{depth}" + ("_faults" if faults else "") + ("_waves" if waves else "")
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"):
-        g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True)
+        kw = {"faults": True} if faults else {}
+        g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
+        adaptive = g.network.adaptive
         runner = get_runner("verilator")
         # only the top's ports are visible to cocotb (a "*" would also match the inlined routers' signals)
         vlt = d / "src" / "public_ports.vlt"
         text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{g.top}" -var "{port}"\n'
-                                                 for port in TOP_PORTS)
+                                                 for port in TOP_PORTS + (FAULT_PORTS if adaptive else ()))
         if not vlt.exists() or vlt.read_text() != text:
             vlt.write_text(text)
         args = BUILD_ARGS + [str(vlt)] + (["--trace", "--trace-structs"] if waves else [])
         runner.build(sources=[str(p) for p in g.verilog], hdl_toplevel=g.top, build_dir=str(d / "sim"),
                      build_args=args, waves=waves, log_file=str(d / "build.log"))
-    return Design(topology, routing, payload_width, depth, g.top, d, waves)
+    return Design(topology, routing, payload_width, depth, g.top, d, waves, adaptive)
 
 
 def _save_stimulus(stim: Stimulus, path: Path) -> None:
@@ -128,14 +133,17 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
     use_verilator()
     n = design.topology.num_nodes
     work = Path(tempfile.mkdtemp(prefix="run_", dir=design.dir))
-    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": []}
-    for name, stim, cycles in scenarios:
+    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [], "adaptive": design.adaptive}
+    scenarios = [tuple(sc) + (None,) * (4 - len(sc)) for sc in scenarios]   # (name, stim, cycles[, faults])
+    for name, stim, cycles, faults in scenarios:
         if stim.num_nodes != n or stim.data_width != design.payload_width:
             raise CubenocError(f"scenario {name}: stimulus is for {stim.num_nodes} nodes / {stim.data_width} "
                                f"bits, the design has {n} / {design.payload_width}")
         _save_stimulus(stim, work / f"{name}.stim.npz")
         job["scenarios"].append({"name": name, "stim": str(work / f"{name}.stim.npz"), "cycles": int(cycles),
-                                 "out": str(work / f"{name}.trace.npz")})
+                                 "out": str(work / f"{name}.trace.npz"),
+                                 "faults": [] if faults is None else
+                                 [[c, str(lw), str(nw)] for c, lw, nw in faults.words(design.topology)]})
     (work / "job.json").write_text(json.dumps(job))
     runner = get_runner("verilator")
     results = runner.test(test_module="cubenoc.tb.network_bench", hdl_toplevel=design.top, hdl_toplevel_lang="verilog",
@@ -144,7 +152,7 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
                           log_file=str(work / "sim.log"))
     out = {}
     vcd = next(iter(work.glob("*.vcd")), None) or next(iter((design.dir / "sim").glob("*.vcd")), None)
-    for sc, (name, stim, cycles) in zip(job["scenarios"], scenarios):
+    for sc, (name, stim, cycles, _f) in zip(job["scenarios"], scenarios):
         path = Path(sc["out"])
         if not path.exists():
             log = (work / "sim.log").read_text() if (work / "sim.log").exists() else ""
@@ -152,7 +160,7 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
                                f"log tail:\n{log[-3000:]}")
         z = np.load(path)
         out[name] = RtlTrace(z["cycle"], z["node"], z["head"], z["tail"], z["data"], z["counters"],
-                             z["accepted"], int(cycles), vcd)
+                             z["accepted"], int(cycles), vcd, z["discarded"] if "discarded" in z else None)
     if not design.waves:
         shutil.rmtree(work, ignore_errors=True)
     return out

@@ -114,13 +114,22 @@ class NetworkModel:
     def num_nodes(self) -> int:
         return self.topology.num_nodes
 
-    def start(self, stim: Stimulus) -> "Simulation":
+    @property
+    def adaptive(self) -> bool:
+        """The routing function has a run-time selection (docs/router.md, "Adaptive selection")."""
+        return getattr(self.routing, "selection", None) is not None
+
+    def start(self, stim: Stimulus, faults=None) -> "Simulation":
+        if self.adaptive or faults is not None:    # docs/router.md "Adaptive selection", "Run-time faults"
+            from .adaptive import AdaptiveSimulation
+            return AdaptiveSimulation(self, stim, faults)
         return Simulation(self, stim)
 
-    def run(self, stim: Stimulus, cycles: int | None = None, max_cycles: int = 10_000_000) -> ModelResult:
+    def run(self, stim: Stimulus, cycles: int | None = None, max_cycles: int = 10_000_000,
+            faults=None) -> ModelResult:
         """Run exactly ``cycles`` cycles, or (``cycles=None``) until the stimulus is played out and the
-        network is empty, at most ``max_cycles``."""
-        sim = self.start(stim)
+        network is empty, at most ``max_cycles``. ``faults``: a :class:`~.faults.FaultSchedule`."""
+        sim = self.start(stim, faults)
         if cycles is not None:
             sim.advance(require_int(cycles, "cycles", 0), stop_when_drained=False)
         else:

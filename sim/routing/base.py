@@ -79,6 +79,18 @@ class HeaderLayout:
         return data.StructLayout({name: width for name, width in self.fields})
 
 
+#: the router's run-time selection looks at this many candidates (docs/router.md, "Adaptive selection")
+MAX_CANDIDATES = 2
+SELECTIONS = ("availability", "least_used")
+
+
+def check_selection(selection):
+    """``None`` or one of :data:`SELECTIONS`."""
+    if selection is not None and selection not in SELECTIONS:
+        raise CubenocError(f"selection must be None, 'availability' or 'least_used', got {selection!r}")
+    return selection
+
+
 class Hop(NamedTuple):
     """One routing decision: leave on ``port`` (the local port = eject) on virtual channel ``vc``
     carrying the updated ``header``."""
@@ -94,6 +106,10 @@ class RoutingFunction(ABC):
     name: str = "routing"
     #: virtual channels per link this function needs (the deadlock checker proves the assignment)
     num_vcs: int = 1
+    #: run-time selection among the first two :meth:`candidates` (docs/router.md, "Adaptive selection"):
+    #: None (the router takes :meth:`route`), "availability" (seed 004 Algorithm 2) or "least_used"
+    #: (seed 001 Sec. IV-B)
+    selection: str | None = None
 
     def __init__(self, topology: Topology):
         self.topology = topology
@@ -114,6 +130,10 @@ class RoutingFunction(ABC):
     def candidates(self, node: int, header: dict) -> list[Hop]:
         """Every hop the function may take here, in preference order (adaptive functions override)."""
         return [self.route(node, header)]
+
+    def selection_candidates(self, node: int, header: dict) -> list[Hop]:
+        """The (at most two) hops the router's run-time selection chooses from: ``candidates()[:2]``."""
+        return self.candidates(node, header)[:MAX_CANDIDATES]
 
     def check_pair(self, src: int, dst: int) -> None:
         self.topology.check_node(src)

@@ -45,7 +45,7 @@ from cubenoc.errors import CubenocError
 
 from ..topology.hierarchical import INTERFACE, CompleteGraph, Hierarchical
 from ..topology.hypercube import EnhancedHypercube, Hypercube
-from .base import HeaderLayout, Hop, RoutingFunction
+from .base import HeaderLayout, Hop, RoutingFunction, check_selection
 from .hypercube import route_ecube_skip
 from .level2 import bits_for, rule_for
 
@@ -119,10 +119,20 @@ class HierarchicalRouting(RoutingFunction):
 
 
 class BalancedHierarchicalRouting(HierarchicalRouting):
-    """Sec. IV-B: adaptive minimal cluster hops (negative first), chosen by the least-used link."""
+    """Sec. IV-B: adaptive minimal cluster hops (negative first), chosen by the least-used link.
+
+    ``selection=None`` (default): the router takes :meth:`route` (the fixed preference, highest
+    dimension first); ``selection="least_used"``: the router chooses at run time between the first two
+    candidates by per-output packet counters (docs/router.md, "Adaptive selection")."""
 
     name = "hin_balanced"
     balanced = True
+
+    def __init__(self, topology: Hierarchical, use_vcs: bool = True, selection: str | None = None):
+        super().__init__(topology, use_vcs)
+        self.selection = check_selection(selection)
+        if self.selection is not None:
+            self.name = f"hin_balanced_{self.selection}"
 
     def cluster_ports(self, x: int, target: int) -> list[int]:
         if not self.cube_clusters:

@@ -32,7 +32,7 @@ from collections import deque
 from cubenoc.errors import CubenocError
 
 from ..topology.pdn import BipartitePDN, PerfectDifferenceNetwork, ProductPDN, difference_table, pds_modulus
-from .base import HeaderLayout, Hop, RoutingFunction
+from .base import HeaderLayout, Hop, RoutingFunction, check_selection
 
 
 def _bits(values: int) -> int:
@@ -114,9 +114,11 @@ class AdaptivePDNRouting(RoutingFunction):
     name = "pdn_adaptive"
 
     def __init__(self, topology: PerfectDifferenceNetwork, faulty_nodes=(), faulty_links=(),
-                 prefer: str = "forward", hop_vcs: bool = True):
+                 prefer: str = "forward", hop_vcs: bool = True, selection: str | None = None):
         if not isinstance(topology, PerfectDifferenceNetwork):
             raise TypeError(f"AdaptivePDNRouting needs a PerfectDifferenceNetwork, got {topology!r}")
+        #: "availability": the router picks forward-/backward-first by output availability at run time
+        self.selection = check_selection(selection)
         if prefer not in ("forward", "backward"):
             raise CubenocError(f"prefer must be 'forward' or 'backward', got {prefer!r}")
         super().__init__(topology)
@@ -140,6 +142,8 @@ class AdaptivePDNRouting(RoutingFunction):
         self.hop_vcs = bool(hop_vcs)
         self.num_vcs = max(2, longest) if self.hop_vcs else 1
         self.name = "pdn_adaptive" if not (self.faulty_nodes or self.faulty_links) else "pdn_adaptive_ft"
+        if self.selection is not None:
+            self.name += "_" + self.selection
         self._layout = HeaderLayout([("dest", _bits(n)), ("hop", _bits(max(2, longest) + 1))])
 
     @property

