@@ -125,16 +125,8 @@ def build_network(spec: str):
             routing = HierarchicalRouting(topo)
         else:      # Sec. IV-B candidates: fixed pick, or the least-used selection at run time
             routing = BalancedHierarchicalRouting(topo, selection="least_used" if kind == "least_used" else None)
-    if routing.num_vcs > 1 and not model_has_vcs():
-        raise CubenocError(f"{topo!r} with {routing.name} routing needs {routing.num_vcs} virtual channels; "
-                           f"the model supports 1 until issue 4")
-    return topo, routing, f"{topo!r}"
-
-
-def model_has_vcs() -> bool:
-    """Whether the cycle-accurate model implements V > 1 (docs/router.md "VC seam"; issue 4)."""
-    from .model.tables import NetworkTables
-    return "num_vcs" in getattr(NetworkTables, "__dataclass_fields__", {})
+    label = f"{topo!r}" if "routing" not in params else f"{topo!r} {params['routing'].lower()}"
+    return topo, routing, label
 
 
 @lru_cache(maxsize=8)
@@ -313,8 +305,12 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
         res.latency_mean = float(lat.mean())
         res.latency_p50, res.latency_p95, res.latency_p99 = (float(x) for x in np.percentile(lat, [50, 95, 99]))
         res.network_latency_mean = float((ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
-        hops, _, _ = walk_routes(model, sim.s_route[stim.pkt_first[meas]], stim.pkt_src[meas])
-        res.hops_mean = float(hops.mean())
+        if getattr(model.routing, "selection", None) is None:   # deterministic: the routes are known
+            hops, _, _ = walk_routes(model, sim.s_route[stim.pkt_first[meas]], stim.pkt_src[meas])
+            res.hops_mean = float(hops.mean())
+        else:       # adaptive: link crossings per delivered flit in the window (flit-weighted)
+            delivered = int(((ej >= W) & (ej < W + M)).sum())
+            res.hops_mean = float(util.sum() * M / delivered) if delivered else math.nan
     # channel utilisation: flits that crossed each link in the window (the kernel's counters)
     tb = model.tables
     exists = tb.link >= 0

@@ -148,7 +148,7 @@ def test_dask_missing_is_a_clear_error(monkeypatch):
         S.sweep(["hypercube:n=3"], [0.1], S.SimConfig(**FAST), progress=False, dask=True)
 
 
-def test_vc_families_run_on_the_vc_model_and_are_refused_without_it(monkeypatch):
+def test_vc_families_and_routing_options_build():
     """Metacube (2 VCs) and BH/CCC (3 VCs) run now that the model has virtual channels (issue 4); with a
     one-VC model the simulator refuses them with one clear error instead of a wrong answer."""
     from cubenoc.sim.routing.metacube import MetacubeRouting
@@ -159,15 +159,11 @@ def test_vc_families_run_on_the_vc_model_and_are_refused_without_it(monkeypatch)
     hops = np.mean([r.hops(s, d) for s in range(n) for d in range(n) if d != s])
     assert not p.saturated and p.hops_mean == pytest.approx(hops, rel=0.03)
     assert p.latency_mean == pytest.approx(hops + 1, rel=0.03)           # h + 1 at zero load, 1-flit packets
-    S.build_network("hin:d=2,level2=ccc,size=2")
-    S._model.cache_clear()
-    monkeypatch.setattr(S, "model_has_vcs", lambda: False)
-    with pytest.raises(CubenocError, match="needs 2 virtual channels; the model supports 1 until issue 4"):
-        S.build_network("metacube:k=1,m=3")
-    with pytest.raises(CubenocError, match="virtual channels"):
-        S.build_network("hin:d=2,level2=ccc,size=2")
-    S.build_network("pdn:set=0,1,3,9")                                   # Algorithm 1, 1 VC
-    S.build_network("hin:d=2,level2=cc,size=4")
+    assert S.build_network("hin:d=2,level2=ccc,size=2")[1].num_vcs == 3
+    assert S.build_network("pdn:set=0,1,3,9")[2] == "PerfectDifferenceNetwork(set='0,1,3,9')"   # Algorithm 1
+    assert S.build_network("pdn:set=0,1,3,9,routing=availability")[2].endswith(" availability")
+    with pytest.raises(CubenocError, match="pdn routing must be"):
+        S.build_network("pdn:set=0,1,3,9,routing=fastest")
 
 
 def test_parse_sweep():

@@ -87,7 +87,7 @@ class AdaptiveSimulation(Simulation):
             self.src_ptr, self.src_end, self.src_state,
             s.head, s.tail, self.s_route, s.release,
             self.eject_ready, self.counters, self.accept_cycle, self.eject_cycle,
-            self.tr_cycle, self.tr_node, self.tr_flit, self.tr_ht, self.scal))
+            self.tr_cycle, self.tr_node, self.tr_flit, self.tr_ht, self.scal, self.link_flits))
         return self.cycle
 
     def result(self) -> ModelResult:
@@ -104,7 +104,7 @@ def step_cycles_adaptive(t0, t_stop, stop_when_drained, depth, P, V, sel_mode,
                          src_ptr, src_end, src_state,
                          s_head, s_tail, s_route, s_release,
                          eject_ready, counters, accept_cycle, eject_cycle,
-                         tr_cycle, tr_node, tr_flit, tr_ht, scal):
+                         tr_cycle, tr_node, tr_flit, tr_ht, scal, link_flits):
     """:func:`cubenoc.sim.model.kernel.step_cycles` with docs/router.md "Adaptive selection" and
     "Run-time faults". ``scal[3]`` is the index of the next fault change."""
     N = nports.shape[0]
@@ -306,6 +306,7 @@ def step_cycles_adaptive(t0, t_stop, stop_when_drained, depth, P, V, sel_mode,
                         if (w >> 1) & 1:
                             counters[v, 1] += 1
                     else:
+                        link_flits[base + o] += 1
                         enq_f[nenq] = d * V + cv
                         enq_w[nenq] = w
                         nenq += 1
