@@ -83,7 +83,7 @@ class RtlTrace:
 
 
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
-                  waves: bool | None = None) -> Design:
+                  waves: bool | None = None, broadcast=None) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -98,9 +98,13 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
     from ..sim.routing.hypercube import EcubeRouting
     tag = "" if isinstance(routing, EcubeRouting) else f"_{routing.name}"
     name = f"{topology.name}{tag}_w{payload_width}_d{depth}" + ("_waves" if waves else "")
+    if broadcast is not None:
+        name += f"_bc_{broadcast.name}"
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"):
-        g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True)
+        extra = {} if broadcast is None else {"broadcast": broadcast}
+        g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True,
+                          **extra)
         runner = get_runner("verilator")
         # only the top's ports are visible to cocotb (a "*" would also match the inlined routers' signals)
         vlt = d / "src" / "public_ports.vlt"
