@@ -142,3 +142,22 @@ def build_fork_tables(alg: BroadcastAlgorithm, max_ports: int) -> ForkTables:
             for p, w in e.new_tags.items():
                 tag[v, r, p] = w
     return ForkTables(mask, tag, T, rows - 1)
+
+
+def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
+    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (seed 000),
+    the Sec. 4.2 schedule on MC(k, m) (seed 003), Algorithm 3 on a basic PDN (seed 004)."""
+    from ..topology.hypercube import Hypercube
+    from ..topology.metacube import Metacube
+    from ..topology.pdn import PerfectDifferenceNetwork
+    if isinstance(topology, Hypercube):
+        from .hypercube import broadcast_for
+        return broadcast_for(topology)
+    if isinstance(topology, Metacube):
+        from .metacube import MetacubeBroadcast
+        return MetacubeBroadcast(topology)
+    if isinstance(topology, PerfectDifferenceNetwork):
+        from .pdn import PDNBroadcast
+        return PDNBroadcast(topology)
+    raise CubenocError(f"no broadcast algorithm for {topology!r} (hypercube, enhanced, metacube and basic "
+                       "PDN networks have one)")

@@ -114,11 +114,12 @@ class MetacubeBroadcast(BroadcastAlgorithm):
     "Broadcast and multicast"): the same tree as :func:`broadcast_schedule` (``dedupe=True``), each
     node acting as soon as it holds the message instead of at the schedule's global phase.
 
-    Tag ``<phase, iter, weight, moved>``: ``phase`` 0 = the class binomial tree over cross-edges
-    (``weight`` l: send on class bits below l); ``phase`` 1 = the cluster binomial tree of iteration
-    ``iter`` over cube-edges (``weight``: send on cube bits below it). A node reached in the class tree
-    is its class's iteration-0 cluster root. A node of iteration i sends on to ``next(u)`` (as the root
-    of iteration i+1, weight m) iff i < 2**k - 1 and ``moved``: the copy took a cube-edge in iteration
+    Tag ``<phase, iter, first, moved>``: ``phase`` 0 = the class binomial tree over cross-edges (bit 0
+    first, as the schedule: a copy that came over class bit j sends on class bits j+1 .. k-1, i.e.
+    ``first = j + 1``); ``phase`` 1 = the cluster binomial tree of iteration ``iter`` over cube-edges
+    (cube bits ``first`` .. m-1). A node reached in the class tree is its class's iteration-0 cluster
+    root (``first = 0``). A node of iteration i sends on to ``next(u)`` (the root of iteration i+1,
+    ``first = 0``) iff i < 2**k - 1 and ``moved``: the copy took a cube-edge in iteration
     0. That is the schedule's dedupe rule "field m_{p^i(c)} differs from the source's" made local:
     p^i(c) is the class of iteration 0 on this copy's chain, and only iteration 0's cube hops change
     that field. Every node keeps one copy; the deepest chain is k + 2**k m + 2**k - 1 hops, Theorem 3's
@@ -133,15 +134,15 @@ class MetacubeBroadcast(BroadcastAlgorithm):
         super().__init__(topology)
         self.k, self.m, self.h = topology.k, topology.m, topology.h
         self._layout = HeaderLayout([("phase", 1), ("iter", max(1, self.k)),
-                                     ("weight", max(self.k, self.m).bit_length()), ("moved", 1)])
+                                     ("first", max(self.k, self.m).bit_length()), ("moved", 1)])
 
     @property
     def layout(self):
         return self._layout
 
-    def _cluster(self, it: int, weight: int, moved: int):
+    def _cluster(self, it: int, first: int, moved: int):
         from ..routing.base import Hop
-        return [Hop(j, {"phase": 1, "iter": it, "weight": j, "moved": moved}) for j in range(weight)]
+        return [Hop(j, {"phase": 1, "iter": it, "first": j + 1, "moved": moved}) for j in range(first, self.m)]
 
     def _next(self, node: int, it: int, moved: int):
         from ..routing.base import Hop
@@ -149,25 +150,25 @@ class MetacubeBroadcast(BroadcastAlgorithm):
             return []
         c = self.topology.node_class(node)
         port = self.m + (c ^ next_class(c, self.k)).bit_length() - 1
-        return [Hop(port, {"phase": 1, "iter": it + 1, "weight": self.m, "moved": moved})]
+        return [Hop(port, {"phase": 1, "iter": it + 1, "first": 0, "moved": moved})]
 
-    def _class(self, weight: int):
+    def _class(self, first: int):
         from ..routing.base import Hop
-        return [Hop(self.m + l, {"phase": 0, "iter": 0, "weight": l, "moved": 0}) for l in range(weight)]
+        return [Hop(self.m + i, {"phase": 0, "iter": 0, "first": i + 1, "moved": 0}) for i in range(first, self.k)]
 
     def start(self, src: int):
         self.topology.check_node(src)
-        return self._class(self.k) + self._cluster(0, self.m, 1)
+        return self._class(0) + self._cluster(0, 0, 1)
 
     def forward(self, node: int, header: dict):
-        phase, it, weight, moved = header["phase"], header["iter"], header["weight"], header["moved"]
+        phase, it, first, moved = header["phase"], header["iter"], header["first"], header["moved"]
         if phase == 0:
-            if weight > self.k:
-                raise CubenocError(f"class weight {weight} > k = {self.k}")
-            return True, self._class(weight) + self._cluster(0, self.m, 1)
-        if weight > self.m or it >= self.h:
+            if not 1 <= first <= self.k or it or moved:
+                raise CubenocError(f"class-tree tag out of range: {header}")
+            return True, self._class(first) + self._cluster(0, 0, 1)
+        if first > self.m or it >= self.h:
             raise CubenocError(f"cluster tag out of range: {header}")
-        return True, self._cluster(it, weight, moved) + self._next(node, it, moved)
+        return True, self._cluster(it, first, moved) + self._next(node, it, moved)
 
     def expected_steps(self, src: int = 0) -> int:
         return theorem3_steps(self.k, self.m)

@@ -37,6 +37,12 @@ class BroadcastSimulation(Simulation):
         super().__init__(model, stim)
         N, P = model.tables.num_nodes, model.tables.max_ports
         bc = (stim.head == 1) & (stim.dest == BROADCAST_DEST)
+        long_bc = bc[stim.pkt_first] & (stim.pkt_len > model.depth) if stim.num_packets else np.zeros(0, bool)
+        if long_bc.any():
+            from cubenoc.errors import CubenocError
+            k = int(np.nonzero(long_bc)[0][0])
+            raise CubenocError(f"broadcast packets may have at most D = {model.depth} flits (the fork reserves "
+                               f"one empty FIFO per branch): {stim.describe_packet(k)}")
         self.s_route = np.where(bc, BCAST_ROUTE, self.s_route)
         # one trace entry per ejection: a broadcast packet's flits eject at up to N - 1 nodes
         in_bc = np.zeros(stim.num_packets, dtype=bool)
