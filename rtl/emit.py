@@ -41,6 +41,8 @@ def describe(net: Network, top: str) -> dict:
     topo, routing = net.topology, net.routing
     local = local_flit_layout(net.payload_width)
     link = link_flit_layout(routing, net.payload_width)
+    if getattr(net, "broadcast", None) is not None:      # bcast field, wider route (docs/router.md)
+        link = net.routers[0].flit_layout
     return {
         "top": top,
         "topology": repr(topo),
