@@ -75,7 +75,13 @@ def elaborate_broadcast(r) -> Module:
         m.d.comb += ru[i].route.eq(head[i].route[:Ru])
         if r.adapter.node_generic:
             m.d.comb += ru[i].node_id.eq(r.node_id)
-        fk[i] = m.submodules[f"fork_{i}"] = ForkUnit(alg, r.node)
+        # an algorithm may bring its own fork unit with the same interface (``alg.fork_unit(node)``,
+        # e.g. one with run-time inputs); otherwise the ROM of rtl/fork.py
+        make = getattr(alg, "fork_unit", None)
+        fk[i] = m.submodules[f"fork_{i}"] = make(r.node) if make is not None else ForkUnit(alg, r.node)
+        if "node_id" in fk[i].signature.members:
+            nid = r.node_id if r.adapter.node_generic else Const(r.node, len(fk[i].node_id))
+            m.d.comb += fk[i].node_id.eq(nid)
         m.d.comb += [fk[i].tag.eq(head[i].route[:T]), fk[i].origin.eq(int(i == local))]
     for i in range(P):
         if i not in used_in:
