@@ -123,7 +123,7 @@ class NetworkModel:
         return self.topology.num_nodes
 
     def start(self, stim: Stimulus) -> "Simulation":
-        if self.broadcast is not None:
+        if getattr(self, "broadcast", None) is not None:   # (tables-only models skip __init__)
             from .broadcast import BroadcastSimulation
             return BroadcastSimulation(self, stim)
         return Simulation(self, stim)
