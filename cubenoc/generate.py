@@ -134,6 +134,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--payload", type=int, default=32, help="payload width W in bits, at least 16 (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
+    p.add_argument("--broadcast", action="store_true", help="routers fork broadcasts (dest 0xFFFF): Algorithm B/D "
+                   "(hypercube/enhanced), Sec. 4.2 (metacube), Algorithm 3 (pdn); docs/router.md")
     p.add_argument("--lint", action="store_true", help="run verilator --lint-only -Wall -Wno-fatal on the result")
     p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
 
@@ -145,9 +147,15 @@ def run(args) -> int:
     check_payload_width(args.payload)
     require_int(args.depth, "fifo depth", 1, 64)
     check_buildable(topo, routing)
+    extra = {}
+    if getattr(args, "broadcast", False):
+        from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
+        extra["broadcast"] = broadcast_algorithm_for(topo)
+        check_broadcast(extra["broadcast"], routing)
     gen = write_network(topo, routing, args.out, payload_width=args.payload, fifo_depth=args.depth,
-                        flat=args.flat, **({"faults": True} if args.faults else {}))
-    print(f"{topo!r}, {routing.name} routing: top module {gen.top}, "
+                        flat=args.flat, **({"faults": True} if args.faults else {}), **extra)
+    print(f"{topo!r}, {routing.name} routing" + (f" + {extra['broadcast'].name}" if extra else "") +
+          f": top module {gen.top}, "
           f"{len(set(gen.network.module_names))} router module(s)")
     for path in gen.verilog + [gen.describe_json, gen.describe_md]:
         print(f"  {path}")

@@ -41,6 +41,8 @@ def describe(net: Network, top: str) -> dict:
     topo, routing = net.topology, net.routing
     local = local_flit_layout(net.payload_width)
     link = link_flit_layout(routing, net.payload_width)
+    if getattr(net, "broadcast", None) is not None:      # bcast field, wider route (docs/router.md)
+        link = net.routers[0].flit_layout
     return {
         "top": top,
         "topology": repr(topo),
@@ -127,12 +129,13 @@ def _markdown(d: dict) -> str:
 
 
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
-                  top: str | None = None, flat: bool = False, faults: bool = False) -> tuple[dict[str, str], Network, str]:
+                  top: str | None = None, flat: bool = False, faults: bool = False,
+                  broadcast=None) -> tuple[dict[str, str], Network, str]:
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
-                  flat=flat, module_prefix=f"{top}_router", faults=faults)
+                  flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast)
     files = {f"{top}.v": verilog.convert(net, name=top)}
     for name, router in net.router_modules().items():
         files[f"{name}.v"] = verilog.convert(router, name=name)

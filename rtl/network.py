@@ -38,15 +38,17 @@ STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTE
 class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                  structural: bool = False, flat: bool = False, module_prefix: str | None = None,
-                 faults: bool = False):
+                 faults: bool = False, broadcast=None):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
         self.flat = flat
+        self.broadcast = broadcast
+        extra = {} if broadcast is None else {"broadcast": broadcast}
         self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
-                               faults=faults) for v in topology.nodes()]
+                               faults=faults, **extra) for v in topology.nodes()]
         prefix = module_prefix or f"cubenoc_{topology.name}_router"
         shapes: dict[tuple, str] = {}
         for r in self.routers:
@@ -169,7 +171,10 @@ class Network(wiring.Component):
         link = {}
         V = self.routing.num_vcs                 # the ready wire has one bit per VC
         for u, p in topo.channels():
-            for f, width in (("valid", 1), ("ready", V), ("payload", flit_width)):
+            wires = (("valid", 1), ("ready", V), ("payload", flit_width))
+            if self.broadcast is not None:     # the downstream FIFO's empty flag (broadcast heads wait for it)
+                wires += (("empty", 1),)
+            for f, width in wires:
                 link[u, p, f] = Signal(width, name=f"link_{u}_p{p}__{f}")
         for v, r in enumerate(self.routers):
             r._MustUse__silence = True           # stands for its Instance; converted on its own

@@ -39,7 +39,7 @@ COUNTER_WIDTH = 16
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False):
+                 faults: bool = False, broadcast=None):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
@@ -52,18 +52,31 @@ class Router(wiring.Component):
         self.local = self.num_ports - 1
         self.allowed = allowed_matrix(routing, node)
         self.flit_layout = link_flit_layout(routing, payload_width)
+        self.broadcast = broadcast
+        link_sig = link_signature(routing, payload_width)
+        if broadcast is not None:          # docs/router.md "Broadcast and multicast"
+            from ..sim.broadcast.fork import broadcast_turns, check_broadcast
+            from .router_bcast import broadcast_link_layout, broadcast_link_signature
+            check_broadcast(broadcast, routing)
+            for i, o in broadcast_turns(broadcast)[node]:
+                self.allowed[i][o] = True
+            self.flit_layout = broadcast_link_layout(routing, broadcast, payload_width)
+            link_sig = broadcast_link_signature(routing, broadcast, payload_width)
         members = {}
         if self.adapter.node_generic:
             members["node_id"] = In(node_width(topology))
         for p in range(self.local):
-            members[f"in_p{p}"] = In(link_signature(routing, payload_width))
-            members[f"out_p{p}"] = Out(link_signature(routing, payload_width))
+            members[f"in_p{p}"] = In(link_sig)
+            members[f"out_p{p}"] = Out(link_sig)
         members["local_in"] = In(local_signature(payload_width))
         members["local_out"] = Out(local_signature(payload_width))
         for name in COUNTERS:
             members[name] = Out(COUNTER_WIDTH)
         # docs/router.md "Adaptive selection and run-time faults": a selection or fault inputs
         self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
+        if self.adaptive and broadcast is not None:
+            raise CubenocError("broadcast routers with run-time faults or adaptive selection are not built: "
+                               "use one of --broadcast, --faults/--routing availability|least_used")
         if self.adaptive:
             members["link_fault"] = In(max(1, self.local))
             members["node_fault"] = In(1)
@@ -76,7 +89,12 @@ class Router(wiring.Component):
         return (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
                 self.payload_width, self.fifo_depth, None if self.adapter.node_generic else self.node,
                 self.num_vcs) + (("adaptive", None if candidates_node_generic(self.routing) else self.node)
-                                 if self.adaptive else ())
+                                 if self.adaptive else ()) + (() if self.broadcast is None else self._broadcast_key())
+
+    def _broadcast_key(self) -> tuple:
+        from ..sim.broadcast.fork import fork_node_generic
+        alg = self.broadcast
+        return (type(alg).__name__, alg.layout.width, None if fork_node_generic(alg) else self.node)
 
     def input_stream(self, p: int):
         return self.local_in if p == self.local else getattr(self, f"in_p{p}")
@@ -88,6 +106,9 @@ class Router(wiring.Component):
         if self.adaptive:
             from .router_adaptive import elaborate_adaptive
             return elaborate_adaptive(self)
+        if self.broadcast is not None:
+            from .router_bcast import elaborate_broadcast
+            return elaborate_broadcast(self)
         return self._elaborate_v1() if self.num_vcs == 1 else self._elaborate_vc()
 
     def _elaborate_v1(self):

@@ -90,3 +90,47 @@ def check_deadlock(routing: RoutingFunction, pairs=None) -> DeadlockReport:
         cycle = None
     return DeadlockReport(routing.name, repr(routing.topology), routing.num_vcs,
                           g.number_of_nodes(), g.number_of_edges(), cycle)
+
+
+# ---- broadcast forks (docs/router.md "Broadcast and multicast") -----------------------------------
+def broadcast_dependency_graph(routing: RoutingFunction, alg, pairs=None) -> nx.DiGraph:
+    """The unicast dependency graph plus the fork edges of ``alg`` from every source: a broadcast
+    copy that arrived over channel ``c`` waits (holding ``c``'s buffer) until every branch ``d`` it
+    forks onto is free and empty, so ``c -> d`` for each branch. The router acquires all branches at
+    once, so a fork never holds one branch while waiting for another: no edges between branches. After
+    its head is placed a broadcast of at most D flits never blocks on a network branch (every branch
+    FIFO was empty), so the head's waits are the only ones."""
+    from .broadcast.fork import fork_entry
+    g = channel_dependency_graph(routing, pairs)
+    topo = alg.topology
+    seen = set()
+    for src in topo.nodes():
+        e = fork_entry(alg, src, True, 0)
+        frontier = [(src, p, e.new_tags[p]) for p in e.ports]
+        for ch in frontier:
+            g.add_node((ch[0], ch[1], 0))
+        while frontier:
+            nxt = []
+            for v, p, word in frontier:
+                u, _q = topo.neighbor(v, p)
+                held = (v, p, 0)
+                f = fork_entry(alg, u, False, word)
+                for o in f.ports:
+                    ch = (u, o, 0)
+                    g.add_edge(held, ch)
+                    if (u, o, f.new_tags[o]) not in seen:
+                        seen.add((u, o, f.new_tags[o]))
+                        nxt.append((u, o, f.new_tags[o]))
+            frontier = nxt
+    return g
+
+
+def check_broadcast_deadlock(routing: RoutingFunction, alg, pairs=None) -> DeadlockReport:
+    """:func:`check_deadlock` for a network whose routers also fork ``alg``'s broadcasts."""
+    g = broadcast_dependency_graph(routing, alg, pairs)
+    try:
+        cycle = [u for u, _v in nx.find_cycle(g)]
+    except nx.NetworkXNoCycle:
+        cycle = None
+    return DeadlockReport(f"{routing.name}+{alg.name}", repr(routing.topology), routing.num_vcs,
+                          g.number_of_nodes(), g.number_of_edges(), cycle)

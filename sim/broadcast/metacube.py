@@ -24,8 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cubenoc.errors import CubenocError
+
 from ..routing.metacube import gray, gray_rank
 from ..topology.metacube import Metacube
+from .base import BroadcastAlgorithm
 
 
 def next_class(c: int, k: int) -> int:
@@ -104,6 +107,71 @@ def broadcast_schedule(topo: Metacube, src: int, dedupe: bool = True) -> Broadca
                 transfers.append((u, port, v))
             run(transfers, f"next {it}")
     return BroadcastSchedule(src, steps, phases)
+
+
+class MetacubeBroadcast(BroadcastAlgorithm):
+    """The Sec. 4.2 schedule as routers run it (all-port, forward on receipt; docs/router.md
+    "Broadcast and multicast"): the same tree as :func:`broadcast_schedule` (``dedupe=True``), each
+    node acting as soon as it holds the message instead of at the schedule's global phase.
+
+    Tag ``<phase, iter, first, moved>``: ``phase`` 0 = the class binomial tree over cross-edges (bit 0
+    first, as the schedule: a copy that came over class bit j sends on class bits j+1 .. k-1, i.e.
+    ``first = j + 1``); ``phase`` 1 = the cluster binomial tree of iteration ``iter`` over cube-edges
+    (cube bits ``first`` .. m-1). A node reached in the class tree is its class's iteration-0 cluster
+    root (``first = 0``). A node of iteration i sends on to ``next(u)`` (the root of iteration i+1,
+    ``first = 0``) iff i < 2**k - 1 and ``moved``: the copy took a cube-edge in iteration
+    0. That is the schedule's dedupe rule "field m_{p^i(c)} differs from the source's" made local:
+    p^i(c) is the class of iteration 0 on this copy's chain, and only iteration 0's cube hops change
+    that field. Every node keeps one copy; the deepest chain is k + 2**k m + 2**k - 1 hops, Theorem 3's
+    step count (:func:`theorem3_steps`)."""
+
+    name = "metacube_broadcast"
+
+    def __init__(self, topology: Metacube):
+        from ..routing.base import HeaderLayout
+        if not isinstance(topology, Metacube):
+            raise TypeError(f"MetacubeBroadcast needs a Metacube, got {topology!r}")
+        super().__init__(topology)
+        self.k, self.m, self.h = topology.k, topology.m, topology.h
+        self._layout = HeaderLayout([("phase", 1), ("iter", max(1, self.k)),
+                                     ("first", max(self.k, self.m).bit_length()), ("moved", 1)])
+
+    @property
+    def layout(self):
+        return self._layout
+
+    def _cluster(self, it: int, first: int, moved: int):
+        from ..routing.base import Hop
+        return [Hop(j, {"phase": 1, "iter": it, "first": j + 1, "moved": moved}) for j in range(first, self.m)]
+
+    def _next(self, node: int, it: int, moved: int):
+        from ..routing.base import Hop
+        if not moved or it >= self.h - 1:
+            return []
+        c = self.topology.node_class(node)
+        port = self.m + (c ^ next_class(c, self.k)).bit_length() - 1
+        return [Hop(port, {"phase": 1, "iter": it + 1, "first": 0, "moved": moved})]
+
+    def _class(self, first: int):
+        from ..routing.base import Hop
+        return [Hop(self.m + i, {"phase": 0, "iter": 0, "first": i + 1, "moved": 0}) for i in range(first, self.k)]
+
+    def start(self, src: int):
+        self.topology.check_node(src)
+        return self._class(0) + self._cluster(0, 0, 1)
+
+    def forward(self, node: int, header: dict):
+        phase, it, first, moved = header["phase"], header["iter"], header["first"], header["moved"]
+        if phase == 0:
+            if not 1 <= first <= self.k or it or moved:
+                raise CubenocError(f"class-tree tag out of range: {header}")
+            return True, self._class(first) + self._cluster(0, 0, 1)
+        if first > self.m or it >= self.h:
+            raise CubenocError(f"cluster tag out of range: {header}")
+        return True, self._cluster(it, first, moved) + self._next(node, it, moved)
+
+    def expected_steps(self, src: int = 0) -> int:
+        return theorem3_steps(self.k, self.m)
 
 
 def _prev_power(c: int, i: int, k: int) -> int:

@@ -60,6 +60,7 @@ class ModelResult:
     tr_flit: np.ndarray         # index into the stimulus arrays
     tr_head: np.ndarray
     tr_tail: np.ndarray
+    broadcast: bool = False     # the network forks dest-0xFFFF packets (docs/router.md "Broadcast")
 
     @property
     def tr_data(self) -> np.ndarray:
@@ -99,16 +100,23 @@ class NetworkModel:
     """The model of one network: topology + routing function + FIFO depth."""
 
     def __init__(self, topology: Topology, routing: RoutingFunction | None = None, depth: int = 4,
-                 allowed="default"):
+                 allowed="default", broadcast=None):
         self.topology = topology
         self.routing = routing if routing is not None else default_routing(topology)
         self.depth = require_int(depth, "depth", 1, 1 << 16)
+        self.broadcast = broadcast
         if allowed == "default":
             allowed = default_allowed(topology, self.routing)
+            if broadcast is not None:     # the crossbar also carries every broadcast turn
+                from .broadcast import with_broadcast_turns
+                allowed = with_broadcast_turns(allowed, broadcast, self.routing)
         if self.routing.layout.width > 30:
             raise CubenocError(f"the model packs route headers of at most 30 bits, got {self.routing.layout.width}")
         self.tables = build_tables(topology, self.routing, allowed)
         self._inject_cache: dict = {}
+        if broadcast is not None:
+            from ..broadcast.fork import build_fork_tables
+            self.fork = build_fork_tables(broadcast, self.tables.max_ports)
 
     @property
     def num_nodes(self) -> int:
@@ -120,6 +128,11 @@ class NetworkModel:
         return getattr(self.routing, "selection", None) is not None
 
     def start(self, stim: Stimulus, faults=None) -> "Simulation":
+        if getattr(self, "broadcast", None) is not None:   # (tables-only models skip __init__)
+            if faults is not None:
+                raise CubenocError("run-time faults and broadcast together are not built (docs/router.md)")
+            from .broadcast import BroadcastSimulation
+            return BroadcastSimulation(self, stim)
         if self.adaptive or faults is not None:    # docs/router.md "Adaptive selection", "Run-time faults"
             from .adaptive import AdaptiveSimulation
             return AdaptiveSimulation(self, stim, faults)

@@ -161,11 +161,13 @@ class StimulusBuilder:
 
 def random_traffic(num_nodes: int, packets_per_node: int, max_len: int, seed: int, *,
                    mean_gap: float = 0.0, p_ready: float = 1.0, ready_cycles: int = 0,
-                   data_width: int = 32, p_bad_dest: float = 0.0) -> Stimulus:
+                   data_width: int = 32, p_bad_dest: float = 0.0, p_broadcast: float = 0.0) -> Stimulus:
     """Uniform random destinations (self included), lengths uniform in 1..max_len, release cycles of
     each node's packets spaced by geometric gaps of mean ``mean_gap`` (0: back to back, a saturating
     burst); ejection ready with probability ``p_ready`` for ``ready_cycles`` cycles; a fraction
-    ``p_bad_dest`` of packets get an out-of-range destination (dropped by the source interface)."""
+    ``p_bad_dest`` of packets get an out-of-range destination (dropped by the source interface), a
+    fraction ``p_broadcast`` the broadcast destination 0xFFFF (docs/router.md "Broadcast and multicast";
+    drawn only when ``p_broadcast > 0``, so other streams are unchanged)."""
     require_int(packets_per_node, "packets_per_node", 0)
     require_int(max_len, "max_len", 1)
     rng = np.random.default_rng(seed)
@@ -179,6 +181,8 @@ def random_traffic(num_nodes: int, packets_per_node: int, max_len: int, seed: in
                 dst = int(rng.integers(num_nodes, 1 << DEST_WIDTH))
             else:
                 dst = int(rng.integers(0, num_nodes))
+            if p_broadcast > 0 and rng.random() < p_broadcast:
+                dst = DEST_MASK
             b.packet(src, dst, int(rng.integers(1, max_len + 1)), release)
     ready = random_ready(num_nodes, ready_cycles, p_ready, seed + 2) if p_ready < 1.0 else None
     return b.build(ready)

@@ -1,0 +1,90 @@
+"""Area of multicast: the same router with and without broadcast forks (docs/router.md "Broadcast and
+multicast"), YoWASP Yosys ``synth_ice40`` / ``synth_ecp5`` as in ``cubenoc bench area`` (rtl/area.py).
+
+The difference is the cost of the fork: one fork ROM per input, the ``held``/``done``/``bmode``
+registers, the broadcast selector, the ``bcast`` bit and (where the tag is wider) the wider ``route``
+in every FIFO word, and the extra crossbar turns the broadcast takes.
+
+``python -m cubenoc.rtl.bcast_area [--write docs/performance.md]`` (rewrites the block between
+``<!-- bcast-area: begin -->`` and ``<!-- bcast-area: end -->``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .area import count, synthesize
+from .tools import use_builtin_yosys
+
+MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
+
+
+def cases():
+    from ..sim.broadcast.fork import broadcast_algorithm_for
+    from ..sim.routing.hypercube import EcubeRouting
+    from ..sim.routing.pdn import ObliviousPDNRouting
+    from ..sim.topology.hypercube import EnhancedHypercube, Hypercube
+    from ..sim.topology.pdn import PerfectDifferenceNetwork
+    out = []
+    for topo in (Hypercube(4), EnhancedHypercube(4, 1), EnhancedHypercube(5, 1)):
+        out.append((topo, EcubeRouting(topo), broadcast_algorithm_for(topo)))
+    pdn = PerfectDifferenceNetwork((0, 1, 3))
+    out.append((pdn, ObliviousPDNRouting(pdn), broadcast_algorithm_for(pdn)))
+    return out
+
+
+def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str, int]:
+    from amaranth.back import verilog
+    from .router import Router
+    use_builtin_yosys()
+    extra = {} if alg is None else {"broadcast": alg}
+    r = Router(topo, routing, 0, payload_width=payload_width, fifo_depth=fifo_depth, **extra)
+    return verilog.convert(r, name="router"), r.num_ports
+
+
+def measure(targets=("ice40", "ecp5"), jobs=2) -> list[dict]:
+    jobs_in = []
+    for topo, routing, alg in cases():
+        for a in (None, alg):
+            text, ports = router_text(topo, routing, a)
+            for t in targets:
+                jobs_in.append((topo, routing, a, ports, t, text))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        outs = list(pool.map(lambda j: synthesize(j[5], j[4])[0], jobs_in))
+    return [{"network": repr(topo), "routing": routing.name, "broadcast": a.name if a else "-", "ports": ports,
+             "target": t, **count(cells, t)} for (topo, routing, a, ports, t, _), cells in zip(jobs_in, outs)]
+
+
+def table(rows: list[dict]) -> str:
+    head = ["router (node 0 of)", "routing", "broadcast", "P", "iCE40 SB_LUT4", "SB_DFF*", "ECP5 LUT4",
+            "TRELLIS_FF"]
+    by: dict = {}
+    for r in rows:
+        by.setdefault((r["network"], r["routing"], r["broadcast"], r["ports"]), {})[r["target"]] = r
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (net, rname, b, p), rs in by.items():
+        i, e = rs.get("ice40"), rs.get("ecp5")
+        lines.append("| " + " | ".join([net, f"`{rname}`", f"`{b}`" if b != "-" else "-", str(p),
+                                          str(i["lut4"]) if i else "-", str(i["ff"]) if i else "-",
+                                          str(e["lut4"]) if e else "-", str(e["ff"]) if e else "-"]) + " |")
+    lines += ["", "W = 32, FIFO depth 4; command: `python -m cubenoc.rtl.bcast_area`."]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", metavar="MD", help="rewrite the bcast-area block of this file")
+    args = ap.parse_args(argv)
+    text = table(measure())
+    print(text)
+    if args.write:
+        from ..docs_section import replace_section
+        replace_section(Path(args.write), MARK_BEGIN, MARK_END, text)
+        print(f"written to {args.write}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
