@@ -1,0 +1,100 @@
+"""cocotb (Verilator): the safety-level broadcast through the routers (seed 002 Sec. 2.2, 2.3;
+docs/safety_hw.md "Safety-level broadcast through the routers"). Per random fault set (node, link,
+mixed) the bench drives the fault inputs of :class:`~cubenoc.rtl.safety_broadcast_net.SafetyBroadcastNetwork`
+from cycle 0, the level units settle (n - 1 rounds), then a broadcast from every non-faulty node in turn
+(safe and unsafe sources, each alone in the network): the ejection trace equals the model's
+(``NetworkModel(..., broadcast=SafetyBroadcast(faults, model))``, levels from sim/safety.py) cycle for
+cycle, and from that trace every non-faulty node but the source ejects exactly one copy of every flit,
+faulty nodes none, the head copy at accept + dist(root, v) (+1 after a hand-over) + 1."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cubenoc.sim.broadcast.fork import BROADCAST_DEST
+from cubenoc.sim.broadcast.safety import SafetyBroadcast, check_broadcast
+from cubenoc.sim.model.stimulus import StimulusBuilder
+from cubenoc.sim.safety import FaultSet
+from cubenoc.tb.safety_broadcast_verify import verify_safety_broadcast
+
+
+def fault_sets(n: int, model: str, count: int, lo: int, hi: int, seed: int) -> list[FaultSet]:
+    """``count`` random sets of lo..hi faults, in turn node-only, link-only and mixed, kept when the
+    algorithm on its own (:func:`check_broadcast`) is correct from every non-faulty node; at least one
+    set has an unsafe source that hands over."""
+    rng = random.Random(seed)
+    N = 1 << n
+    out, tries = [], 0
+    while len(out) < count:
+        tries += 1
+        assert tries < 2000, "no usable fault sets"
+        f = rng.randint(lo, hi)
+        kind = len(out) % 3
+        k = f if kind == 0 else 0 if kind == 1 else rng.randint(1, f - 1)
+        links = set()
+        while len(links) < f - k:
+            u, d = rng.randrange(N), rng.randrange(n)
+            links.add((u & ~(1 << d), d))
+        fs = FaultSet.build(n, rng.sample(range(N), k), links)
+        alg = SafetyBroadcast(fs, model)
+        srcs = [v for v in range(N) if v not in fs.nodes]
+        try:
+            if all(check_broadcast(alg, v)[0] for v in srcs):
+                if len(out) > 0 or not all(alg.safe(v) for v in srcs):     # the first one has a hand-over
+                    out.append(fs)
+        except Exception:       # an unsafe source without a safe neighbour: not a usable set
+            continue
+    return out
+
+
+def each_source(fs: FaultSet, length: int, seed: int):
+    """A broadcast of ``length`` flits from every non-faulty node in random order, each alone: the first
+    released once the levels have settled (cycle 2n + 2 > n - 1 rounds), then n + 6 + length apart."""
+    n, N = fs.n, 1 << fs.n
+    b = StimulusBuilder(N, seed=seed)
+    srcs = [v for v in np.random.default_rng(seed).permutation(N).tolist() if v not in fs.nodes]
+    for j, v in enumerate(srcs):
+        b.packet(v, BROADCAST_DEST, length, 2 * n + 2 + j * (n + 6 + length))
+    return b.build(), srcs
+
+
+def run(n: int, model: str, count: int, lo: int, hi: int, seed: int):
+    sets = fault_sets(n, model, count, lo, hi, seed)
+    cases = []
+    for c, fs in enumerate(sets):
+        stim, _srcs = each_source(fs, 1 + c % 3, seed + c)
+        cases.append((fs, [("each_source", stim)]))
+    results = verify_safety_broadcast(n, model, cases)
+    report = [f"{fs.describe()} / {v.name}: {p}" for fs, _alg, vs in results for v in vs for p in v.problems]
+    assert not report, "\n".join(report)
+    unsafe = handovers = copies = 0
+    for fs, alg, verdicts in results:
+        v = verdicts[0]
+        assert v.model.drained and v.rtl.cycle.size == v.model.tr_cycle.size > 0
+        s = v.model.stimulus
+        for k in range(s.num_packets):
+            src = int(s.pkt_src[k])
+            if not alg.safe(src):
+                unsafe += 1
+                handovers += alg.root(src) != src
+        # exactly one copy per flit at every non-faulty node but the source (checked per packet above)
+        good = (1 << n) - len(fs.nodes)
+        assert v.rtl.cycle.size == sum(int(s.pkt_len[k]) * (good - 1) for k in range(s.num_packets))
+        copies += v.rtl.cycle.size
+    assert unsafe > 0 and handovers > 0, "no unsafe source was exercised"
+    kinds = {(bool(fs.nodes), bool(fs.links)) for fs in sets}
+    assert {(True, False), (False, True), (True, True)} <= kinds
+    return copies
+
+
+@pytest.mark.parametrize("model", ["SL1", "DSL1"])
+def test_q4(model):
+    run(4, model, count=6, lo=2, hi=4, seed=41)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["SL1", "DSL1"])
+def test_q5(model):
+    run(5, model, count=6, lo=3, hi=6, seed=53)
