@@ -56,11 +56,12 @@ NETWORKS = {
     "pdn21": (lambda: _pdn(registry_set(4)), False),
     "pdn31": (lambda: _pdn(registry_set(5)), False),
     "pdn7x7_dor": (lambda: _dor([2, 2]), False),
+    "hin_bh2_ccc2": (lambda: _hin("bh:2", "ccc:2"), False),         # 32 nodes, V = 3: BH/BH D=5's size
     "hin_bh3_ccc2": (lambda: _hin("bh:3", "ccc:2"), False),         # 64 nodes, V = 3
     "hin_bh3_br4": (lambda: _hin("bh:3", "br:4"), False),           # 32 nodes, V = 2
     "mc21": (lambda: _mc(2, 1), False),                             # 64 nodes, V = 2
 }
-SLOW = {"pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh3_ccc2", "hin_bh3_br4", "mc21"}
+SLOW = {"pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21"}
 
 
 def saturating(num_nodes: int, seed: int, packets: int = 10):
