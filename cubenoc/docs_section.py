@@ -21,3 +21,21 @@ def replace_section(path, begin: str, end: str, text: str) -> None:
     else:
         page = page.rstrip("\n") + "\n\n" + block + "\n"
     path.write_text(page)
+
+
+def table_main(argv, make_table, begin: str, end: str, default_ns=(4, 5, 6)) -> None:
+    """``python -m ... [--write PAGE.md] [n ...]``: print ``make_table(ns)`` and, with ``--write``, put it
+    between the markers of that page (the area benchmarks of rtl/safety.py and rtl/safety_broadcast.py)."""
+    out = None
+    if argv[:1] == ["--write"]:
+        if len(argv) < 2:
+            raise SystemExit("--write needs a page, e.g. --write docs/performance.md")
+        out, argv = argv[1], argv[2:]
+    try:
+        ns = tuple(int(a) for a in argv) or default_ns
+    except ValueError:
+        raise SystemExit(f"cube dimensions must be integers, got {' '.join(argv)}")
+    text = make_table(ns)
+    print(text)
+    if out:
+        replace_section(out, begin, end, text)

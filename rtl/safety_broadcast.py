@@ -279,11 +279,5 @@ def write_area_section(path, table: str) -> None:
 
 if __name__ == "__main__":      # python -m cubenoc.rtl.safety_broadcast [--write docs/performance.md] [n ...]
     import sys
-    args = sys.argv[1:]
-    out = None
-    if args[:1] == ["--write"]:
-        out, args = args[1], args[2:]
-    text = area_table(tuple(int(a) for a in args) or (4, 5, 6))
-    print(text)
-    if out:
-        write_area_section(out, text)
+    from ..docs_section import table_main
+    table_main(sys.argv[1:], area_table, MARK_BEGIN, MARK_END)
