@@ -101,7 +101,7 @@ def copy_problems(res, alg: SafetyBroadcast, limit: int = 10) -> list[str]:
     node but the source ejects exactly one copy (each flit once), faulty nodes none, and the head copy
     at node v ejects at ``accept + step(v) + 1``, where ``step(v)`` = dist(root, v) (+1 after a
     hand-over) is the step :func:`~cubenoc.sim.broadcast.safety.check_broadcast` finds for the
-    algorithm on its own (which must say ok)."""
+    algorithm on its own (which must say ok). An unsafe source without a safe neighbour: no copies."""
     import numpy as np
 
     from ..sim.broadcast.fork import BROADCAST_DEST
@@ -111,6 +111,12 @@ def copy_problems(res, alg: SafetyBroadcast, limit: int = 10) -> list[str]:
     N = s.num_nodes
     for k in np.nonzero(s.pkt_dst == BROADCAST_DEST)[0].tolist():
         src, first, length = int(s.pkt_src[k]), int(s.pkt_first[k]), int(s.pkt_len[k])
+        if not alg.safe(src) and alg.handoff_neighbour(src) is None:
+            # no safe neighbour: the fork unit sends nothing (Python's start raises), nothing ejects
+            got = sorted(set(res.tr_node[(res.tr_flit >= first) & (res.tr_flit < first + length)].tolist()))
+            if got:
+                out.append(f"{s.describe_packet(k)}: source {src} has no safe neighbour, yet ejected at {got}")
+            continue
         ok, trace, why = check_broadcast(alg, src)
         if not ok:
             out.append(f"the algorithm itself fails from {src}: {why}")

@@ -20,10 +20,15 @@ from cubenoc.sim.safety import FaultSet
 from cubenoc.tb.safety_broadcast_verify import verify_safety_broadcast
 
 
+def has_tree(alg: SafetyBroadcast, src: int) -> bool:
+    """``src`` can broadcast: it is safe or has a safe neighbour over a non-faulty link."""
+    return alg.safe(src) or alg.handoff_neighbour(src) is not None
+
+
 def fault_sets(n: int, model: str, count: int, lo: int, hi: int, seed: int) -> list[FaultSet]:
     """``count`` random sets of lo..hi faults, in turn node-only, link-only and mixed, kept when the
-    algorithm on its own (:func:`check_broadcast`) is correct from every non-faulty node; at least one
-    set has an unsafe source that hands over."""
+    algorithm on its own (:func:`check_broadcast`) is correct from every non-faulty node that can
+    broadcast (:func:`has_tree`); the first set has an unsafe source that hands over."""
     rng = random.Random(seed)
     N = 1 << n
     out, tries = [], 0
@@ -39,13 +44,10 @@ def fault_sets(n: int, model: str, count: int, lo: int, hi: int, seed: int) -> l
             links.add((u & ~(1 << d), d))
         fs = FaultSet.build(n, rng.sample(range(N), k), links)
         alg = SafetyBroadcast(fs, model)
-        srcs = [v for v in range(N) if v not in fs.nodes]
-        try:
-            if all(check_broadcast(alg, v)[0] for v in srcs):
-                if len(out) > 0 or not all(alg.safe(v) for v in srcs):     # the first one has a hand-over
-                    out.append(fs)
-        except Exception:       # an unsafe source without a safe neighbour: not a usable set
-            continue
+        srcs = [v for v in range(N) if v not in fs.nodes and has_tree(alg, v)]
+        if all(check_broadcast(alg, v)[0] for v in srcs):
+            if out or not all(alg.safe(v) for v in srcs):     # the first set has a hand-over
+                out.append(fs)
     return out
 
 
@@ -69,7 +71,7 @@ def run(n: int, model: str, count: int, lo: int, hi: int, seed: int):
     results = verify_safety_broadcast(n, model, cases)
     report = [f"{fs.describe()} / {v.name}: {p}" for fs, _alg, vs in results for v in vs for p in v.problems]
     assert not report, "\n".join(report)
-    unsafe = handovers = copies = 0
+    unsafe = handovers = copies = stranded = 0
     for fs, alg, verdicts in results:
         v = verdicts[0]
         assert v.model.drained and v.rtl.cycle.size == v.model.tr_cycle.size > 0
@@ -78,15 +80,18 @@ def run(n: int, model: str, count: int, lo: int, hi: int, seed: int):
             src = int(s.pkt_src[k])
             if not alg.safe(src):
                 unsafe += 1
-                handovers += alg.root(src) != src
-        # exactly one copy per flit at every non-faulty node but the source (checked per packet above)
+                handovers += has_tree(alg, src)
+        # exactly one copy per flit at every non-faulty node but the source (checked per packet above);
+        # nothing at all from an unsafe source without a safe neighbour
         good = (1 << n) - len(fs.nodes)
-        assert v.rtl.cycle.size == sum(int(s.pkt_len[k]) * (good - 1) for k in range(s.num_packets))
+        assert v.rtl.cycle.size == sum(int(s.pkt_len[k]) * (good - 1) for k in range(s.num_packets)
+                                       if has_tree(alg, int(s.pkt_src[k])))
+        stranded += sum(not has_tree(alg, int(x)) for x in s.pkt_src)
         copies += v.rtl.cycle.size
-    assert unsafe > 0 and handovers > 0, "no unsafe source was exercised"
+    assert unsafe > handovers > 0 and stranded > 0, "unsafe sources (hand-over, none) not exercised"
     kinds = {(bool(fs.nodes), bool(fs.links)) for fs in sets}
     assert {(True, False), (False, True), (True, True)} <= kinds
-    return copies
+    return copies, stranded
 
 
 @pytest.mark.parametrize("model", ["SL1", "DSL1"])
