@@ -170,3 +170,25 @@ def test_bad_parameters():
     with pytest.raises(CubenocError, match="stimulus is for 8 nodes"):
         NetworkModel(Hypercube(4)).run(StimulusBuilder(8).build())
     assert random_ready(4, 10, 1.0, 0).all()
+
+
+def test_delivery_check_catches_reordered_and_duplicated_flits():
+    """The shared per-node whole-packet check (sim/model/check.py) fails on a corrupted trace."""
+    import dataclasses
+    from cubenoc.sim.model.check import delivery_problems
+    from cubenoc.sim.model.stimulus import random_traffic
+    from cubenoc.sim.topology.hypercube import Hypercube
+    topo = Hypercube(3)
+    stim = random_traffic(topo.num_nodes, 6, 4, seed=2, mean_gap=1.0, p_ready=1.0, ready_cycles=500)
+    res = NetworkModel(topo).run(stim)
+    assert res.drained and delivery_problems(res) == []
+    multi = next(j for j in range(res.tr_flit.size - 1)
+                 if res.tr_flit[j + 1] == res.tr_flit[j] + 1 and res.tr_node[j + 1] == res.tr_node[j])
+    swapped = res.tr_flit.copy()
+    swapped[[multi, multi + 1]] = swapped[[multi + 1, multi]]
+    for broadcast in (False, True):          # the unicast and the broadcast-aware paths
+        bad = dataclasses.replace(res, tr_flit=swapped, broadcast=broadcast)
+        assert any("does not start" in p or "reordered" in p for p in delivery_problems(bad))
+    dup = dataclasses.replace(res, tr_flit=np.concatenate([res.tr_flit, res.tr_flit[:1]]),
+                              tr_node=np.concatenate([res.tr_node, res.tr_node[:1]]))
+    assert any(p.startswith("duplicated") for p in delivery_problems(dup))

@@ -94,25 +94,9 @@ def broadcast_delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
     for j in wrong[:limit]:
         out.append(f"misdelivered at node {int(nodes[j])} cycle {int(res.tr_cycle[j])}: "
                    f"{s.describe_flit(int(flits[j]))}")
-    for v in range(s.num_nodes):
-        seq = flits[nodes == v]
-        j = 0
-        while j < seq.shape[0] and len(out) < limit:
-            k = int(s.packet[seq[j]])
-            a, n = int(s.pkt_first[k]), int(s.pkt_len[k])
-            if int(seq[j]) != a:
-                out.append(f"node {v}: packet does not start with its first flit: {s.describe_flit(int(seq[j]))}")
-                break
-            got = seq[j:j + n]
-            if got.shape[0] < n and not res.drained:
-                break
-            if not np.array_equal(got, np.arange(a, a + n)):
-                out.append(f"node {v}: {s.describe_packet(k)} interleaved, reordered or cut: "
-                           f"flits {[int(x) - a for x in got]}")
-                break
-            j += n
+    from .check import well_formed_packets, whole_packets_per_node
+    whole_packets_per_node(res, out, limit)
     if res.drained:
-        from .check import well_formed_packets
         good = well_formed_packets(s)
         last = s.pkt_first + s.pkt_len - 1
         tails = np.zeros(s.num_packets, dtype=np.int64)

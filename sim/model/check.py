@@ -38,7 +38,19 @@ def delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
     for j in wrong[:limit]:
         out.append(f"misdelivered at node {int(res.tr_node[j])} cycle {int(res.tr_cycle[j])}: "
                    f"{s.describe_flit(int(flits[j]))}")
-    # per node: the ejected flits must form whole packets, in flit order, one packet at a time
+    whole_packets_per_node(res, out, limit)
+    if res.drained:
+        good = well_formed_packets(s) & (s.pkt_dst < s.num_nodes)
+        lost = np.nonzero(good & ~np.isin(np.arange(s.num_packets), res.delivered))[0]
+        for k in lost[:limit]:
+            out.append(f"lost: {s.describe_packet(int(k))}")
+    return out[:limit]
+
+
+def whole_packets_per_node(res: ModelResult, out: list[str], limit: int = 10) -> None:
+    """Append to ``out``: per node, the ejected flits must form whole packets, in flit order, one packet
+    at a time (shared by unicast and broadcast traces)."""
+    s, flits = res.stimulus, res.tr_flit
     for v in range(s.num_nodes):
         seq = flits[res.tr_node == v]
         j = 0
@@ -56,9 +68,3 @@ def delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
                            f"flits {[int(x) - a for x in got]}")
                 break
             j += n
-    if res.drained:
-        good = well_formed_packets(s) & (s.pkt_dst < s.num_nodes)
-        lost = np.nonzero(good & ~np.isin(np.arange(s.num_packets), res.delivered))[0]
-        for k in lost[:limit]:
-            out.append(f"lost: {s.describe_packet(int(k))}")
-    return out[:limit]
