@@ -14,7 +14,7 @@ from pathlib import Path
 from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
 from .network import Network
 from .router import COUNTER_WIDTH, COUNTERS
-from .tools import use_builtin_yosys
+from .tools import flat_verilog, use_builtin_yosys
 
 
 @dataclass
@@ -138,7 +138,7 @@ def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int
                   flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast)
     files = {f"{top}.v": verilog.convert(net, name=top)}
     for name, router in net.router_modules().items():
-        files[f"{name}.v"] = verilog.convert(router, name=name)
+        files[f"{name}.v"] = flat_verilog(router, name)
     d = describe(net, top)
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
     files[f"{top}.md"] = _markdown(d)

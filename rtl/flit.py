@@ -27,12 +27,17 @@ def check_payload_width(payload_width: int) -> int:
     return payload_width
 
 
-def link_flit_layout(routing: RoutingFunction, payload_width: int = 32) -> data.StructLayout:
-    """``head``, ``tail``, ``route`` (the header of ``routing``), ``data``; plus ``vc`` if V > 1."""
+def link_flit_layout(routing: RoutingFunction, payload_width: int = 32, broadcast=None) -> data.StructLayout:
+    """``head``, ``tail``, ``route`` (the header of ``routing``), ``data``; plus ``vc`` if V > 1. With a
+    broadcast algorithm (docs/router.md "Broadcast and multicast") ``route`` is wide enough for the
+    unicast header and the broadcast tag, and a ``bcast`` bit follows ``data``."""
     check_payload_width(payload_width)
-    fields = {"head": 1, "tail": 1, "route": routing.layout.amaranth(), "data": payload_width}
+    route = routing.layout.amaranth() if broadcast is None else max(routing.layout.width, broadcast.layout.width)
+    fields = {"head": 1, "tail": 1, "route": route, "data": payload_width}
     if routing.num_vcs > 1:
         fields["vc"] = range(routing.num_vcs)
+    if broadcast is not None:
+        fields["bcast"] = 1
     return data.StructLayout(fields)
 
 
@@ -42,13 +47,31 @@ def local_flit_layout(payload_width: int = 32) -> data.StructLayout:
     return data.StructLayout({"head": 1, "tail": 1, "data": payload_width})
 
 
-def link_signature(routing: RoutingFunction, payload_width: int = 32) -> wiring.Signature:
-    """V = 1: a ``lib.stream`` of link flits. V > 1 (docs/router.md, "Virtual channels"): ``valid``,
-    ``payload`` (with ``vc``) and a V-bit ``ready`` (bit c: the receiver's VC-c FIFO has room)."""
-    layout = link_flit_layout(routing, payload_width)
+class VCLinkSignature(wiring.Signature):
+    """A link with V > 1 virtual channels (docs/router.md "Virtual channels"): ``valid``, ``payload`` (with
+    ``vc``) and a V-bit ``ready`` (bit c: the receiver's VC-c FIFO has room)."""
+
+    def __init__(self, layout: data.StructLayout, num_vcs: int):
+        super().__init__({"valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)})
+
+
+class BroadcastLinkSignature(wiring.Signature):
+    """A link of broadcast routers (docs/router.md "Broadcast and multicast"): a stream plus ``empty``
+    (the receiver's input FIFO is empty), which a broadcast head waits for."""
+
+    def __init__(self, layout: data.StructLayout):
+        super().__init__({"valid": Out(1), "payload": Out(layout), "ready": In(1), "empty": In(1)})
+
+
+def link_signature(routing: RoutingFunction, payload_width: int = 32, broadcast=None) -> wiring.Signature:
+    """V = 1: a ``lib.stream`` of link flits; V > 1: :class:`VCLinkSignature`; with a broadcast
+    algorithm: :class:`BroadcastLinkSignature`."""
+    layout = link_flit_layout(routing, payload_width, broadcast)
+    if broadcast is not None:
+        return BroadcastLinkSignature(layout)
     if routing.num_vcs == 1:
         return stream.Signature(layout)
-    return wiring.Signature({"valid": Out(1), "payload": Out(layout), "ready": In(routing.num_vcs)})
+    return VCLinkSignature(layout, routing.num_vcs)
 
 
 def local_signature(payload_width: int = 32) -> stream.Signature:

@@ -78,3 +78,15 @@ def verilator_lint(files, top: str) -> LintResult:
         kinds[mo.group(1)] = kinds.get(mo.group(1), 0) + 1
     errors = len(re.findall(r"^%Error", log, re.M))
     return LintResult(proc.returncode, errors, warnings, kinds, log)
+
+
+def flat_verilog(component, name: str) -> str:
+    """Verilog of ``component`` as one module: its units inlined (yosys ``flatten``) and the wires nothing
+    reads removed, so a router composed of units is one readable module (docs/architecture.md)."""
+    from amaranth._toolchain.yosys import find_yosys
+    from amaranth.back import rtlil
+    use_builtin_yosys()
+    text = rtlil.convert(component, name=name)
+    script = [f"read_rtlil <<rtlil\n{text}\nrtlil", f"hierarchy -top {name}", "flatten", "proc", "opt_clean -purge",
+              "memory_collect", "write_verilog -norename"]
+    return find_yosys(lambda ver: ver >= (0, 40)).run(["-q", "-"], "\n".join(script), ignore_warnings=True)

@@ -1,11 +1,11 @@
-"""The fork unit (rtl/fork.py) in Amaranth's simulator equals fork_entry (sim/broadcast/fork.py) for every
+"""The fork unit (rtl/route/fork.py) in Amaranth's simulator equals fork_entry (sim/broadcast/fork.py) for every
 tag and the origin: keep, ports and the new tag per port (docs/router.md "Broadcast and multicast")."""
 from __future__ import annotations
 
 import pytest
 from amaranth.sim import Simulator
 
-from cubenoc.rtl.fork import ForkUnit
+from cubenoc.rtl.route.fork import ForkUnit
 from cubenoc.sim.broadcast.fork import broadcast_algorithm_for, fork_entry, fork_node_generic
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.topology.metacube import Metacube

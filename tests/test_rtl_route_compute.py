@@ -6,7 +6,8 @@ Every tag value for every Q_n and Q(n, k) with n <= 6; every destination from a 
 import pytest
 from amaranth.sim import Simulator
 
-from cubenoc.rtl.route_compute import EcubeRTL, RomRTL, rtl_for
+from cubenoc.rtl.route import RomRTL, rtl_for
+from cubenoc.rtl.route.hypercube import EcubeRTL
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube, Hypercube
 

@@ -1,5 +1,5 @@
-"""The families' route-compute and injection units (rtl/route_pdn.py, route_metacube.py,
-route_hierarchical.py) in gates against the Python routing functions, exhaustively (amaranth.sim):
+"""The families' route-compute and injection units (rtl/route/pdn.py, metacube.py,
+hierarchical.py) in gates against the Python routing functions, exhaustively (amaranth.sim):
 every (node, header) pair that any packet of any (source, destination) pair presents to a router, and
 every (source, destination) injection. Port, new header and VC must equal ``routing.route``."""
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from amaranth.sim import Simulator
 
-from cubenoc.rtl.route_compute import RomRTL, rtl_for
-from cubenoc.rtl.route_hierarchical import HierarchicalRTL
-from cubenoc.rtl.route_metacube import MetacubeRTL
-from cubenoc.rtl.route_pdn import (AdaptivePDNRTL, BipartitePDNRTL, DimensionOrderPDNRTL,
+from cubenoc.rtl.route import RomRTL, rtl_for
+from cubenoc.rtl.route.hierarchical import HierarchicalRTL
+from cubenoc.rtl.route.metacube import MetacubeRTL
+from cubenoc.rtl.route.pdn import (AdaptivePDNRTL, BipartitePDNRTL, DimensionOrderPDNRTL,
                                    ObliviousPDNRTL)
 from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting

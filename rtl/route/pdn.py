@@ -10,7 +10,7 @@
   node), ``hop`` incremented (saturating) and VC = ``hop``: the router that takes ``route()``. With
   ``AdaptivePDNRouting(..., selection="availability")`` the router is the adaptive one instead
   (docs/router.md, "Adaptive selection and run-time faults"): both candidates from
-  :class:`~cubenoc.rtl.route_candidates.PDNCandidateUnit`, forward-/backward-first chosen each cycle by
+  :class:`~cubenoc.rtl.route.candidates.PDNCandidateUnit`, forward-/backward-first chosen each cycle by
   output availability, around faulty links given as run-time inputs.
 * :class:`DimensionOrderPDNRTL` -- products ``H_{q-1} x ... x H_0`` (Theorem 2): coordinates of
   ``node_id`` and ``dest`` from one mixed-radix ROM each (N entries), the lowest differing dimension
@@ -22,32 +22,10 @@ from __future__ import annotations
 
 from amaranth import Const, Module, Mux, Signal
 
-from ..sim.routing.pdn import (AdaptivePDNRouting, BipartitePDNRouting, DimensionOrderPDNRouting,
+from ...sim.routing.pdn import (AdaptivePDNRouting, BipartitePDNRouting, DimensionOrderPDNRouting,
                                ObliviousPDNRouting)
-from .route_compute import InjectUnit, RouteUnit, RoutingRTL, node_width, register
-
-
-def mod_sub(m: Module, a, b, n: int, name: str) -> Signal:
-    """``(a - b) mod n`` for ``0 <= a, b < n``: a subtractor and a conditional add of n."""
-    diff = Signal(range(-n, n), name=f"{name}_diff")
-    out = Signal(range(n), name=name)
-    m.d.comb += diff.eq(a - b)
-    m.d.comb += out.eq(Mux(diff < 0, diff + n, diff))
-    return out
-
-
-def rom(m: Module, index, table: dict[int, int], out: Signal, default: int = 0) -> None:
-    """``out = table[index]`` (``default`` for the missing entries): a case statement, i.e. a ROM."""
-    with m.Switch(index):
-        for key, value in table.items():
-            with m.Case(key):
-                m.d.comb += out.eq(value)
-        with m.Default():
-            m.d.comb += out.eq(default)
-
-
-def _node(unit):
-    return unit.node_id if hasattr(unit, "node_id") else Const(unit.node, node_width(unit.routing.topology))
+from ..gates import mod_sub, node_address, rom
+from .base import InjectUnit, RouteUnit, RoutingRTL, register
 
 
 class _DestInjectUnit(InjectUnit):
@@ -67,7 +45,7 @@ class _ObliviousRouteUnit(RouteUnit):
         m = Module()
         routing, topo = self.routing, self.routing.topology
         local = topo.local_port(0)
-        d = mod_sub(m, self.route.dest, _node(self), topo.n, "d")
+        d = mod_sub(m, self.route.dest, node_address(self), topo.n, "d")
         rom(m, d, {dd: p for dd, p in enumerate(routing.rom(), start=1)}, self.port, default=local)
         m.d.comb += self.new_route.eq(self.route)
         if routing.hop_vcs:
@@ -97,7 +75,7 @@ class _AdaptiveRouteUnit(RouteUnit):
         local = topo.local_port(0)
         dest, hop = self.route.dest, self.route.hop
         if self.generic:
-            d = mod_sub(m, dest, _node(self), topo.n, "d")
+            d = mod_sub(m, dest, node_address(self), topo.n, "d")
             table = {dd: routing.route(0, {"dest": dd, "hop": 0}).port for dd in range(1, topo.n)}
             rom(m, d, table, self.port, default=local)
             moving = d != 0
@@ -149,7 +127,7 @@ class _DorRouteUnit(RouteUnit):
     def elaborate(self, platform):
         m = Module()
         routing, topo = self.routing, self.routing.topology
-        x = _coords(m, topo, _node(self), "x")
+        x = _coords(m, topo, node_address(self), "x")
         y = _coords(m, topo, self.route.dest, "y")
         m.d.comb += [self.port.eq(topo.local_port(0)), self.new_route.eq(self.route)]
         for i in reversed(range(topo.q)):              # the last assignment wins: lowest dimension first
@@ -183,11 +161,11 @@ class _BipartiteRouteUnit(RouteUnit):
         local = topo.local_port(self.node)
         m.d.comb += self.new_route.eq(self.route)
         if topo.is_host(self.node):
-            d = mod_sub(m, self.route.dest, _node(self), n, "d")
+            d = mod_sub(m, self.route.dest, node_address(self), n, "d")
             rom(m, d, {dd: routing.host_table[dd] for dd in range(1, n)}, self.port, default=local)
         else:   # switch: node_id - n is the switch index
             sw = Signal(range(n))
-            m.d.comb += sw.eq(_node(self) - n)
+            m.d.comb += sw.eq(node_address(self) - n)
             d = mod_sub(m, sw, self.route.dest, n, "d")
             rom(m, d, {dd: routing.switch_index[dd] for dd in range(n) if dd in routing.switch_index},
                 self.port, default=local)

@@ -12,7 +12,7 @@ from amaranth import Module, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..sim.broadcast.fork import fork_entry
+from ...sim.broadcast.fork import fork_entry
 
 
 class ForkUnit(wiring.Component):

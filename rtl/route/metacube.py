@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal
 
-from ..sim.routing.metacube import MetacubeRouting, gray_rank
-from .route_compute import InjectUnit, RouteUnit, RoutingRTL, register
-from .route_pdn import _node, rom
+from ...sim.routing.metacube import MetacubeRouting, gray_rank
+from ..gates import node_address, rom
+from .base import InjectUnit, RouteUnit, RoutingRTL, register
 
 
 def lowest_bit(m: Module, value, out: Signal, offset: int = 0) -> None:
@@ -38,7 +38,7 @@ class _MetacubeRouteUnit(RouteUnit):
         routing = self.routing
         k, mm, h = routing.k, routing.m, routing.h
         fb = mm * h
-        node = _node(self)
+        node = node_address(self)
         dest, cdiff = self.route.dest, self.route.cdiff
         c = Signal(k, name="cls")
         m.d.comb += c.eq(node[fb:])
@@ -118,7 +118,7 @@ class _MetacubeInjectUnit(InjectUnit):
         fb, n = routing.m * routing.h, routing.n
         m.d.comb += self.route.as_value().eq(0)
         m.d.comb += [self.route.dest.eq(self.dest[:n]),
-                     self.route.cdiff.eq(_node(self)[fb:n] ^ self.dest[fb:n])]
+                     self.route.cdiff.eq(node_address(self)[fb:n] ^ self.dest[fb:n])]
         return m
 
 

@@ -21,11 +21,11 @@ from amaranth import Cat, Module, Mux, Signal
 
 from cubenoc.errors import CubenocError
 
-from ..sim.routing.hierarchical import HierarchicalRouting
-from ..sim.routing.level2 import CompleteRule, HypercubeRule, bits_for
-from ..sim.topology.hierarchical import INTERFACE
-from .route_compute import InjectUnit, RouteUnit, RoutingRTL, register
-from .route_pdn import _node
+from ...sim.routing.hierarchical import HierarchicalRouting
+from ...sim.routing.level2 import CompleteRule, HypercubeRule, bits_for
+from ...sim.topology.hierarchical import INTERFACE
+from ..gates import node_address
+from .base import InjectUnit, RouteUnit, RoutingRTL, register
 
 #: the largest (c, dest_cluster, state) index the level-2 ROM tabulates
 L2_ROM_MAX_BITS = 14
@@ -59,7 +59,7 @@ class _HierarchicalRouteUnit(RouteUnit):
         m = Module()
         routing, topo = self.routing, self.routing.topology
         hdr = self.route
-        c, x = split_node(m, topo, _node(self))
+        c, x = split_node(m, topo, node_address(self))
         dn, dc = hdr.dest_node, hdr.dest_cluster
         local = topo.local_port(self.node)
         m.d.comb += [self.port.eq(local), self.new_route.eq(hdr)]
@@ -137,7 +137,7 @@ class _HierarchicalInjectUnit(InjectUnit):
         m.d.comb += self.route.as_value().eq(0)
         m.d.comb += [self.route.dest_node.eq(x), self.route.dest_cluster.eq(c)]
         if topo.replication > 1:
-            _c, sx = split_node(m, topo, _node(self))
+            _c, sx = split_node(m, topo, node_address(self))
             r = topo.replication
             lane = Signal(len(self.route.lane))
             if r & (r - 1) == 0:

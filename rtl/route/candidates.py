@@ -16,12 +16,13 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
 
-from .route_compute import ROM_MAX_BITS
+from ..gates import mod_sub, node_width
+from .base import ROM_MAX_BITS
 
 
 def candidates_node_generic(routing) -> bool:
     """Whether :func:`candidate_unit` builds one unit for every node (with a ``node_id`` input)."""
-    from ..sim.routing.pdn import AdaptivePDNRouting
+    from ...sim.routing.pdn import AdaptivePDNRouting
     return (isinstance(routing, AdaptivePDNRouting) and not routing.faulty_nodes and not routing.faulty_links)
 
 
@@ -45,7 +46,6 @@ class CandidateUnit(wiring.Component):
         members = {"route": In(lay), "port0": Out(range(P)), "new0": Out(lay), "vc0": Out(range(V)),
                    "has1": Out(1), "port1": Out(range(P)), "new1": Out(lay), "vc1": Out(range(V))}
         if self.node_generic:
-            from .route_compute import node_width
             members["node_id"] = In(node_width(routing.topology))
         super().__init__(members)
 
@@ -81,7 +81,6 @@ class PDNCandidateUnit(CandidateUnit):
     node_generic = True
 
     def elaborate(self, platform):
-        from .route_pdn import mod_sub
         m = Module()
         routing, topo = self.routing, self.routing.topology
         local = topo.local_port(0)

@@ -1,0 +1,40 @@
+"""The round-robin arbiter of docs/router.md "Arbitration" (model: ``rr_pick`` in sim/model/kernel.py).
+
+``RoundRobinArbiter(positions, size)``: requester ``r`` sits at position ``positions[r]`` of a cyclic order
+of ``size`` places (inputs, or (input, VC) pairs ``j = i * V + c``; places nobody requests from are
+pruned crossbar inputs). The pointer is a thermometer code ``pri`` (bit j = ``j >= pointer``; reset:
+pointer 0). ``grant`` is one-hot: the first request at or after the pointer, cyclically. On the clock
+edge the pointer moves just past the requester marked in ``next`` (one-hot; none: it stays).
+"""
+from __future__ import annotations
+
+from amaranth import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..gates import any_of
+
+
+def thermometer(pointer: int, size: int) -> int:
+    """The code of ``pointer mod size``: bit j set for every j >= pointer."""
+    return ((1 << size) - 1) & ~((1 << (pointer % size)) - 1)
+
+
+class RoundRobinArbiter(wiring.Component):
+    def __init__(self, positions, size: int):
+        self.positions, self.size = list(positions), size
+        n = len(self.positions)
+        super().__init__({"requests": In(n), "grant": Out(n), "next": In(n)})
+
+    def elaborate(self, platform):
+        m = Module()
+        pos = self.positions
+        pri = Signal(self.size, init=(1 << self.size) - 1)
+        for r, j in enumerate(pos):
+            # requester q comes before r in the order pointer, pointer+1, ..., size-1, 0, ...
+            before = [self.requests[q] & ((pri[k] | ~pri[j]) if k < j else (pri[k] & ~pri[j]))
+                      for q, k in enumerate(pos) if q != r]
+            m.d.comb += self.grant[r].eq(self.requests[r] & ~any_of(before))
+            with m.If(self.next[r]):
+                m.d.sync += pri.eq(thermometer(j + 1, self.size))
+        return m

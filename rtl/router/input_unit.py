@@ -1,0 +1,177 @@
+"""The input unit of docs/router.md: a FIFO per VC, the route stage on each FIFO head, the requests.
+
+``InputUnit(router, port)`` has one *lane* per FIFO (V on a network input, one on the local input, which
+the :class:`~.source.SourceInterface` feeds). Per lane, the route stage turns the head flit into the output
+it wants (``port``), its output VC and new route, and raises ``request`` bit o when
+
+* a head wants o, o is unlocked for that VC (``locked``) and not faulty, or
+* a body/tail flit follows its head: o = ``cur_out``;
+
+with the ``room`` of the flit's downstream VC on top when the router masks requests by ``ready`` (V > 1
+and the adaptive router, docs/router.md "Virtual channels"). ``sent`` (the lane's flit left by some
+output) pops the FIFO and, on a head, sets ``cur_out``/``cur_vc``. The route stage is one of three policies:
+
+* unicast: the family's route unit (``routing.route``);
+* adaptive (docs/router.md "Adaptive selection and run-time faults"): two candidates, chosen each cycle by
+  availability (Algorithm 2) or by the outputs' ``use`` counts (least used); a head whose candidates are
+  all faulty is discarded with its packet (``discard``);
+* broadcast (docs/router.md "Broadcast and multicast"): the route unit plus a fork unit; a broadcast head
+  is ``eligible`` when every output it ``want``s is unlocked with an empty downstream FIFO, takes them all
+  when ``chosen`` (``held``) and is ``present``ed on each until every branch has sent it.
+"""
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Signal, Value
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from ..gates import node_width
+from ..route.candidates import candidate_unit
+from ..route.fork import ForkUnit
+from .output_unit import USE_WIDTH
+
+
+class InputUnit(wiring.Component):
+    def __init__(self, router, port: int):
+        r = self.router = router
+        self.port = port
+        P, V = r.num_ports, r.num_vcs
+        L = self.num_lanes = 1 if port == r.local else V
+        members = {"i": In(stream.Signature(r.flit_layout) if port == r.local else r.link_signature),
+                   "locked": In(P * V), "room": In(P * V), "sent": In(L),
+                   "request": Out(P).array(L), "flit": Out(r.flit_layout).array(L)}
+        if r.adapter.node_generic:
+            members["node_id"] = In(node_width(r.topology))
+        if r.adaptive:
+            members.update({"fault": In(P), "use": In(USE_WIDTH).array(P), "discard": Out(L)})
+        if r.broadcast is not None:
+            members.update({"empty": In(P), "out_ready": In(P), "chosen": In(1), "taken": In(P),
+                            "eligible": Out(1), "want": Out(P), "present": Out(P), "forking": Out(1),
+                            "fork_route": Out(r.flit_layout["route"].width).array(P)})
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        r, s = self.router, self.i
+        for c in range(self.num_lanes):
+            fifo = m.submodules[f"fifo_{c}"] = SyncFIFO(width=r.flit_layout.size, depth=r.fifo_depth)
+            m.d.comb += [fifo.w_data.eq(s.payload), s.ready[c].eq(fifo.w_rdy),
+                         fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
+            if r.broadcast is not None and self.port != r.local:
+                m.d.comb += s.empty.eq(~fifo.r_rdy)
+            self._lane(m, c, fifo)
+        return m
+
+    def _unit(self, m, name, unit):
+        m.submodules[name] = unit
+        if "node_id" in unit.signature.members:
+            r = self.router
+            m.d.comb += unit.node_id.eq(self.node_id if r.adapter.node_generic else Const(r.node, len(unit.node_id)))
+        return unit
+
+    def _lane(self, m: Module, c: int, fifo: SyncFIFO) -> None:
+        r, i = self.router, self.port
+        P, V, local = r.num_ports, r.num_vcs, r.local
+        head = data.View(r.flit_layout, fifo.r_data)
+        route = Value.cast(head.route)
+        cur_out = Signal(range(P), name=f"cur_out_{c}")
+        cur_vc = Signal(range(max(2, V)), name=f"cur_vc_{c}")
+        live, pop = Signal(name=f"live_{c}"), Signal(name=f"pop_{c}")
+        port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
+        new = Signal(r.routing.layout.width, name=f"new_route_{c}")
+        m.d.comb += [live.eq(fifo.r_rdy), pop.eq(self.sent[c])]
+        forking = Const(0)
+        if r.adaptive:
+            self._select(m, c, head, route, fifo, live, pop, port, vc, new)
+        else:
+            ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
+            m.d.comb += [ru.route.eq(route[:r.routing.layout.width]), port.eq(ru.port), new.eq(ru.new_route.as_value())]
+            if V > 1:
+                m.d.comb += vc.eq(Mux(ru.port == local, 0, ru.vc))
+            if r.broadcast is not None:
+                forking = self._fork(m, head, route, fifo, pop)
+        masked = V > 1 or r.adaptive
+        out_vc = Mux(head.head, vc, cur_vc)
+        for o in range(P):
+            if not r.allowed[i][o]:
+                continue
+            lock = self.locked.bit_select(o * V + vc, 1) if V > 1 and o != local else self.locked[o * V]
+            room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
+            fault = self.fault[o] if r.adaptive else Const(0)
+            taken = self.taken[o] if r.broadcast is not None else Const(0)
+            m.d.comb += self.request[c][o].eq(live & room & ~forking & ~taken &
+                                              Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o))
+        f = self.flit[c]
+        m.d.comb += [f.head.eq(head.head), f.tail.eq(head.tail), f.data.eq(head.data), f.route.eq(new),
+                     fifo.r_en.eq(pop)]
+        if V > 1:
+            m.d.comb += f.vc.eq(out_vc)
+        with m.If(self.sent[c] & head.head):
+            m.d.sync += [cur_out.eq(port), cur_vc.eq(vc)]
+
+    def _select(self, m, c, head, route, fifo, live, pop, port, vc, new) -> None:
+        """The adaptive route stage: pick a candidate; discard a packet whose candidates are all faulty."""
+        r = self.router
+        V, local = r.num_vcs, r.local
+        u = self._unit(m, f"cand_{c}", candidate_unit(r.routing, r.node))
+        m.d.comb += u.route.eq(route)
+        cv0, cv1 = (Mux(u.port0 == local, 0, u.vc0), Mux(u.port1 == local, 0, u.vc1)) if V > 1 else (0, 0)
+        f0, f1 = self.fault.bit_select(u.port0, 1), self.fault.bit_select(u.port1, 1) | ~u.has1
+        a0, a1 = [~f & ~self.locked.bit_select(p * V + cv, 1) & self.room.bit_select(p * V + cv, 1)
+                  for f, p, cv in ((f0, u.port0, cv0), (f1, u.port1, cv1))]
+        pick1 = Signal(name=f"pick1_{c}")
+        if r.routing.selection == "least_used":        # seed 001 Sec. IV-B: the less used output
+            use0, use1 = Signal(USE_WIDTH), Signal(USE_WIDTH)
+            for p, use in ((u.port0, use0), (u.port1, use1)):
+                with m.Switch(p):
+                    for o in range(local):
+                        with m.Case(o):
+                            m.d.comb += use.eq(self.use[o])
+            m.d.comb += pick1.eq(u.has1 & (f0 | (~f1 & (use1 < use0))))
+        else:                                             # Algorithm 2: the first available candidate
+            m.d.comb += pick1.eq(u.has1 & ~a0 & (a1 | f0))
+        m.d.comb += [port.eq(Mux(pick1, u.port1, u.port0)), vc.eq(Mux(pick1, cv1, cv0)),
+                     new.eq(Mux(pick1, u.new1.as_value(), u.new0.as_value()))]
+        dropping, discard = Signal(name=f"discarding_{c}"), self.discard[c]
+        m.d.comb += [live.eq(fifo.r_rdy & ~dropping), discard.eq(live & head.head & f0 & f1),
+                     pop.eq(self.sent[c] | discard | (fifo.r_rdy & dropping))]
+        with m.If(discard & ~head.tail):
+            m.d.sync += dropping.eq(1)
+        with m.If(fifo.r_rdy & dropping & head.tail):
+            m.d.sync += dropping.eq(0)
+
+    def _fork(self, m, head, route, fifo, pop):
+        """The broadcast route stage (V = 1); returns ``forking`` (the head is a broadcast: no unicast request)."""
+        r = self.router
+        P, local = r.num_ports, r.local
+        alg = r.broadcast
+        make = getattr(alg, "fork_unit", None)           # an algorithm may bring its own fork unit
+        fk = self._unit(m, "fork", make(r.node) if make is not None else ForkUnit(alg, r.node))
+        m.d.comb += [fk.tag.eq(route[:alg.layout.width]), fk.origin.eq(int(self.port == local))]
+        for o in range(local):
+            m.d.comb += self.fork_route[o].eq(fk.new_tag[o])
+        held, done, bmode = Signal(P, name="held"), Signal(P, name="done"), Signal(name="bmode")
+        wants, full = Signal(P, name="wants"), Signal(name="full")
+        m.d.comb += [self.forking.eq(fifo.r_rdy & (bmode | (head.head & head.bcast))),
+                     self.want.eq(Cat(fk.ports[:local] if local else Const(0, 0), fk.keep)),
+                     wants.eq(Mux(bmode, held, self.want)),
+                     self.eligible.eq(self.forking & ~bmode & (held == 0) & (wants != 0) &
+                                      ((wants & (self.locked | ~self.empty)) == 0)),
+                     full.eq(self.forking & ((held == wants) | self.chosen)),
+                     self.present.eq(Mux(full, wants & ~done, 0))]
+        with m.If(self.chosen & self.taken.any()):
+            m.d.sync += held.eq(self.want)
+        sent_all = Signal(P, name="sent_all")
+        m.d.comb += sent_all.eq(done | (self.present & self.out_ready))
+        last = full & (sent_all == wants)                 # every branch has sent this flit: pop it
+        m.d.comb += pop.eq(self.sent[0] | last)
+        with m.If(last):
+            m.d.sync += done.eq(0)
+            with m.If(head.tail):
+                m.d.sync += [held.eq(0), bmode.eq(0)]
+            with m.Elif(head.head):
+                m.d.sync += bmode.eq(1)
+        with m.Elif(full):
+            m.d.sync += done.eq(sent_all)
+        return self.forking

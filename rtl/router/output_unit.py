@@ -1,0 +1,70 @@
+"""The output unit of docs/router.md: round-robin arbiter, crossbar mux, wormhole locks (model:
+``lock_after`` and the transfer phase in sim/model/kernel.py).
+
+``OutputUnit(layout, positions, size, num_vcs)`` serves one output over the inputs (or (input, VC) lanes)
+that may turn there. Each source ``r`` offers ``flit[r]`` (the flit as it would leave: new route, output
+VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto ``out``. A transfer
+(``xfer``) is ``valid`` and the ``ready`` bit of the flit's VC. On a transfer the pointer moves past the
+winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it.
+
+Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts a fork's flit on ``out``
+without the arbiter (the fork holds the lock); ``acquire`` locks the output for the fork ``acquirer``
+(one-hot) and moves the pointer past it; ``out.payload.bcast`` is set for presented flits.
+Least-used policy (seed 001 Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
+"""
+from __future__ import annotations
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..gates import any_of, onehot_mux
+from .arbiter import RoundRobinArbiter
+
+USE_WIDTH = 16
+
+
+class OutputUnit(wiring.Component):
+    def __init__(self, layout, positions, size: int, num_vcs: int = 1, *, broadcast: bool = False,
+                 count_heads: bool = False):
+        self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
+        self.broadcast, self.count_heads = broadcast, count_heads
+        n = len(self.positions)
+        members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "xfer": Out(1),
+                   "locked": Out(num_vcs), "valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)}
+        if broadcast:
+            members.update({"present": In(n), "acquire": In(1), "acquirer": In(n)})
+        if count_heads:
+            members["use"] = Out(USE_WIDTH)
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        n, out = len(self.positions), self.payload
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size)
+        m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
+        sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
+        m.d.comb += self.valid.eq(any_of(sel))
+        for name, _ in self.layout:          # the crossbar: the selected source's flit, field by field
+            if name != "bcast":
+                m.d.comb += getattr(out, name).eq(onehot_mux([(sel[r], getattr(self.flit[r], name)) for r in range(n)]))
+        vc = out.vc if self.num_vcs > 1 else 0
+        m.d.comb += self.xfer.eq(self.valid & self.ready.bit_select(vc, 1))
+        passed = Signal(n)
+        m.d.comb += passed.eq(self.grant & self.xfer.replicate(n))
+        lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 else self.locked
+        if self.broadcast:
+            m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
+            with m.If(self.acquire):          # before the transfer rules: a tail in the same cycle wins
+                m.d.sync += lock.eq(1)
+        else:
+            m.d.comb += arb.next.eq(passed)
+        with m.If(self.xfer):
+            with m.If(out.tail):
+                m.d.sync += lock.eq(0)
+            with m.Elif(out.head):
+                m.d.sync += lock.eq(1)
+            if self.count_heads:
+                with m.If(out.head):
+                    m.d.sync += self.use.eq(self.use + 1)
+        return m

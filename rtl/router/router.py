@@ -1,0 +1,194 @@
+"""The router of docs/router.md, composed from units (docs/architecture.md "The router's units").
+
+``Router(topology, routing, node)`` has P = num_ports(node) + 1 ports; port P-1 is local. It builds
+
+* a :class:`~.source.SourceInterface` in front of the local input;
+* an :class:`~.input_unit.InputUnit` per input that some turn starts from (FIFOs per VC + route stage);
+* an :class:`~.output_unit.OutputUnit` per output that some turn ends at (arbiter, crossbar, locks);
+* with broadcast forks, a :class:`~.arbiter.RoundRobinArbiter` over the inputs: the broadcast selector.
+
+Requests only go where ``allowed`` (:func:`cubenoc.sim.routing.turns.allowed_matrix`) says a turn may
+ever happen: the other crossbar inputs are not built. The variants are policies of the units: V > 1
+(``routing.num_vcs``: a FIFO and a lock per VC, requests masked by the downstream VC's ready, round
+robin over the lanes ``j = i * V + c``), adaptive selection and run-time faults (``routing.selection`` or
+``faults=True``: candidate route stage, ``link_fault``/``node_fault`` inputs, ``discarded`` counter) and
+broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per link).
+
+Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
+[``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
+16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed``, and for node-generic
+routing adapters ``node_id`` (the node address, a constant in a network).
+"""
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from cubenoc.errors import CubenocError, require_int
+
+from ...sim.routing.turns import allowed_matrix
+from ..flit import link_flit_layout, link_signature, local_signature
+from ..gates import any_of, node_width
+from ..route import rtl_for
+from ..route.candidates import candidates_node_generic
+from .arbiter import RoundRobinArbiter
+from .input_unit import InputUnit
+from .output_unit import OutputUnit
+from .source import COUNTER_WIDTH, SourceInterface
+
+COUNTERS = ("injected", "ejected", "dropped", "malformed")
+
+
+class Router(wiring.Component):
+    def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
+                 faults: bool = False, broadcast=None):
+        if routing.topology is not topology:
+            raise CubenocError("the routing function must be built on the same topology object")
+        self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
+        topology.check_node(node)
+        self.topology, self.routing, self.node = topology, routing, node
+        self.payload_width = payload_width
+        self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
+        self.adapter = rtl_for(routing)
+        self.num_ports = topology.local_port(node) + 1
+        self.local = self.num_ports - 1
+        self.allowed = allowed_matrix(routing, node)
+        self.broadcast = broadcast
+        self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
+        if broadcast is not None:          # docs/router.md "Broadcast and multicast"
+            from ...sim.broadcast.fork import broadcast_turns, check_broadcast
+            if self.adaptive:
+                raise CubenocError("broadcast routers with run-time faults or adaptive selection are not built: "
+                                   "use one of --broadcast, --faults/--routing availability|least_used")
+            check_broadcast(broadcast, routing)
+            for i, o in broadcast_turns(broadcast)[node]:
+                self.allowed[i][o] = True
+        self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
+        self.link_signature = link_signature(routing, payload_width, broadcast)
+        members = {}
+        if self.adapter.node_generic:
+            members["node_id"] = In(node_width(topology))
+        for p in range(self.local):
+            members[f"in_p{p}"] = In(self.link_signature)
+            members[f"out_p{p}"] = Out(self.link_signature)
+        members["local_in"] = In(local_signature(payload_width))
+        members["local_out"] = Out(local_signature(payload_width))
+        for name in COUNTERS:
+            members[name] = Out(COUNTER_WIDTH)
+        if self.adaptive:                  # docs/router.md "Adaptive selection and run-time faults"
+            members.update({"link_fault": In(max(1, self.local)), "node_fault": In(1), "discarded": Out(COUNTER_WIDTH)})
+        super().__init__(members)
+
+    # the shape of this router: two nodes with the same key get the same Verilog module
+    @property
+    def shape_key(self) -> tuple:
+        key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
+               self.fifo_depth, None if self.adapter.node_generic else self.node, self.num_vcs)
+        if self.adaptive:
+            key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
+        if self.broadcast is not None:
+            from ...sim.broadcast.fork import fork_node_generic
+            alg = self.broadcast
+            key += (type(alg).__name__, alg.layout.width, None if fork_node_generic(alg) else self.node)
+        return key
+
+    def input_stream(self, p: int):
+        return self.local_in if p == self.local else getattr(self, f"in_p{p}")
+
+    def output_stream(self, p: int):
+        return self.local_out if p == self.local else getattr(self, f"out_p{p}")
+
+    def elaborate(self, platform):
+        m = Module()
+        P, V, local, allowed = self.num_ports, self.num_vcs, self.local, self.allowed
+        bc = self.broadcast is not None
+        used = [i for i in range(P) if any(allowed[i])]
+        assert local in used, "every router can inject"
+        src = m.submodules.source = SourceInterface(self)
+        wiring.connect(m, wiring.flipped(self.local_in), src.i)
+        m.d.comb += [getattr(self, n).eq(getattr(src, n)) for n in COUNTERS if n != "ejected"]
+        if self.adapter.node_generic:
+            m.d.comb += src.node_id.eq(self.node_id)
+        units = {}
+        for i in used:
+            u = units[i] = m.submodules[f"input_{i}"] = InputUnit(self, i)
+            wiring.connect(m, src.o if i == local else wiring.flipped(self.input_stream(i)), u.i)
+            if self.adapter.node_generic:
+                m.d.comb += u.node_id.eq(self.node_id)
+        for i in range(P):
+            if i not in used and i != local:
+                m.d.comb += self.input_stream(i).ready.eq(0)
+                if bc:
+                    m.d.comb += self.input_stream(i).empty.eq(1)
+        lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
+
+        outs, sent = {}, {k: [] for k in lanes}
+        for o in range(P):
+            srcs = [k for k in lanes if allowed[k[0]][o]]
+            out = self.output_stream(o)
+            if not srcs:
+                m.d.comb += out.valid.eq(0)
+                continue
+            ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
+                self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
+                count_heads=self.adaptive and o != local and self.routing.selection == "least_used")
+            for r, (i, c) in enumerate(srcs):
+                m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
+                if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
+                    m.d.comb += ou.flit[r].route.eq(Mux(units[i].forking, units[i].fork_route[o], units[i].flit[c].route))
+                sent[i, c].append(ou.grant[r] & ou.xfer)
+            m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
+            if o == local:
+                m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
+                             out.payload.data.eq(ou.payload.data)]
+                with m.If(ou.xfer & ou.payload.tail):
+                    m.d.sync += self.ejected.eq(self.ejected + 1)
+            else:
+                m.d.comb += out.payload.eq(ou.payload)
+
+        # router-wide status the input units read: locks, downstream room, faults, use counts, empties
+        locked = Cat(*[Const(0, V) if o not in outs else Cat(outs[o].locked, Const(0, V - len(outs[o].locked)))
+                       for o in range(P)])          # bit o * V + c (the local output has VC 0 only)
+        room = Cat(*[Const((1 << V) - 1, V) if o == local else self.output_stream(o).ready for o in range(P)])
+        for i, u in units.items():
+            m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
+            for c in range(u.num_lanes):
+                m.d.comb += u.sent[c].eq(any_of(sent[i, c]))
+        if self.adaptive:
+            self._faults_and_discards(m, src, units, outs)
+        if bc:
+            self._broadcast_selector(m, units, outs)
+        return m
+
+    def _faults_and_discards(self, m, src, units, outs) -> None:
+        """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set
+        (the local output never); a faulty node's source interface refuses injection."""
+        P, local = self.num_ports, self.local
+        fault = Cat(self.link_fault[:local] | self.node_fault.replicate(local), Const(0, 1)) if local else Const(0, 1)
+        m.d.comb += src.enable.eq(~self.node_fault)
+        for u in units.values():
+            m.d.comb += u.fault.eq(fault)
+            for o in range(local):
+                if o in outs and "use" in outs[o].signature.members:
+                    m.d.comb += u.use[o].eq(outs[o].use)
+        m.d.sync += self.discarded.eq((self.discarded + sum(u.discard[c] for u in units.values()
+                                                            for c in range(u.num_lanes)))[:COUNTER_WIDTH])
+
+    def _broadcast_selector(self, m, units, outs) -> None:
+        """docs/router.md "Broadcast and multicast": one eligible broadcast head per cycle, round robin over
+        the inputs, takes every output it wants."""
+        P, local = self.num_ports, self.local
+        used = list(units)
+        sel = m.submodules.fork_select = RoundRobinArbiter(used, P)
+        taken = Cat(*[any_of(sel.grant[r] & units[i].want[o] for r, i in enumerate(used)) for o in range(P)])
+        empty = Cat(*[Const(1) if o == local else self.output_stream(o).empty for o in range(P)])
+        m.d.comb += sel.next.eq(sel.grant & taken.any().replicate(len(used)))
+        for r, i in enumerate(used):
+            u = units[i]
+            m.d.comb += [sel.requests[r].eq(u.eligible), u.chosen.eq(sel.grant[r]), u.taken.eq(taken),
+                         u.empty.eq(empty), u.out_ready.eq(Cat(*[self.output_stream(o).ready for o in range(P)]))]
+        for o, ou in outs.items():
+            srcs = [i for i in used if self.allowed[i][o]]
+            m.d.comb += [ou.acquire.eq(taken[o])] + [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
+            m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]

@@ -1,0 +1,80 @@
+"""The source interface of docs/router.md "Source interface", in front of the local input FIFO (model:
+``source_step`` in sim/model/kernel.py).
+
+``SourceInterface(router)``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
+the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),
+drops a packet whose destination is out of range, writes ``routing.inject(node, dest)`` as the route of
+every flit of the packet, counts ``injected``, ``dropped``, ``malformed``. ``enable`` low (a faulty node)
+refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
+``route = 0``.
+"""
+from __future__ import annotations
+
+from amaranth import Const, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ...sim.broadcast.fork import BROADCAST_DEST
+from ..flit import DEST_WIDTH, local_signature
+from ..gates import node_width
+
+COUNTER_WIDTH = 16
+
+
+class SourceInterface(wiring.Component):
+    def __init__(self, router):
+        self.router = router
+        self.inject = router.adapter.inject_unit(router.node)
+        members = {"i": In(local_signature(router.payload_width)), "o": Out(stream.Signature(router.flit_layout)),
+                   "enable": In(1, init=1)}
+        members.update({name: Out(COUNTER_WIDTH) for name in ("injected", "dropped", "malformed")})
+        if router.adapter.node_generic:
+            members["node_id"] = In(node_width(router.topology))
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        r, s, w = self.router, self.i, self.o.payload
+        inj = m.submodules.inject = self.inject
+        if r.adapter.node_generic:
+            m.d.comb += inj.node_id.eq(self.node_id)
+        dest = s.payload.data[:DEST_WIDTH]
+        m.d.comb += inj.dest.eq(dest)
+        num_nodes = r.topology.num_nodes
+        dest_ok = (dest < num_nodes) if num_nodes < (1 << DEST_WIDTH) else Const(1)
+        route = inj.route.as_value()
+        if r.broadcast is not None:
+            is_bc = dest == BROADCAST_DEST
+            dest_ok, route = dest_ok | is_bc, Mux(is_bc, 0, route)
+        valid, ready = Signal(), Signal()            # the offer as the interface sees it (after enable)
+        m.d.comb += [valid.eq(s.valid & self.enable), s.ready.eq(ready & self.enable)]
+        in_packet, dropping = Signal(), Signal()
+        pkt_route = Signal(len(route))
+        m.d.comb += [w.tail.eq(s.payload.tail), w.data.eq(s.payload.data)]
+        with m.If(~in_packet):
+            with m.If(s.payload.head & dest_ok):
+                m.d.comb += [w.head.eq(1), w.route.eq(route), self.o.valid.eq(valid), ready.eq(self.o.ready)]
+                if r.broadcast is not None:
+                    m.d.comb += w.bcast.eq(is_bc)
+                with m.If(valid & self.o.ready):
+                    m.d.sync += [self.injected.eq(self.injected + 1), pkt_route.eq(inj.route.as_value()),
+                                 in_packet.eq(~s.payload.tail), dropping.eq(0)]
+            with m.Elif(s.payload.head):                       # destination out of range: drop the packet
+                m.d.comb += ready.eq(1)
+                with m.If(valid):
+                    m.d.sync += [self.dropped.eq(self.dropped + 1), in_packet.eq(~s.payload.tail), dropping.eq(1)]
+            with m.Else():                                     # body/tail outside a packet: discard
+                m.d.comb += ready.eq(1)
+                with m.If(valid):
+                    m.d.sync += self.malformed.eq(self.malformed + 1)
+        with m.Else():
+            with m.If(dropping):
+                m.d.comb += ready.eq(1)
+            with m.Else():                                     # a head inside a packet loses its head bit
+                m.d.comb += [w.head.eq(0), w.route.eq(pkt_route), self.o.valid.eq(valid), ready.eq(self.o.ready)]
+            with m.If(valid & ready):
+                with m.If(s.payload.head):
+                    m.d.sync += self.malformed.eq(self.malformed + 1)
+                with m.If(s.payload.tail):
+                    m.d.sync += in_packet.eq(0)
+        return m
