@@ -69,8 +69,12 @@ class RoutingRTL:
     def __init__(self, routing: RoutingFunction):
         self.routing = routing
 
+    #: the unit classes an adapter builds (``(routing, node, node_generic)``); or override the methods
+    route_unit_cls: type | None = None
+    inject_unit_cls: type | None = None
+
     def route_unit(self, node: int) -> RouteUnit:
-        raise NotImplementedError
+        return self.route_unit_cls(self.routing, node, self.node_generic)
 
     def inject_unit(self, node: int) -> InjectUnit:
-        raise NotImplementedError
+        return self.inject_unit_cls(self.routing, node, self.node_generic)

@@ -156,9 +156,4 @@ class HierarchicalRTL(RoutingRTL):
     """Cluster e-cube / direct link, level-2 BH/CC rule in gates, BR/CCC rule as a ROM; node-generic."""
 
     node_generic = True
-
-    def route_unit(self, node: int) -> RouteUnit:
-        return _HierarchicalRouteUnit(self.routing, node, True)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _HierarchicalInjectUnit(self.routing, node, True)
+    route_unit_cls, inject_unit_cls = _HierarchicalRouteUnit, _HierarchicalInjectUnit

@@ -64,8 +64,4 @@ class EcubeRTL(RoutingRTL):
         # the per-hop rule numbers ports by tag bit: the local port must be the tag width
         assert all(topo.local_port(v) == routing.layout.width for v in (0, topo.num_nodes - 1))
 
-    def route_unit(self, node: int) -> RouteUnit:
-        return _EcubeRouteUnit(self.routing, node, True)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _EcubeInjectUnit(self.routing, node, True)
+    route_unit_cls, inject_unit_cls = _EcubeRouteUnit, _EcubeInjectUnit

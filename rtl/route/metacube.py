@@ -127,9 +127,4 @@ class MetacubeRTL(RoutingRTL):
     """Sec. 4.1 class-path routing (full or shortest) with descent-count VCs; node-generic."""
 
     node_generic = True
-
-    def route_unit(self, node: int) -> RouteUnit:
-        return _MetacubeRouteUnit(self.routing, node, True)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _MetacubeInjectUnit(self.routing, node, True)
+    route_unit_cls, inject_unit_cls = _MetacubeRouteUnit, _MetacubeInjectUnit

@@ -59,12 +59,7 @@ class ObliviousPDNRTL(RoutingRTL):
     """Algorithm 1: distance subtractor + ROM of n-1 ports, node-generic."""
 
     node_generic = True
-
-    def route_unit(self, node: int) -> RouteUnit:
-        return _ObliviousRouteUnit(self.routing, node, True)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _DestInjectUnit(self.routing, node, True)
+    route_unit_cls, inject_unit_cls = _ObliviousRouteUnit, _DestInjectUnit
 
 
 # ---- Algorithm 2 (the preferred candidate; see the module docstring) -------------------------------
@@ -74,7 +69,7 @@ class _AdaptiveRouteUnit(RouteUnit):
         routing, topo = self.routing, self.routing.topology
         local = topo.local_port(0)
         dest, hop = self.route.dest, self.route.hop
-        if self.generic:
+        if hasattr(self, "node_id"):              # node-generic (fault-free): by distance
             d = mod_sub(m, dest, node_address(self), topo.n, "d")
             table = {dd: routing.route(0, {"dest": dd, "hop": 0}).port for dd in range(1, topo.n)}
             rom(m, d, table, self.port, default=local)
@@ -101,13 +96,7 @@ class AdaptivePDNRTL(RoutingRTL):
         super().__init__(routing)
         self.node_generic = not (routing.faulty_nodes or routing.faulty_links)
 
-    def route_unit(self, node: int) -> RouteUnit:
-        u = _AdaptiveRouteUnit(self.routing, node, self.node_generic)
-        u.generic = self.node_generic
-        return u
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _DestInjectUnit(self.routing, node, self.node_generic)
+    route_unit_cls, inject_unit_cls = _AdaptiveRouteUnit, _DestInjectUnit
 
 
 # ---- dimension order on products (Theorem 2) --------------------------------------------------------
@@ -144,12 +133,7 @@ class DimensionOrderPDNRTL(RoutingRTL):
     """Generalized dimension-order routing: per dimension an Algorithm-1 ROM, lowest dimension first."""
 
     node_generic = True
-
-    def route_unit(self, node: int) -> RouteUnit:
-        return _DorRouteUnit(self.routing, node, True)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _DestInjectUnit(self.routing, node, True)
+    route_unit_cls, inject_unit_cls = _DorRouteUnit, _DestInjectUnit
 
 
 # ---- bipartite host/switch form ---------------------------------------------------------------------
@@ -177,9 +161,4 @@ class BipartitePDNRTL(RoutingRTL):
     """Host ROM (first-chord table) and switch ROM (set index); node-generic per kind."""
 
     node_generic = True
-
-    def route_unit(self, node: int) -> RouteUnit:
-        return _BipartiteRouteUnit(self.routing, node, True)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _DestInjectUnit(self.routing, node, True)
+    route_unit_cls, inject_unit_cls = _BipartiteRouteUnit, _DestInjectUnit

@@ -53,8 +53,4 @@ class RomRTL(RoutingRTL):
                 f"bits) or network ({routing.topology.num_nodes} nodes) is too large for the ROM fallback "
                 f"(at most {ROM_MAX_BITS} bits / {1 << ROM_MAX_BITS} nodes); register a RoutingRTL adapter")
 
-    def route_unit(self, node: int) -> RouteUnit:
-        return _RomRouteUnit(self.routing, node, False)
-
-    def inject_unit(self, node: int) -> InjectUnit:
-        return _RomInjectUnit(self.routing, node, False)
+    route_unit_cls, inject_unit_cls = _RomRouteUnit, _RomInjectUnit
