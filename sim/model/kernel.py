@@ -1,29 +1,18 @@
-"""The compiled cycle loop of the model (docs/router.md), built from one helper per RTL unit.
+"""The compiled cycle loop of the model (docs/router.md), one helper per RTL unit (callable from Python).
 
-A FIFO word is the int64 of :mod:`.word`. FIFO ``f = (v * P + i) * V + c`` is VC ``c`` of input ``i``
-of node ``v`` (the local input has only ``c = 0``); round-robin runs over the pairs ``j = i * V + c``;
-locks are per (output, VC) ``(v * P + o) * V + c``. V = 1 is exactly the V = 1 router ("Virtual
-channels": with one VC the ready mask and the every-transfer rr update change nothing).
-
-Each cycle, as the hardware: from the registered state only, the source interfaces decide acceptance
-and every router arbitrates and transfers (dequeues and enqueues are recorded in ``q``); then the
-clock edge applies the dequeues, then the enqueues. :func:`run_cycles` runs the unicast (V >= 1),
-adaptive ("Adaptive selection and run-time faults") and broadcast ("Broadcast and multicast")
-routers: they differ only in the head decision (:func:`select`) and the broadcast fork
-(:func:`fork_requests`, :func:`fork_present`). :func:`voq_cycles` is the per-output-queue prototype.
-The phase helpers are plain functions too (the RTL unit tests call them from Python).
+Words: :mod:`.word`. FIFO ``(v * P + i) * V + c`` is VC c of input i of node v (local: c = 0); rr runs
+over ``j = i * V + c``; locks per (output, VC) ``(v * P + o) * V + c`` (V = 1 is the V = 1 router).
+Per cycle, as the hardware: from registered state the sources and routers decide (recording dequeues
+and enqueues), then the clock edge applies them. :func:`run_cycles` is the unicast, adaptive
+(:func:`select`) and broadcast (:func:`fork_requests`, :func:`fork_present`) router; :func:`voq_cycles`
+the per-output-queue prototype.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_MASK, ROUTE_MASK, ROUTE_SHIFT, TAIL
-
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
-    def njit(*args, **kwargs):
-        return args[0] if args and callable(args[0]) else (lambda f: f)
 
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
@@ -34,8 +23,8 @@ phase = njit(inline="always", cache=True, nogil=True)
 
 @phase
 def rr_pick(requests, pointer, n):
-    """Round-robin arbiter of one output (docs/router.md "Router", Arbitration; rtl/router.py's ``rr``):
-    the first set bit of ``requests`` at or after ``pointer``, cyclically over ``n`` positions; -1 if none."""
+    """Round-robin arbiter of one output (rtl/router.py ``rr``; docs/router.md "Router", Arbitration): the
+    first set bit of ``requests`` at or after ``pointer``, cyclically over ``n`` positions; -1 if none."""
     if requests == 0:
         return -1
     j = pointer
@@ -46,10 +35,9 @@ def rr_pick(requests, pointer, n):
 
 @phase
 def source_step(state, head, tail, dest_ok, room):
-    """The source interface on one offered flit (docs/router.md "Source interface"; rtl/router.py's
-    source interface). ``dest_ok``: ``dest < num_nodes``; ``room``: the local FIFO is not full.
-    Returns ``(accepted, write, write_head, new_state, injected, dropped, malformed)``: ``write`` puts
-    the flit into the local FIFO with head bit ``write_head``; the last three are counter increments."""
+    """The source interface on one offered flit (rtl/router.py; docs/router.md "Source interface"); ``dest_ok``:
+    dest < num_nodes, ``room``: local FIFO not full. Returns ``(accepted, write, write_head, new_state,
+    injected, dropped, malformed)``: write the flit (head bit ``write_head``); counter increments."""
     if state == IDLE:
         if head == 0:                                          # non-head outside a packet
             return True, False, 0, IDLE, 0, 0, 1
@@ -67,11 +55,9 @@ def source_step(state, head, tail, dest_ok, room):
 
 @phase
 def lock_after(lock, owner, head, tail):
-    """The wormhole lock of one (output, VC) after a transfer (docs/router.md "Router", Transfer):
-    a head that is not a tail takes it for ``owner``, a tail frees it (-1), anything else keeps it."""
-    if tail:
-        return -1
-    return owner if head else lock
+    """The wormhole lock of one (output, VC) after a transfer (docs/router.md "Router", Transfer): a head
+    that is not a tail takes it for ``owner``, a tail frees it (-1), anything else keeps it."""
+    return -1 if tail else (owner if head else lock)
 
 
 @phase
@@ -100,10 +86,8 @@ def dequeue(q, f):
 @phase
 def enqueue(q, f, word):
     """Record a write of ``word`` into FIFO ``f`` for the clock edge."""
-    n = q[3][1]
-    q[1][n] = f
-    q[2][n] = word
-    q[3][1] = n + 1
+    q[1][q[3][1]], q[2][q[3][1]] = f, word
+    q[3][1] += 1
 
 
 @phase
@@ -117,15 +101,13 @@ def clock_edge(fifo, q, per_node):
         fifo_push(buf, fhead, fcnt, q[1][j], q[2][j])
         nocc[q[1][j] // per_node] += 1
     d = q[3][1] - q[3][0]
-    q[3][0] = 0
-    q[3][1] = 0
+    q[3][:] = 0
     return d
 
 
 @phase
 def eject_record(t, v, w, out):
-    """A flit handed to the user at node ``v`` (docs/router.md "Stimulus and comparison"): trace,
-    per-flit ejection cycle, and ``ejected`` on a tail."""
+    """A flit handed to the user at node v ("Stimulus and comparison"): trace, eject cycle, ``ejected``."""
     counters, eject_cycle, tr_cycle, tr_node, tr_flit, tr_ht, scal = out[1:8]
     f = w >> FLIT_SHIFT
     n = scal[1]
@@ -162,15 +144,14 @@ def source_phase(t, P, V, depth, nports, nfault, fcnt, src, counters, q):
 
 @phase
 def available(o, c, faulty, base, V, depth, lock, link, fcnt):
-    """An adaptive candidate is available: not faulty, lock free, and the downstream VC has room."""
+    """A candidate is available: not faulty, lock free, downstream VC with room."""
     d = link[base + o]
     return (not faulty) and lock[(base + o) * V + c] < 0 and (d < 0 or fcnt[d * V + c] < depth)
 
 
 @phase
 def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
-    """The run-time selection between ``c0`` and ``c1`` (docs/router.md "Adaptive selection"):
-    ``(entry, port, vc)``, port -1 when every candidate is faulty (discard)."""
+    """Run-time selection of c0 or c1 (docs/router.md "Adaptive selection"): ``(entry, port, vc)``, port -1: discard."""
     sel, r2, v2, use, fault = ad[:3] + ad[4:6]
     e1 = r2[v, word]
     f0 = o0 != loc and fault[base + o0] != 0
@@ -192,8 +173,8 @@ def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
 
 @phase
 def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
-    """A broadcast FIFO head's wanted set ``W`` (docs/router.md "Broadcast", Fork unit) in ``want[j]``;
-    returns whether the input is eligible (nothing held, every wanted output unlocked, network branches empty)."""
+    """Fork unit: a broadcast head's wanted set W in ``want[j]`` (docs/router.md "Broadcast"); True when
+    eligible (nothing held, every wanted output unlocked, network branches empty)."""
     fork_mask, origin_row, held, bmode = bc[0], bc[2], bc[3], bc[5]
     want, row = scratch[4], scratch[5]
     if bmode[fi]:
@@ -246,8 +227,7 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
 
 @phase
 def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch):
-    """One router in one cycle (docs/router.md "Router"): requests, the broadcast selector, round-robin
-    arbitration and transfers per output, broadcast presentation."""
+    """One router, one cycle: requests, broadcast selector, arbitration and transfers, presentation."""
     nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
     buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
     rr, lock, cur_out, cur_vc = arb
@@ -350,9 +330,8 @@ def queues(n):
 
 @njit(cache=True, nogil=True)
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
-    """Simulate cycles ``t0 .. t_stop-1`` (stop early once drained when asked); return the next cycle.
-    ``out[7]`` holds int64 scalars carried between calls: [0] flits buffered, [1] trace length,
-    [2] flits not yet taken by the sources, [3] the next fault change (adaptive)."""
+    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out[7]``:
+    [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
     N = tab[0].shape[0]
     scal, fault, nfault, f_cyc, f_out, f_node = out[7], ad[5], ad[6], ad[7], ad[8], ad[9]
     q = queues(N * P * (P + V) + N)
