@@ -19,6 +19,10 @@ INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter col
 UNICAST, ADAPTIVE, BCAST = 0, 1, 2                             # run_cycles modes
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 phase = njit(inline="always", cache=True, nogil=True)
+# The cycle loops: one compiled entry per mode, without reference counting (numba's NRT): every array is
+# the caller's, and an incref/decref (an atomic add) per array of each tuple handed to an inline helper
+# made the loop 2x slower. Nothing in them allocates.
+loop = njit(cache=True, nogil=True, _nrt=False)
 
 
 @phase
@@ -77,61 +81,59 @@ def fifo_pop(fhead, fcnt, f, depth):
 
 
 @phase
-def dequeue(q, f):
-    """Record a dequeue of FIFO ``f`` for the clock edge."""
-    q[0][q[3][0]] = f
-    q[3][0] += 1
+def dequeue(q, n, f):
+    """Record the ``n``-th dequeue of this cycle (FIFO ``f``) for the clock edge; returns n + 1."""
+    q[0][n] = f
+    return n + 1
 
 
 @phase
-def enqueue(q, f, word):
-    """Record a write of ``word`` into FIFO ``f`` for the clock edge."""
-    q[1][q[3][1]], q[2][q[3][1]] = f, word
-    q[3][1] += 1
+def enqueue(q, n, f, word):
+    """Record the ``n``-th write of this cycle (``word`` into FIFO ``f``); returns n + 1."""
+    q[1][n], q[2][n] = f, word
+    return n + 1
 
 
 @phase
-def clock_edge(fifo, q, per_node):
-    """The clock edge: the recorded dequeues, then the enqueues; returns the change in buffered flits."""
+def clock_edge(fifo, q, nd, ne, per_node):
+    """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns ne - nd."""
     buf, fhead, fcnt, nocc = fifo
-    for j in range(q[3][0]):
+    for j in range(nd):
         fifo_pop(fhead, fcnt, q[0][j], buf.shape[1])
         nocc[q[0][j] // per_node] -= 1
-    for j in range(q[3][1]):
+    for j in range(ne):
         fifo_push(buf, fhead, fcnt, q[1][j], q[2][j])
         nocc[q[1][j] // per_node] += 1
-    d = q[3][1] - q[3][0]
-    q[3][:] = 0
-    return d
+    return ne - nd
 
 
 @phase
-def eject_record(t, v, w, out):
-    """A flit handed to the user at node v ("Stimulus and comparison"): trace, eject cycle, ``ejected``."""
-    counters, eject_cycle, tr_cycle, tr_node, tr_flit, tr_ht, scal = out[1:8]
+def eject_record(t, v, w, out, n):
+    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry ``n``, eject cycle,
+    ``ejected``; returns n + 1."""
+    counters, eject_cycle, tr_cycle, tr_node, tr_flit, tr_ht = out[1:7]
     f = w >> FLIT_SHIFT
-    n = scal[1]
     tr_cycle[n], tr_node[n], tr_flit[n], tr_ht[n] = t, v, f, w & HT_MASK
-    scal[1] = n + 1
     eject_cycle[f] = t
     counters[v, EJECTED] += (w >> TAIL) & 1
+    return n + 1
 
 
 @phase
-def source_phase(t, P, V, depth, nports, nfault, fcnt, src, counters, q):
-    """Every source interface this cycle (a faulty node accepts nothing); returns the flits taken."""
+def source_phase(mode, t, P, V, depth, nports, nfault, fcnt, src, counters, q):
+    """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes)."""
     src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
-    taken = 0
+    taken = ne = 0
     for v in range(nports.shape[0]):
         p = src_ptr[v]
-        if p >= src_end[v] or s_release[p] > t or nfault[v]:
+        if p >= src_end[v] or s_release[p] > t or (mode == ADAPTIVE and nfault[v]):
             continue
         lf = (v * P + nports[v] - 1) * V
         acc, wr, wh, st, inj, drp, mal = source_step(src_state[v], s_head[p], s_tail[p], s_fields[p] >= 0,
                                                      fcnt[lf] < depth)
         src_state[v] = st
         if wr:
-            enqueue(q, lf, (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
+            ne = enqueue(q, ne, lf, (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
         counters[v, INJECTED] += inj
         counters[v, DROPPED] += drp
         counters[v, MALFORMED] += mal
@@ -139,7 +141,7 @@ def source_phase(t, P, V, depth, nports, nfault, fcnt, src, counters, q):
             accept_cycle[p] = t
             src_ptr[v] = p + 1
             taken += 1
-    return taken
+    return taken, ne
 
 
 @phase
@@ -192,8 +194,9 @@ def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
 
 
 @phase
-def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, scratch):
-    """Presentation and join of a broadcast input holding its outputs (docs/router.md "Broadcast", 4-5)."""
+def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, nd, ne, ntr, scratch):
+    """Presentation and join of a broadcast input holding its outputs (docs/router.md "Broadcast", 4-5);
+    returns the new record counts (nd, ne, ntr)."""
     fork_tag, held, done, bmode = bc[1], bc[3], bc[4], bc[5]
     W = scratch[4][j]
     tail = (w >> TAIL) & 1
@@ -206,28 +209,30 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
         if d == -1:
             if (out[0][t, v] if t < out[0].shape[0] else 1) == 0:
                 continue
-            eject_record(t, v, w, out)
+            ntr = eject_record(t, v, w, out, ntr)
         elif fcnt[d] >= depth:
             continue
         else:
             nw = w
             if w & HEAD_MASK:
                 nw = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | (fork_tag[v, scratch[5][j], o] << ROUTE_SHIFT)
-            enqueue(q, d, nw)
+            ne = enqueue(q, ne, d, nw)
             out[8][base + o] += 1
         tx |= 1 << o
         lock[base + o] = lock_after(lock[base + o], j, 0, tail)
     done[fi] |= tx
     if done[fi] == W:
-        dequeue(q, fi)
+        nd = dequeue(q, nd, fi)
         done[fi] = 0
         held[fi] = 0 if tail else W
         bmode[fi] = 1 - tail
+    return nd, ne, ntr
 
 
 @phase
-def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch):
-    """One router, one cycle: requests, broadcast selector, arbitration and transfers, presentation."""
+def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
+    """One router, one cycle: requests, broadcast selector, arbitration and transfers, presentation;
+    returns the new record counts (nd, ne, ntr)."""
     nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
     buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
     rr, lock, cur_out, cur_vc = arb
@@ -244,13 +249,14 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch
         fi = fbase + j
         if fcnt[fi] == 0:
             continue
-        w = tgt[j] = buf[fi, fhead[fi]]
+        w = buf[fi, fhead[fi]]
         if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
-            dequeue(q, fi)
+            nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
             continue
         if mode == BCAST and (bc[5][fi] or (w & HEAD_MASK and (w >> BCAST_SHIFT) & 1)):
             bmask |= 1 << j
+            tgt[j] = w
             if fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
                 elig |= 1 << j
             continue
@@ -266,7 +272,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch
             if mode == ADAPTIVE:
                 e, o, cv = select(v, base, loc, word, e, o, cv, V, depth, ad, lock, link, fcnt)
                 if o < 0:                              # every candidate faulty: discard the packet
-                    dequeue(q, fi)
+                    nd = dequeue(q, nd, fi)
                     out[1][v, DISCARDED] += 1
                     disc[fi] = 1 - ((w >> TAIL) & 1)
                     continue
@@ -280,9 +286,9 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch
         if not (allowed[base + j // V] >> o) & 1 or (d >= 0 and fcnt[d * V + cv] >= depth):
             continue
         req[o] |= 1 << j
-        tvc[j] = cv
+        tgt[j], tvc[j] = w, cv
         outs |= 1 << o
-    if elig:                                           # the broadcast selector takes all of W
+    if mode == BCAST and elig:                         # the broadcast selector takes all of W
         b = rr_pick(elig, bc[6][v], Pv)
         bc[6][v] = b + 1 if b + 1 < Pv else 0
         W = scratch[4][b]
@@ -304,58 +310,82 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch
             continue
         rr[base + o] = win + 1 if win + 1 < NP else 0
         w, cv, fi = tgt[win], tvc[win], fbase + win
-        dequeue(q, fi)
+        nd = dequeue(q, nd, fi)
         head, tail = w & HEAD_MASK, (w >> TAIL) & 1
         if head:                                       # the head leaves with its new route
             w = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((ent[win] >> PORT_BITS) << ROUTE_SHIFT)
             cur_out[fi], cur_vc[fi] = o, cv
-            if d != -1:
+            if mode == ADAPTIVE and d != -1:
                 use[base + o] = (use[base + o] + 1) & USE_MASK
         lock[(base + o) * V + cv] = lock_after(lock[(base + o) * V + cv], win, head, tail)
         if d == -1:
-            eject_record(t, v, w, out)
+            ntr = eject_record(t, v, w, out, ntr)
         else:
             out[8][base + o] += 1
-            enqueue(q, d * V + cv, w)
-    for j in range(Pv):
-        if (bmask >> j) & 1 and bc[3][base + j] == scratch[4][j]:
-            fork_present(t, v, j, base + j, tgt[j], Pv, base, depth, bc, fcnt, lock, link, out, q, scratch)
+            ne = enqueue(q, ne, d * V + cv, w)
+    if mode == BCAST and bmask:
+        for j in range(Pv):
+            if (bmask >> j) & 1 and bc[3][base + j] == scratch[4][j]:
+                nd, ne, ntr = fork_present(t, v, j, base + j, tgt[j], Pv, base, depth, bc, fcnt, lock, link, out,
+                                           q, nd, ne, ntr, scratch)
+    return nd, ne, ntr
 
 
 @phase
-def queues(n):
-    """The clock edge's records: (dequeued FIFOs, enqueued FIFOs, their words, [#deq, #enq])."""
-    return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), np.zeros(2, np.int64))
-
-
-@njit(cache=True, nogil=True)
-def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
-    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out[7]``:
-    [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
+def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    """The cycle loop of :func:`run_cycles`; ``mode`` is a constant of each compiled entry below."""
     N = tab[0].shape[0]
     scal, fault, nfault, f_cyc, f_out, f_node = out[7], ad[5], ad[6], ad[7], ad[8], ad[9]
-    q = queues(N * P * (P + V) + N)
-    z = np.zeros(P * V, np.int64)
-    scratch = (np.zeros(P, np.int64), z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
-    inflight, pending = scal[0], scal[2]
+    inflight, ntr, pending = scal[0], scal[1], scal[2]
     t = t0
     while t < t_stop:
-        while scal[3] < f_cyc.shape[0] and f_cyc[scal[3]] <= t:   # the fault inputs of this cycle
-            fault[:] = f_out[scal[3]]
-            nfault[:] = f_node[scal[3]]
+        while mode == ADAPTIVE and scal[3] < f_cyc.shape[0] and f_cyc[scal[3]] <= t:   # this cycle's faults
+            for k in range(fault.shape[0]):
+                fault[k] = f_out[scal[3], k]
+            for k in range(nfault.shape[0]):
+                nfault[k] = f_node[scal[3], k]
             scal[3] += 1
         if stop_when_drained and inflight == 0 and pending == 0:
             break
+        nd = ne = 0
         if pending > 0:
-            pending -= source_phase(t, P, V, depth, tab[0], nfault, fifo[2], src, out[1], q)
+            taken, ne = source_phase(mode, t, P, V, depth, tab[0], nfault, fifo[2], src, out[1], q)
+            pending -= taken
         if inflight > 0:
             for v in range(N):
                 if fifo[3][v]:
-                    router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, scratch)
-        inflight += clock_edge(fifo, q, P * V)
+                    nd, ne, ntr = router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr,
+                                              scratch)
+        inflight += clock_edge(fifo, q, nd, ne, P * V)
         t += 1
-    scal[0], scal[2] = inflight, pending
+    scal[0], scal[1], scal[2] = inflight, ntr, pending
     return t
+
+
+@loop
+def run_unicast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(UNICAST, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
+@loop
+def run_adaptive(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(ADAPTIVE, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
+@loop
+def run_bcast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(BCAST, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
+def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
+    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. One compiled
+    entry per mode (the others' steps compiled out). ``out[7]``: [0] flits buffered, [1] trace length,
+    [2] flits not yet taken, [3] next fault change."""
+    N = tab[0].shape[0]
+    q = np.empty((3, N * P * (P + V) + N), np.int64)        # the clock edge's records: deq, enq FIFO, enq word
+    scratch = np.zeros((6, P * V), np.int64)                 # per router: req, tgt, tvc, ent, want, row
+    return (run_unicast, run_adaptive, run_bcast)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
+                                                        arb, src, out, ad, bc, q, scratch)
 
 
 @njit(cache=True, nogil=True)
@@ -367,9 +397,11 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
     rr, lock, cur_vq, src_q = arb
     src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
     N = nports.shape[0]
-    q = queues(N * P * P)
+    q = np.empty((3, N * P * P), np.int64)
     tgt_w, tgt_d, tgt_vq = np.empty(P, np.int64), np.empty(P, np.int64), np.empty(P, np.int64)
+    ntr = 0
     for t in range(t_stop):
+        nd = ne = 0
         for v in range(N):            # the source interface writes a head into its first output's queue
             p = src_ptr[v]
             if p >= src_end[v] or s_release[p] > t:
@@ -380,7 +412,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                                                          fcnt[src_q[v]] < depth)
             src_state[v] = st
             if acc:
-                enqueue(q, src_q[v], (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
+                ne = enqueue(q, ne, src_q[v], (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
                 accept_cycle[p] = t
                 src_ptr[v] = p + 1
                 out[1][v, INJECTED] += inj
@@ -411,7 +443,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                     continue
                 w = tgt_w[win]
                 qi = (v * P + win) * P + o
-                dequeue(q, qi)
+                nd = dequeue(q, nd, qi)
                 li = lo * P + (tgt_vq[win] if interleave and d != -1 else 0)
                 head, tail = w & HEAD_MASK, (w >> TAIL) & 1
                 if head:
@@ -420,7 +452,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                     cur_vq[qi] = tgt_vq[win]
                 lock[li] = lock_after(lock[li], win, head, tail)
                 if d == -1:
-                    eject_record(t, v, w, out)
+                    ntr = eject_record(t, v, w, out, ntr)
                 else:
-                    enqueue(q, tgt_d[win], w)
-        clock_edge(fifo, q, P * P)
+                    ne = enqueue(q, ne, tgt_d[win], w)
+        clock_edge(fifo, q, nd, ne, P * P)
