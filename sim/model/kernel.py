@@ -19,9 +19,8 @@ INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter col
 UNICAST, ADAPTIVE, BCAST = 0, 1, 2                             # run_cycles modes
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 phase = njit(inline="always", cache=True, nogil=True)
-# The cycle loops: one compiled entry per mode, without reference counting (numba's NRT): every array is
-# the caller's, and an incref/decref (an atomic add) per array of each tuple handed to an inline helper
-# made the loop 2x slower. Nothing in them allocates.
+# The cycle loops, one entry per mode, without numba's reference counting (nothing in them allocates): an
+# atomic incref/decref per array of every tuple handed to an inline helper made them 2x slower.
 loop = njit(cache=True, nogil=True, _nrt=False)
 
 
@@ -109,8 +108,7 @@ def clock_edge(fifo, q, nd, ne, per_node):
 
 @phase
 def eject_record(t, v, w, out, n):
-    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry ``n``, eject cycle,
-    ``ejected``; returns n + 1."""
+    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1."""
     counters, eject_cycle, tr_cycle, tr_node, tr_flit, tr_ht = out[1:7]
     f = w >> FLIT_SHIFT
     tr_cycle[n], tr_node[n], tr_flit[n], tr_ht[n] = t, v, f, w & HT_MASK
@@ -138,8 +136,7 @@ def source_phase(mode, t, P, V, depth, nports, nfault, fcnt, src, counters, q):
         counters[v, DROPPED] += drp
         counters[v, MALFORMED] += mal
         if acc:
-            accept_cycle[p] = t
-            src_ptr[v] = p + 1
+            accept_cycle[p], src_ptr[v] = t, p + 1
             taken += 1
     return taken, ne
 
@@ -195,8 +192,7 @@ def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
 
 @phase
 def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, nd, ne, ntr, scratch):
-    """Presentation and join of a broadcast input holding its outputs (docs/router.md "Broadcast", 4-5);
-    returns the new record counts (nd, ne, ntr)."""
+    """Presentation and join of a broadcast input holding its outputs ("Broadcast", 4-5); new nd, ne, ntr."""
     fork_tag, held, done, bmode = bc[1], bc[3], bc[4], bc[5]
     W = scratch[4][j]
     tail = (w >> TAIL) & 1
@@ -231,20 +227,15 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
 
 @phase
 def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
-    """One router, one cycle: requests, broadcast selector, arbitration and transfers, presentation;
-    returns the new record counts (nd, ne, ntr)."""
+    """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
     nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
     buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
     rr, lock, cur_out, cur_vc = arb
     req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
     disc, use = ad[3], ad[4]
-    Pv = nports[v]
-    loc = Pv - 1
-    base = v * P
-    fbase = base * V
-    outs = 0
-    bmask = 0
-    elig = 0
+    Pv, base = nports[v], v * P
+    loc, fbase = Pv - 1, base * V
+    outs = bmask = elig = 0
     for j in range(Pv * V):
         fi = fbase + j
         if fcnt[fi] == 0:
@@ -280,8 +271,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
                 continue
             ent[j] = e
         else:
-            o = cur_out[fi]
-            cv = cur_vc[fi]
+            o, cv = cur_out[fi], cur_vc[fi]
         d = link[base + o]
         if not (allowed[base + j // V] >> o) & 1 or (d >= 0 and fcnt[d * V + cv] >= depth):
             continue
@@ -291,8 +281,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
     if mode == BCAST and elig:                         # the broadcast selector takes all of W
         b = rr_pick(elig, bc[6][v], Pv)
         bc[6][v] = b + 1 if b + 1 < Pv else 0
-        W = scratch[4][b]
-        bc[3][base + b] = W
+        W = bc[3][base + b] = scratch[4][b]
         for o in range(Pv):
             if (W >> o) & 1:
                 lock[base + o] = b
@@ -334,13 +323,12 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
 @phase
 def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
     """The cycle loop of :func:`run_cycles`; ``mode`` is a constant of each compiled entry below."""
-    N = tab[0].shape[0]
-    scal, fault, nfault, f_cyc, f_out, f_node = out[7], ad[5], ad[6], ad[7], ad[8], ad[9]
+    N, scal, fault, nfault, f_cyc, f_out, f_node = tab[0].shape[0], out[7], ad[5], ad[6], ad[7], ad[8], ad[9]
     inflight, ntr, pending = scal[0], scal[1], scal[2]
     t = t0
     while t < t_stop:
         while mode == ADAPTIVE and scal[3] < f_cyc.shape[0] and f_cyc[scal[3]] <= t:   # this cycle's faults
-            for k in range(fault.shape[0]):
+            for k in range(fault.shape[0]):                     # (no slice copies: they need NRT)
                 fault[k] = f_out[scal[3], k]
             for k in range(nfault.shape[0]):
                 nfault[k] = f_node[scal[3], k]
@@ -378,12 +366,10 @@ def run_bcast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q
 
 
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
-    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. One compiled
-    entry per mode (the others' steps compiled out). ``out[7]``: [0] flits buffered, [1] trace length,
-    [2] flits not yet taken, [3] next fault change."""
-    N = tab[0].shape[0]
-    q = np.empty((3, N * P * (P + V) + N), np.int64)        # the clock edge's records: deq, enq FIFO, enq word
-    scratch = np.zeros((6, P * V), np.int64)                 # per router: req, tgt, tvc, ent, want, row
+    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out[7]``:
+    [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
+    q = np.empty((3, tab[0].shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
+    scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
     return (run_unicast, run_adaptive, run_bcast)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)
 
@@ -412,9 +398,9 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                                                          fcnt[src_q[v]] < depth)
             src_state[v] = st
             if acc:
-                ne = enqueue(q, ne, src_q[v], (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
-                accept_cycle[p] = t
-                src_ptr[v] = p + 1
+                w = (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh
+                ne = enqueue(q, ne, src_q[v], w)
+                accept_cycle[p], src_ptr[v] = t, p + 1
                 out[1][v, INJECTED] += inj
         for v in range(N):
             Pv = nports[v]
@@ -441,8 +427,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                 win = rr_pick(m, rr[lo], Pv)
                 if win < 0:
                     continue
-                w = tgt_w[win]
-                qi = (v * P + win) * P + o
+                w, qi = tgt_w[win], (v * P + win) * P + o
                 nd = dequeue(q, nd, qi)
                 li = lo * P + (tgt_vq[win] if interleave and d != -1 else 0)
                 head, tail = w & HEAD_MASK, (w >> TAIL) & 1
