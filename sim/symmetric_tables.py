@@ -30,7 +30,8 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from .model.network import NetworkModel
-from .model.tables import MAX_TABLE_ENTRIES, PORT_BITS, NetworkTables
+from .model.tables import MAX_TABLE_ENTRIES, NetworkTables
+from .model.word import PORT_BITS, check_route_width, route_entry
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def symmetric_model(topology, routing, depth: int = 4, samples: int = 8, seed: i
     P = int(nports[0])
     local = P - 1
     layout, V = routing.layout, int(routing.num_vcs)
-    R = layout.width
+    R = check_route_width(layout.width)
     if len(reps) << R > MAX_TABLE_ENTRIES:
         raise CubenocError(f"{len(reps)} route rows of 2**{R} entries are too many for the model")
     route = np.full((len(reps), 1 << R), -1, dtype=np.int64)
@@ -105,7 +106,7 @@ def symmetric_model(topology, routing, depth: int = 4, samples: int = 8, seed: i
                 if not 0 <= hop.vc < V:
                     continue
                 vc[i, word] = hop.vc
-            route[i, word] = hop.port | (new_word << PORT_BITS)
+            route[i, word] = route_entry(hop.port, new_word)
     inj = {r: np.array([layout.pack(routing.inject(r, d)) for d in range(N)], dtype=np.int64) for r in reps}
     nodes = np.arange(N, dtype=np.int64)
     rep_arr, x_arr = sym.orbit(nodes)
@@ -165,7 +166,7 @@ def _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, s
             hop = routing.route(v, layout.unpack(word))
             X = route_xor[v]
             e = int(route[route_row[v], word ^ X])
-            if e != (hop.port | (layout.pack(hop.header) << PORT_BITS)) ^ (int(X) << PORT_BITS):
+            if e != route_entry(hop.port, layout.pack(hop.header)) ^ (int(X) << PORT_BITS):
                 raise CubenocError(f"{routing.name} does not translate at node {v}, word {word}")
             if vc is not None and hop.port != topology.local_port(v) and vc[route_row[v], word ^ X] != hop.vc:
                 raise CubenocError(f"{routing.name}: the VC does not translate at node {v}, word {word}")

@@ -21,6 +21,8 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from ..sim.model.word import pack_local, unpack_local
+
 
 def _u(handle) -> int:
     return handle.value.to_unsigned()
@@ -41,7 +43,7 @@ async def _reset(dut, cycles: int = 2, adaptive: bool = False) -> None:
 async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
     st = np.load(sc["stim"])
     start = st["node_start"].tolist()
-    words = ((st["data"].astype(object) << 2) | (st["tail"].astype(object) << 1) | st["head"].astype(object)).tolist()
+    words = pack_local(st["head"].astype(object), st["tail"].astype(object), st["data"].astype(object)).tolist()
     release = st["release"].tolist()
     ready_rows = st["eject_ready"]
     rw = []                            # per cycle, the N-bit out_ready mask
@@ -115,12 +117,12 @@ async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
     if adaptive and hasattr(dut, "discarded"):     # (fault inputs without the adaptive router: no counter)
         word = _u(dut.discarded)
         extra["discarded"] = np.array([(word >> (16 * v)) & 0xFFFF for v in range(n)], dtype=np.int64)
+    head, tail, data = zip(*map(unpack_local, tr_w)) if tr_w else ((), (), ())
     return {
         **extra,
         "cycle": np.array(tr_c, dtype=np.int64), "node": np.array(tr_v, dtype=np.int64),
-        "head": np.array([x & 1 for x in tr_w], dtype=np.int64),
-        "tail": np.array([(x >> 1) & 1 for x in tr_w], dtype=np.int64),
-        "data": np.array([x >> 2 for x in tr_w], dtype=np.uint64),
+        "head": np.array(head, dtype=np.int64), "tail": np.array(tail, dtype=np.int64),
+        "data": np.array(data, dtype=np.uint64),
         "counters": np.array([counters[k] for k in ("injected", "ejected", "dropped", "malformed")],
                              dtype=np.int64).T,
         "accepted": np.array([p - s for p, s in zip(ptr, start[:-1])], dtype=np.int64),

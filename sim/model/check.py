@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .network import ModelResult
+from ..broadcast.fork import BROADCAST_DEST
+from .result import ModelResult
 
 
 def well_formed_packets(stim) -> np.ndarray:
@@ -25,7 +26,6 @@ def well_formed_packets(stim) -> np.ndarray:
 def delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
     """Every broken promise in the trace (at most ``limit``), as readable lines; ``[]`` when clean."""
     if getattr(res, "broadcast", False):
-        from .broadcast import broadcast_delivery_problems
         return broadcast_delivery_problems(res, limit)
     s = res.stimulus
     out: list[str] = []
@@ -68,3 +68,36 @@ def whole_packets_per_node(res: ModelResult, out: list[str], limit: int = 10) ->
                            f"flits {[int(x) - a for x in got]}")
                 break
             j += n
+
+
+def broadcast_delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
+    """:func:`cubenoc.sim.model.check.delivery_problems` when packets may be broadcasts: a unicast
+    packet ejects once at its destination, a broadcast once at every node but its source; per node,
+    whole packets, in flit order, never interleaved."""
+    s = res.stimulus
+    out: list[str] = []
+    flits, nodes = res.tr_flit, res.tr_node
+    key = flits * s.num_nodes + nodes
+    uniq, counts = np.unique(key, return_counts=True)
+    for kv in uniq[counts > 1][:limit]:
+        out.append(f"duplicated at node {int(kv % s.num_nodes)}: {s.describe_flit(int(kv // s.num_nodes))}")
+    pk = s.packet[flits]
+    is_bc = s.pkt_dst[pk] == BROADCAST_DEST
+    wrong = np.nonzero(np.where(is_bc, nodes == s.pkt_src[pk], nodes != s.pkt_dst[pk]))[0]
+    for j in wrong[:limit]:
+        out.append(f"misdelivered at node {int(nodes[j])} cycle {int(res.tr_cycle[j])}: "
+                   f"{s.describe_flit(int(flits[j]))}")
+    whole_packets_per_node(res, out, limit)
+    if res.drained:
+        good = well_formed_packets(s)
+        last = s.pkt_first + s.pkt_len - 1
+        tails = np.zeros(s.num_packets, dtype=np.int64)
+        tail_hits = s.packet[flits][flits == last[s.packet[flits]]]
+        np.add.at(tails, tail_hits, 1)
+        for k in range(s.num_packets):
+            if not good[k] or len(out) >= limit:
+                continue
+            want = s.num_nodes - 1 if s.pkt_dst[k] == BROADCAST_DEST else int(s.pkt_dst[k] < s.num_nodes)
+            if tails[k] != want:
+                out.append(f"lost: {s.describe_packet(k)} ejected at {int(tails[k])} nodes, expected {want}")
+    return out[:limit]

@@ -1,226 +1,443 @@
-"""The compiled step loop of the cycle-accurate model (docs/router.md, any V >= 1).
+"""The compiled cycle loop of the model (docs/router.md), one helper per RTL unit (callable from Python).
 
-A flit in a FIFO is one int64: ``flit_id << 32 | route << 2 | tail << 1 | head`` where ``flit_id`` is
-the index into the :class:`~cubenoc.sim.model.stimulus.Stimulus` arrays (the data never changes on
-its way, so it is looked up at the end). FIFO ``f = (v * P + i) * V + c`` is VC ``c`` of input port
-``i`` of node ``v`` (the local input uses only ``c = 0``); the flit's VC is the FIFO it sits in.
-Round-robin runs over the pairs ``j = i * V + c``; locks are per (output, VC): ``lock[(v*P+o)*V+c]``
-(the local output uses ``c = 0``). With V = 1 this is exactly the V = 1 router (docs/router.md,
-"Virtual channels": the per-VC ready mask and the every-transfer rr update change nothing then).
-
-Each cycle has two phases, as the hardware's combinational logic and clock edge:
-1. from the registered state only (FIFO heads and counts, rr, locks, cur_out): the source interfaces
-   decide acceptance, every output arbitrates and, if ready, transfers; dequeues and enqueues are
-   recorded;
-2. the clock edge: dequeues, then enqueues, are applied.
+Words: :mod:`.word`. FIFO ``(v * P + i) * V + c`` is VC c of input i of node v (local: c = 0); rr runs
+over ``j = i * V + c``; locks per (output, VC) ``(v * P + o) * V + c`` (V = 1 is the V = 1 router).
+Per cycle, as the hardware: from registered state the sources and routers decide (recording dequeues
+and enqueues), then the clock edge applies them. :func:`run_cycles` is the unicast, adaptive
+(:func:`select`) and broadcast (:func:`fork_requests`, :func:`fork_present`) router; :func:`voq_cycles`
+the per-output-queue prototype.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency; plain Python still works (slowly)
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_MASK, ROUTE_MASK, ROUTE_SHIFT, TAIL
 
-ROUTE_SHIFT = 2
-FLIT_SHIFT = 32
-ROUTE_MASK = (1 << 30) - 1
+IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
+INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
+UNICAST, ADAPTIVE, BCAST = 0, 1, 2                             # run_cycles modes
+USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
+phase = njit(inline="always", cache=True, nogil=True)
+# The cycle loops, one entry per mode, without numba's reference counting (nothing in them allocates): an
+# atomic incref/decref per array of every tuple handed to an inline helper made them 2x slower.
+loop = njit(cache=True, nogil=True, _nrt=False)
 
-# source interface states
-IDLE, FORWARD, DROP = 0, 1, 2
-# counter columns
-INJECTED, EJECTED, DROPPED, MALFORMED = 0, 1, 2, 3
+
+@phase
+def rr_pick(requests, pointer, n):
+    """Round-robin arbiter of one output (rtl/router.py ``rr``; docs/router.md "Router", Arbitration): the
+    first set bit of ``requests`` at or after ``pointer``, cyclically over ``n`` positions; -1 if none."""
+    if requests == 0:
+        return -1
+    j = pointer
+    while not (requests >> j) & 1:
+        j = j + 1 if j + 1 < n else 0
+    return j
+
+
+@phase
+def source_step(state, head, tail, dest_ok, room):
+    """The source interface on one offered flit (rtl/router.py; docs/router.md "Source interface"); ``dest_ok``:
+    dest < num_nodes, ``room``: local FIFO not full. Returns ``(accepted, write, write_head, new_state,
+    injected, dropped, malformed)``: write the flit (head bit ``write_head``); counter increments."""
+    if state == IDLE:
+        if head == 0:                                          # non-head outside a packet
+            return True, False, 0, IDLE, 0, 0, 1
+        if not dest_ok:                                        # drop the packet
+            return True, False, 0, IDLE if tail else DROP, 0, 1, 0
+        if not room:
+            return False, False, 0, IDLE, 0, 0, 0
+        return True, True, 1, IDLE if tail else FORWARD, 1, 0, 0
+    if state == FORWARD:                                       # a head here loses its head bit
+        if not room:
+            return False, False, 0, FORWARD, 0, 0, 0
+        return True, True, 0, IDLE if tail else FORWARD, 0, 0, head
+    return True, False, 0, IDLE if tail else DROP, 0, 0, head   # DROP
+
+
+@phase
+def lock_after(lock, owner, head, tail):
+    """The wormhole lock of one (output, VC) after a transfer (docs/router.md "Router", Transfer): a head
+    that is not a tail takes it for ``owner``, a tail frees it (-1), anything else keeps it."""
+    return -1 if tail else (owner if head else lock)
+
+
+@phase
+def fifo_push(buf, fhead, fcnt, f, word):
+    """Write ``word`` at the tail of circular FIFO ``f`` (the input FIFO's write port at the edge)."""
+    depth = buf.shape[1]
+    pos = fhead[f] + fcnt[f]
+    buf[f, pos - depth if pos >= depth else pos] = word
+    fcnt[f] += 1
+
+
+@phase
+def fifo_pop(fhead, fcnt, f, depth):
+    """Drop the head of FIFO ``f`` (first-word-fall-through read port; the head is ``buf[f, fhead[f]]``)."""
+    fhead[f] = fhead[f] + 1 if fhead[f] + 1 < depth else 0
+    fcnt[f] -= 1
+
+
+@phase
+def dequeue(q, n, f):
+    """Record the ``n``-th dequeue of this cycle (FIFO ``f``) for the clock edge; returns n + 1."""
+    q[0][n] = f
+    return n + 1
+
+
+@phase
+def enqueue(q, n, f, word):
+    """Record the ``n``-th write of this cycle (``word`` into FIFO ``f``); returns n + 1."""
+    q[1][n], q[2][n] = f, word
+    return n + 1
+
+
+@phase
+def clock_edge(fifo, q, nd, ne, per_node):
+    """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns ne - nd."""
+    buf, fhead, fcnt, nocc = fifo
+    for j in range(nd):
+        fifo_pop(fhead, fcnt, q[0][j], buf.shape[1])
+        nocc[q[0][j] // per_node] -= 1
+    for j in range(ne):
+        fifo_push(buf, fhead, fcnt, q[1][j], q[2][j])
+        nocc[q[1][j] // per_node] += 1
+    return ne - nd
+
+
+@phase
+def eject_record(t, v, w, out, n):
+    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1."""
+    counters, eject_cycle, tr_cycle, tr_node, tr_flit, tr_ht = out[1:7]
+    f = w >> FLIT_SHIFT
+    tr_cycle[n], tr_node[n], tr_flit[n], tr_ht[n] = t, v, f, w & HT_MASK
+    eject_cycle[f] = t
+    counters[v, EJECTED] += (w >> TAIL) & 1
+    return n + 1
+
+
+@phase
+def source_phase(mode, t, P, V, depth, nports, nfault, fcnt, src, counters, q):
+    """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes)."""
+    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
+    taken = ne = 0
+    for v in range(nports.shape[0]):
+        p = src_ptr[v]
+        if p >= src_end[v] or s_release[p] > t or (mode == ADAPTIVE and nfault[v]):
+            continue
+        lf = (v * P + nports[v] - 1) * V
+        acc, wr, wh, st, inj, drp, mal = source_step(src_state[v], s_head[p], s_tail[p], s_fields[p] >= 0,
+                                                     fcnt[lf] < depth)
+        src_state[v] = st
+        if wr:
+            ne = enqueue(q, ne, lf, (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
+        counters[v, INJECTED] += inj
+        counters[v, DROPPED] += drp
+        counters[v, MALFORMED] += mal
+        if acc:
+            accept_cycle[p], src_ptr[v] = t, p + 1
+            taken += 1
+    return taken, ne
+
+
+@phase
+def available(o, c, faulty, base, V, depth, lock, link, fcnt):
+    """A candidate is available: not faulty, lock free, downstream VC with room."""
+    d = link[base + o]
+    return (not faulty) and lock[(base + o) * V + c] < 0 and (d < 0 or fcnt[d * V + c] < depth)
+
+
+@phase
+def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
+    """Run-time selection of c0 or c1 (docs/router.md "Adaptive selection"): ``(entry, port, vc)``, port -1: discard."""
+    sel, r2, v2, use, fault = ad[:3] + ad[4:6]
+    e1 = r2[v, word]
+    f0 = o0 != loc and fault[base + o0] != 0
+    o1, c1, f1 = 0, 0, True
+    if e1 >= 0:
+        o1 = e1 & PORT_MASK
+        c1 = v2[v, word] if V > 1 and o1 != loc else 0
+        f1 = o1 != loc and fault[base + o1] != 0
+    if f0 and f1:
+        return e0, -1, 0
+    pick1 = False
+    if e1 >= 0 and sel == 0:        # availability (seed 004 Algorithm 2)
+        pick1 = not available(o0, c0, f0, base, V, depth, lock, link, fcnt) and (
+            f0 or available(o1, c1, f1, base, V, depth, lock, link, fcnt))
+    elif e1 >= 0:                   # least used (seed 001 Sec. IV-B)
+        pick1 = f0 or ((not f1) and use[base + o1] < use[base + o0])
+    return (e1, o1, c1) if pick1 else (e0, o0, c0)
+
+
+@phase
+def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
+    """Fork unit: a broadcast head's wanted set W in ``want[j]`` (docs/router.md "Broadcast"); True when
+    eligible (nothing held, every wanted output unlocked, network branches empty)."""
+    fork_mask, origin_row, held, bmode = bc[0], bc[2], bc[3], bc[5]
+    want, row = scratch[4], scratch[5]
+    if bmode[fi]:
+        want[j] = held[fi]
+    else:
+        row[j] = origin_row if j == loc else (w >> ROUTE_SHIFT) & ROUTE_MASK
+        want[j] = fork_mask[v, row[j]]
+    rem = want[j] & ~held[fi]
+    if rem == 0 or held[fi] != 0:
+        return False
+    for o in range(loc + 1):
+        if (rem >> o) & 1 and (lock[base + o] >= 0 or (o != loc and fcnt[link[base + o]] > 0)):
+            return False
+    return True
+
+
+@phase
+def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, nd, ne, ntr, scratch):
+    """Presentation and join of a broadcast input holding its outputs ("Broadcast", 4-5); new nd, ne, ntr."""
+    fork_tag, held, done, bmode = bc[1], bc[3], bc[4], bc[5]
+    W = scratch[4][j]
+    tail = (w >> TAIL) & 1
+    pres = W & ~done[fi]
+    tx = 0
+    for o in range(Pv):
+        if not (pres >> o) & 1:
+            continue
+        d = link[base + o]
+        if d == -1:
+            if (out[0][t, v] if t < out[0].shape[0] else 1) == 0:
+                continue
+            ntr = eject_record(t, v, w, out, ntr)
+        elif fcnt[d] >= depth:
+            continue
+        else:
+            nw = w
+            if w & HEAD_MASK:
+                nw = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | (fork_tag[v, scratch[5][j], o] << ROUTE_SHIFT)
+            ne = enqueue(q, ne, d, nw)
+            out[8][base + o] += 1
+        tx |= 1 << o
+        lock[base + o] = lock_after(lock[base + o], j, 0, tail)
+    done[fi] |= tx
+    if done[fi] == W:
+        nd = dequeue(q, nd, fi)
+        done[fi] = 0
+        held[fi] = 0 if tail else W
+        bmode[fi] = 1 - tail
+    return nd, ne, ntr
+
+
+@phase
+def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
+    """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
+    nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
+    buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
+    rr, lock, cur_out, cur_vc = arb
+    req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
+    disc, use = ad[3], ad[4]
+    Pv, base = nports[v], v * P
+    loc, fbase = Pv - 1, base * V
+    outs = bmask = elig = 0
+    for j in range(Pv * V):
+        fi = fbase + j
+        if fcnt[fi] == 0:
+            continue
+        w = buf[fi, fhead[fi]]
+        if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
+            nd = dequeue(q, nd, fi)
+            disc[fi] = 0 if (w >> TAIL) & 1 else 1
+            continue
+        if mode == BCAST and (bc[5][fi] or (w & HEAD_MASK and (w >> BCAST_SHIFT) & 1)):
+            bmask |= 1 << j
+            tgt[j] = w
+            if fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
+                elig |= 1 << j
+            continue
+        if w & HEAD_MASK:                              # route compute (symmetric rows: tables.py)
+            rx = route_xor[v]
+            word = ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx
+            e = route_tab[route_row[v], word]
+            if e < 0:                                  # a route word no packet can carry: stuck
+                continue
+            e ^= rx << PORT_BITS
+            o = e & PORT_MASK
+            cv = route_vc[route_row[v], word] if V > 1 and o != loc else 0
+            if mode == ADAPTIVE:
+                e, o, cv = select(v, base, loc, word, e, o, cv, V, depth, ad, lock, link, fcnt)
+                if o < 0:                              # every candidate faulty: discard the packet
+                    nd = dequeue(q, nd, fi)
+                    out[1][v, DISCARDED] += 1
+                    disc[fi] = 1 - ((w >> TAIL) & 1)
+                    continue
+            if lock[(base + o) * V + cv] >= 0:
+                continue
+            ent[j] = e
+        else:
+            o, cv = cur_out[fi], cur_vc[fi]
+        d = link[base + o]
+        if not (allowed[base + j // V] >> o) & 1 or (d >= 0 and fcnt[d * V + cv] >= depth):
+            continue
+        req[o] |= 1 << j
+        tgt[j], tvc[j] = w, cv
+        outs |= 1 << o
+    if mode == BCAST and elig:                         # the broadcast selector takes all of W
+        b = rr_pick(elig, bc[6][v], Pv)
+        bc[6][v] = b + 1 if b + 1 < Pv else 0
+        W = bc[3][base + b] = scratch[4][b]
+        for o in range(Pv):
+            if (W >> o) & 1:
+                lock[base + o] = b
+                rr[base + o] = b + 1 if b + 1 < Pv else 0
+                req[o] = 0
+        outs &= ~W
+    NP = Pv * V
+    for o in range(Pv):
+        if not (outs >> o) & 1:
+            continue
+        win = rr_pick(req[o], rr[base + o], NP)
+        req[o] = 0
+        d = link[base + o]
+        if d == -1 and (out[0][t, v] if t < out[0].shape[0] else 1) == 0:
+            continue
+        rr[base + o] = win + 1 if win + 1 < NP else 0
+        w, cv, fi = tgt[win], tvc[win], fbase + win
+        nd = dequeue(q, nd, fi)
+        head, tail = w & HEAD_MASK, (w >> TAIL) & 1
+        if head:                                       # the head leaves with its new route
+            w = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((ent[win] >> PORT_BITS) << ROUTE_SHIFT)
+            cur_out[fi], cur_vc[fi] = o, cv
+            if mode == ADAPTIVE and d != -1:
+                use[base + o] = (use[base + o] + 1) & USE_MASK
+        lock[(base + o) * V + cv] = lock_after(lock[(base + o) * V + cv], win, head, tail)
+        if d == -1:
+            ntr = eject_record(t, v, w, out, ntr)
+        else:
+            out[8][base + o] += 1
+            ne = enqueue(q, ne, d * V + cv, w)
+    if mode == BCAST and bmask:
+        for j in range(Pv):
+            if (bmask >> j) & 1 and bc[3][base + j] == scratch[4][j]:
+                nd, ne, ntr = fork_present(t, v, j, base + j, tgt[j], Pv, base, depth, bc, fcnt, lock, link, out,
+                                           q, nd, ne, ntr, scratch)
+    return nd, ne, ntr
+
+
+@phase
+def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    """The cycle loop of :func:`run_cycles`; ``mode`` is a constant of each compiled entry below."""
+    N, scal, fault, nfault, f_cyc, f_out, f_node = tab[0].shape[0], out[7], ad[5], ad[6], ad[7], ad[8], ad[9]
+    inflight, ntr, pending = scal[0], scal[1], scal[2]
+    t = t0
+    while t < t_stop:
+        while mode == ADAPTIVE and scal[3] < f_cyc.shape[0] and f_cyc[scal[3]] <= t:   # this cycle's faults
+            for k in range(fault.shape[0]):                     # (no slice copies: they need NRT)
+                fault[k] = f_out[scal[3], k]
+            for k in range(nfault.shape[0]):
+                nfault[k] = f_node[scal[3], k]
+            scal[3] += 1
+        if stop_when_drained and inflight == 0 and pending == 0:
+            break
+        nd = ne = 0
+        if pending > 0:
+            taken, ne = source_phase(mode, t, P, V, depth, tab[0], nfault, fifo[2], src, out[1], q)
+            pending -= taken
+        if inflight > 0:
+            for v in range(N):
+                if fifo[3][v]:
+                    nd, ne, ntr = router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr,
+                                              scratch)
+        inflight += clock_edge(fifo, q, nd, ne, P * V)
+        t += 1
+    scal[0], scal[1], scal[2] = inflight, ntr, pending
+    return t
+
+
+@loop
+def run_unicast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(UNICAST, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
+@loop
+def run_adaptive(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(ADAPTIVE, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
+@loop
+def run_bcast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(BCAST, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
+def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
+    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out[7]``:
+    [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
+    q = np.empty((3, tab[0].shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
+    scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
+    return (run_unicast, run_adaptive, run_bcast)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
+                                                        arb, src, out, ad, bc, q, scratch)
 
 
 @njit(cache=True, nogil=True)
-def step_cycles(t0, t_stop, stop_when_drained, depth, P, V,
-                nports, link, route_tab, route_vc, route_row, route_xor, allowed,
-                buf, fhead, fcnt, nocc, rr, lock, cur_out, cur_vc,
-                src_ptr, src_end, src_state,
-                s_head, s_tail, s_route, s_release,
-                eject_ready, counters, accept_cycle, eject_cycle,
-                tr_cycle, tr_node, tr_flit, tr_ht, scal, link_flits):
-    """Simulate cycles ``t0 .. t_stop-1`` (stop early once drained when asked); return the next cycle.
-
-    ``scal`` holds int64 scalars carried between calls: [0] flits in the network, [1] trace length,
-    [2] flits not yet offered/accepted at the sources. ``link_flits[v * P + o]`` counts the flits
-    that crossed network output o of node v (the simulator's per-link utilisation).
-    """
+def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
+    """The per-output-queue prototype (sim/model/voq.py): queue ``(v * P + i) * P + o`` of input i
+    feeds output o only; a head's queue at the next router comes from lookahead routing."""
+    nports, link, allowed, route_tab = tab[0], tab[1], tab[2], tab[3]
+    buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
+    rr, lock, cur_vq, src_q = arb
+    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
     N = nports.shape[0]
-    T = eject_ready.shape[0]
-    PV = P * V
-    deq = np.empty(N * PV, dtype=np.int64)
-    enq_f = np.empty(N * PV, dtype=np.int64)
-    enq_w = np.empty(N * PV, dtype=np.int64)
-    req = np.zeros(P, dtype=np.int64)
-    tgt = np.empty(PV, dtype=np.int64)
-    tvc = np.empty(PV, dtype=np.int64)
-    ent = np.empty(PV, dtype=np.int64)
-    inflight = scal[0]
-    ntr = scal[1]
-    pending = scal[2]
-    t = t0
-    while t < t_stop:
-        if stop_when_drained and inflight == 0 and pending == 0:
-            break
-        ndeq = 0
-        nenq = 0
-        # ---- phase 1a: source interfaces (combinational, offered flit vs local FIFO count) ----
-        if pending > 0:
-            for v in range(N):
-                p = src_ptr[v]
-                if p >= src_end[v] or s_release[p] > t:
+    q = np.empty((3, N * P * P), np.int64)
+    tgt_w, tgt_d, tgt_vq = np.empty(P, np.int64), np.empty(P, np.int64), np.empty(P, np.int64)
+    ntr = 0
+    for t in range(t_stop):
+        nd = ne = 0
+        for v in range(N):            # the source interface writes a head into its first output's queue
+            p = src_ptr[v]
+            if p >= src_end[v] or s_release[p] > t:
+                continue
+            if s_head[p]:
+                src_q[v] = (v * P + nports[v] - 1) * P + (route_tab[v, s_fields[p] >> ROUTE_SHIFT] & PORT_MASK)
+            acc, wr, wh, st, inj, drp, mal = source_step(src_state[v], s_head[p], s_tail[p], True,
+                                                         fcnt[src_q[v]] < depth)
+            src_state[v] = st
+            if acc:
+                w = (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh
+                ne = enqueue(q, ne, src_q[v], w)
+                accept_cycle[p], src_ptr[v] = t, p + 1
+                out[1][v, INJECTED] += inj
+        for v in range(N):
+            Pv = nports[v]
+            for o in range(Pv):
+                lo = v * P + o
+                d = link[lo]
+                m = 0
+                for i in range(Pv):
+                    qi = (v * P + i) * P + o
+                    if not (allowed[v * P + i] >> o) & 1 or fcnt[qi] == 0:
+                        continue
+                    w = buf[qi, fhead[qi]]
+                    vq, dq = 0, -1
+                    if d != -1:
+                        vq = route_tab[d // P, route_tab[v, (w >> ROUTE_SHIFT) & ROUTE_MASK] >> PORT_BITS] & PORT_MASK \
+                            if w & HEAD_MASK else cur_vq[qi]
+                        dq = d * P + vq
+                    li = lo * P + (vq if interleave else 0)
+                    if lock[li] != (-1 if w & HEAD_MASK else i):
+                        continue
+                    if (fcnt[dq] < depth) if d != -1 else (out[0][t, v] if t < out[0].shape[0] else 1) == 1:
+                        m |= 1 << i
+                        tgt_w[i], tgt_d[i], tgt_vq[i] = w, dq, vq
+                win = rr_pick(m, rr[lo], Pv)
+                if win < 0:
                     continue
-                lf = (v * P + nports[v] - 1) * V
-                st = src_state[v]
-                h = s_head[p]
-                tl = s_tail[p]
-                acc = False
-                if st == 0:
-                    if h == 1:
-                        if s_route[p] < 0:          # dest >= num_nodes: drop the packet
-                            acc = True
-                            counters[v, 2] += 1
-                            if tl == 0:
-                                src_state[v] = 2
-                        elif fcnt[lf] < depth:
-                            acc = True
-                            enq_f[nenq] = lf
-                            enq_w[nenq] = (p << 32) | (s_route[p] << 2) | (tl << 1) | 1
-                            nenq += 1
-                            inflight += 1
-                            counters[v, 0] += 1
-                            if tl == 0:
-                                src_state[v] = 1
-                    else:                            # non-head outside a packet: malformed
-                        acc = True
-                        counters[v, 3] += 1
-                elif st == 1:
-                    if fcnt[lf] < depth:
-                        acc = True
-                        enq_f[nenq] = lf
-                        enq_w[nenq] = (p << 32) | (tl << 1)   # a misplaced head loses its head bit
-                        nenq += 1
-                        inflight += 1
-                        if h == 1:
-                            counters[v, 3] += 1
-                        if tl == 1:
-                            src_state[v] = 0
-                else:                                # inside a dropped packet
-                    acc = True
-                    if h == 1:
-                        counters[v, 3] += 1
-                    if tl == 1:
-                        src_state[v] = 0
-                if acc:
-                    accept_cycle[p] = t
-                    src_ptr[v] = p + 1
-                    pending -= 1
-        # ---- phase 1b: routers: requests, round-robin arbitration, transfers ----
-        if inflight > 0:
-            for v in range(N):
-                if nocc[v] == 0:
-                    continue
-                Pv = nports[v]
-                base = v * P
-                fbase = base * V
-                outs = 0
-                for j in range(Pv * V):
-                    fi = fbase + j
-                    if fcnt[fi] == 0:
-                        continue
-                    w = buf[fi, fhead[fi]]
-                    if w & 1:
-                        rx = route_xor[v]            # shared rows of symmetric networks (tables.py)
-                        word = ((w >> 2) & 0x3FFFFFFF) ^ rx
-                        e = route_tab[route_row[v], word]
-                        if e < 0:                    # a route word no packet can carry: stuck
-                            continue
-                        e ^= rx << 8
-                        o = e & 0xFF
-                        cv = route_vc[route_row[v], word] if V > 1 and o != Pv - 1 else 0
-                        if lock[(base + o) * V + cv] >= 0:
-                            continue
-                        ent[j] = e
-                    else:
-                        o = cur_out[fi]
-                        cv = cur_vc[fi]
-                    if not (allowed[base + j // V] >> o) & 1:
-                        continue
-                    d = link[base + o]
-                    if d >= 0 and fcnt[d * V + cv] >= depth:   # the downstream VC is full
-                        continue
-                    req[o] |= 1 << j
-                    tgt[j] = w
-                    tvc[j] = cv
-                    outs |= 1 << o
-                NP = Pv * V
-                while outs:
-                    o = 0
-                    while not (outs >> o) & 1:
-                        o += 1
-                    outs &= ~(1 << o)
-                    m = req[o]
-                    req[o] = 0
-                    win = rr[base + o]
-                    while not (m >> win) & 1:
-                        win += 1
-                        if win == NP:
-                            win = 0
-                    d = link[base + o]
-                    if d == -1 and (eject_ready[t, v] if t < T else 1) == 0:
-                        continue
-                    w = tgt[win]
-                    cv = tvc[win]
-                    fi = fbase + win
-                    deq[ndeq] = fi
-                    ndeq += 1
-                    rr[base + o] = win + 1 if win + 1 < NP else 0
-                    li = (base + o) * V + cv
-                    if w & 1:
-                        w = (w & ~(0x3FFFFFFF << 2)) | ((ent[win] >> 8) << 2)
-                        if not (w >> 1) & 1:
-                            lock[li] = win
-                            cur_out[fi] = o
-                            cur_vc[fi] = cv
-                    if (w >> 1) & 1:
-                        lock[li] = -1
-                    if d == -1:
-                        f = w >> 32
-                        tr_cycle[ntr] = t
-                        tr_node[ntr] = v
-                        tr_flit[ntr] = f
-                        tr_ht[ntr] = w & 3
-                        ntr += 1
-                        eject_cycle[f] = t
-                        inflight -= 1
-                        if (w >> 1) & 1:
-                            counters[v, 1] += 1
-                    else:
-                        link_flits[base + o] += 1
-                        enq_f[nenq] = d * V + cv
-                        enq_w[nenq] = w
-                        nenq += 1
-        # ---- phase 2: the clock edge ----
-        for j in range(ndeq):
-            fi = deq[j]
-            fhead[fi] = fhead[fi] + 1 if fhead[fi] + 1 < depth else 0
-            fcnt[fi] -= 1
-            nocc[fi // PV] -= 1
-        for j in range(nenq):
-            fi = enq_f[j]
-            pos = fhead[fi] + fcnt[fi]
-            if pos >= depth:
-                pos -= depth
-            buf[fi, pos] = enq_w[j]
-            fcnt[fi] += 1
-            nocc[fi // PV] += 1
-        t += 1
-    scal[0] = inflight
-    scal[1] = ntr
-    scal[2] = pending
-    return t
+                w, qi = tgt_w[win], (v * P + win) * P + o
+                nd = dequeue(q, nd, qi)
+                li = lo * P + (tgt_vq[win] if interleave and d != -1 else 0)
+                head, tail = w & HEAD_MASK, (w >> TAIL) & 1
+                if head:
+                    rr[lo] = win + 1 if win + 1 < Pv else 0
+                    w = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((route_tab[v, (w >> ROUTE_SHIFT) & ROUTE_MASK] >> PORT_BITS) << ROUTE_SHIFT)
+                    cur_vq[qi] = tgt_vq[win]
+                lock[li] = lock_after(lock[li], win, head, tail)
+                if d == -1:
+                    ntr = eject_record(t, v, w, out, ntr)
+                else:
+                    ne = enqueue(q, ne, tgt_d[win], w)
+        clock_edge(fifo, q, nd, ne, P * P)

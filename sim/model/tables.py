@@ -14,10 +14,13 @@ from cubenoc.errors import CubenocError
 
 from ..routing.base import RoutingFunction
 from ..topology.base import Topology
+from .word import PORT_BITS, check_route_width, route_entry
 
 #: dense route tables are built for at most this many (node, route word) entries
 MAX_TABLE_ENTRIES = 1 << 24
-PORT_BITS = 8  # a route-table entry is ``port | new_route << PORT_BITS`` (-1: never reached)
+__all__ = ["NetworkTables", "build_tables", "candidate_tables", "inject_words", "PORT_BITS", "MAX_TABLE_ENTRIES"]
+#: route words no packet carries may make the routing function object: their entries stay -1
+UNREACHED = (CubenocError, AssertionError, KeyError, IndexError, ValueError)
 
 
 @dataclass
@@ -66,7 +69,7 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
             if far is not None:
                 link[v * P + o] = far[0] * P + far[1]
         link[v * P + int(nports[v]) - 1] = -1
-    R = routing.layout.width
+    R = check_route_width(routing.layout.width)
     if n * (1 << R) > MAX_TABLE_ENTRIES:
         raise CubenocError(f"dense route table of {n} x 2**{R} entries is too large for the model "
                            f"(at most {MAX_TABLE_ENTRIES})")
@@ -81,13 +84,13 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
             try:    # words no packet carries may make the function object: left at -1
                 hop = routing.route(v, layout.unpack(word))
                 new_word = layout.pack(hop.header)
-            except (CubenocError, AssertionError, KeyError, IndexError, ValueError):
+            except UNREACHED:
                 continue
             if vc is not None:
                 if not 0 <= hop.vc < V:          # not a header any packet carries (e.g. too many hops)
                     continue
                 vc[v, word] = hop.vc
-            route[v, word] = hop.port | (new_word << PORT_BITS)
+            route[v, word] = route_entry(hop.port, new_word)
     allow = np.zeros(n * P, dtype=np.int64)
     for v in range(n):
         full = (1 << int(nports[v])) - 1
@@ -98,6 +101,35 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
             else:
                 allow[v * P + i] = sum(1 << o for o in turns.get(i, ()))
     return NetworkTables(n, P, nports, link, route, R, allow, vc, V)
+
+
+def candidate_tables(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(route1, vc1, route2, vc2)`` [N, 2**R]: route entries of ``selection_candidates`` [0] and [1]
+    per (node, route word) (-1: none / never reached), and their VCs (docs/router.md "Adaptive
+    selection": the two candidate ROMs). Cached on the model."""
+    cached = getattr(model, "_candidate_tables", None)
+    if cached is not None:
+        return cached
+    tb, routing = model.tables, model.routing
+    n, R = tb.num_nodes, tb.route_width
+    layout = routing.layout
+    V = tb.num_vcs
+    r1, r2 = np.full((n, 1 << R), -1, dtype=np.int64), np.full((n, 1 << R), -1, dtype=np.int64)
+    v1, v2 = np.zeros((n, 1 << R), dtype=np.int64), np.zeros((n, 1 << R), dtype=np.int64)
+    for v in range(n):
+        for word in np.nonzero(tb.route[v] >= 0)[0].tolist():     # words the route table reaches
+            try:
+                hops = routing.selection_candidates(v, layout.unpack(word))
+                packed = [(route_entry(h.port, layout.pack(h.header)), h.vc) for h in hops]
+            except UNREACHED:
+                continue
+            if any(not 0 <= vc < V for _, vc in packed):
+                continue
+            r1[v, word], v1[v, word] = packed[0]
+            if len(packed) > 1:
+                r2[v, word], v2[v, word] = packed[1]
+    model._candidate_tables = (r1, v1, r2, v2)
+    return model._candidate_tables
 
 
 def inject_words(routing: RoutingFunction, src: np.ndarray, dst: np.ndarray, cache: dict | None = None) -> np.ndarray:

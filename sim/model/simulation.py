@@ -1,0 +1,96 @@
+"""A model run in progress: the state arrays of every router, advanced by :func:`.kernel.run_cycles`.
+
+:class:`Simulation` is the unicast router (docs/router.md "Router", "Virtual channels"); the adaptive
+(:mod:`.adaptive`) and broadcast (:mod:`.broadcast`) runs are subclasses that set ``mode`` and fill
+their own state tuple (``ad`` / ``bc``); the kernel and everything else here is shared.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from cubenoc.errors import CubenocError
+
+from . import kernel
+from .result import ModelResult
+from .tables import inject_words
+from .word import MAX_FLITS, ROUTE_SHIFT, TAIL
+
+
+def _zeros(*shape) -> np.ndarray:
+    return np.zeros(shape, dtype=np.int64)
+
+
+class Simulation:
+    """All state in arrays; :meth:`advance` runs the compiled cycle loop."""
+
+    mode = kernel.UNICAST
+    num_counters = 4
+
+    def __init__(self, model, stim):
+        tb = model.tables
+        if stim.num_nodes != tb.num_nodes:
+            raise CubenocError(f"stimulus is for {stim.num_nodes} nodes, the network has {tb.num_nodes}")
+        self.model, self.stim = model, stim
+        N, P, D = tb.num_nodes, tb.max_ports, model.depth
+        V = self.num_vcs = int(getattr(tb, "num_vcs", 1))
+        F = stim.num_flits
+        if F >= MAX_FLITS:
+            raise CubenocError(f"at most {MAX_FLITS} flits per stimulus, got {F}")
+        src = np.repeat(np.arange(N, dtype=np.int64), np.diff(stim.node_start))
+        dst = np.where(stim.head == 1, stim.dest, -1)
+        self.s_route = inject_words(model.routing, src, dst, model._inject_cache)
+        # the route (and bcast) fields of each head's FIFO word; -1: dest >= num_nodes (dropped)
+        self.s_fields = np.where(self.s_route >= 0, self.s_route << ROUTE_SHIFT, -1)
+        # route table, Hop.vc per route word (a 1x1 dummy for V = 1: never read then), symmetric rows
+        route_vc = tb.vc if V > 1 else _zeros(1, 1)
+        self.tab = (tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
+        # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
+        self.fifo = (_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N))
+        # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc
+        self.arb = (_zeros(N * P), np.full(N * P * V, -1, dtype=np.int64), _zeros(N * P * V), _zeros(N * P * V))
+        self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
+        self.src_end = stim.node_start[1:].astype(np.int64).copy()
+        self.src_state = _zeros(N)
+        self.counters = _zeros(N, 5)
+        self.accept_cycle = np.full(F, -1, dtype=np.int64)
+        self.eject_cycle = np.full(F, -1, dtype=np.int64)
+        self.trace = tuple(_zeros(self.trace_size()) for _ in range(4))   # cycle, node, flit, head|tail
+        self.scal = np.array([0, 0, F, 0], dtype=np.int64)
+        self.link_flits = _zeros(N * P)   # flits sent per network output (v * P + o)
+        self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)
+        # adaptive state (docs/router.md "Adaptive selection"): selection, candidate 1 tables, disc,
+        # use, fault, node fault, the fault schedule; idle here (no second candidate, no changes)
+        self.ad = (0, _zeros(1, 1), _zeros(1, 1), _zeros(N * P * V), _zeros(N * P), _zeros(N * P), _zeros(N),
+                   _zeros(0), _zeros(0, N * P), _zeros(0, N))
+        # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr
+        self.bc = (_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1))
+        self.cycle = 0
+
+    def trace_size(self) -> int:
+        return self.stim.num_flits
+
+    @property
+    def drained(self) -> bool:
+        return bool(self.scal[0] == 0 and self.scal[2] == 0)
+
+    @property
+    def in_flight(self) -> int:
+        return int(self.scal[0])
+
+    def advance(self, cycles: int, stop_when_drained: bool = False) -> int:
+        """Simulate up to ``cycles`` more cycles; return the current cycle."""
+        s = self.stim
+        src = (self.src_ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, s.release,
+               self.accept_cycle)
+        out = (self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
+        self.cycle = int(kernel.run_cycles(
+            self.mode, self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth,
+            self.model.tables.max_ports, self.num_vcs, self.tab, self.fifo, self.arb, src, out, self.ad, self.bc))
+        return self.cycle
+
+    def result(self) -> ModelResult:
+        n = int(self.scal[1])
+        tr_cycle, tr_node, tr_flit, ht = (a[:n].copy() for a in self.trace)
+        return ModelResult(self.stim, self.cycle, self.drained, self.counters[:, :self.num_counters].copy(),
+                           self.accept_cycle.copy(), self.eject_cycle.copy(), tr_cycle, tr_node, tr_flit,
+                           ht & 1, (ht >> TAIL) & 1)
