@@ -1,5 +1,8 @@
 """Flit layouts of docs/router.md ("Flits and links"), built from a routing function's HeaderLayout.
 
+Field order (LSB first) from ``sim/model/word.py`` (``LINK_FIELDS``, ``LOCAL_FIELDS``), the one definition the
+model's flit word and the cocotb bench use too:
+
 * link flit (router to router, and inside the input FIFOs), LSB first:
   ``head`` (1), ``tail`` (1), ``route`` (the routing function's header), ``data`` (W bits);
 * local flit (the user's ``local_in``/``local_out`` streams): ``head``, ``tail``, ``data``; on an
@@ -14,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
 
+from ..sim.model.word import LINK_FIELDS, LOCAL_FIELDS
 from ..sim.routing.base import RoutingFunction
 
 #: bits of a head flit's payload that name the destination node (networks up to 65,536 nodes)
@@ -33,7 +37,8 @@ def link_flit_layout(routing: RoutingFunction, payload_width: int = 32, broadcas
     unicast header and the broadcast tag, and a ``bcast`` bit follows ``data``."""
     check_payload_width(payload_width)
     route = routing.layout.amaranth() if broadcast is None else max(routing.layout.width, broadcast.layout.width)
-    fields = {"head": 1, "tail": 1, "route": route, "data": payload_width}
+    shapes = {"head": 1, "tail": 1, "route": route, "data": payload_width}
+    fields = {name: shapes[name] for name in LINK_FIELDS}          # the order of sim/model/word.py
     if routing.num_vcs > 1:
         fields["vc"] = range(routing.num_vcs)
     if broadcast is not None:
@@ -44,7 +49,8 @@ def link_flit_layout(routing: RoutingFunction, payload_width: int = 32, broadcas
 def local_flit_layout(payload_width: int = 32) -> data.StructLayout:
     """``head``, ``tail``, ``data``: what the user injects and receives."""
     check_payload_width(payload_width)
-    return data.StructLayout({"head": 1, "tail": 1, "data": payload_width})
+    shapes = {"head": 1, "tail": 1, "data": payload_width}
+    return data.StructLayout({name: shapes[name] for name in LOCAL_FIELDS})
 
 
 class VCLinkSignature(wiring.Signature):

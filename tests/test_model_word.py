@@ -41,3 +41,25 @@ def test_route_entry_and_width_check():
     word.check_route_width(word.ROUTE_BITS)
     with pytest.raises(CubenocError, match="at most 29 bits"):
         word.check_route_width(word.ROUTE_BITS + 1)
+
+
+def test_word_offsets_agree_with_the_rtl_struct_layouts():
+    """The model's word and the cocotb bench's local word lay their fields out as rtl/flit.py's StructLayouts."""
+    from cubenoc.rtl.flit import link_flit_layout, local_flit_layout
+    from cubenoc.sim.broadcast.hypercube import BinomialBroadcast
+    from cubenoc.sim.routing.hypercube import EcubeRouting
+    from cubenoc.sim.routing.metacube import MetacubeRouting
+    from cubenoc.sim.topology.hypercube import Hypercube
+    from cubenoc.sim.topology.metacube import Metacube
+    q3, mc = Hypercube(3), Metacube(1, 1)
+    for layout in (link_flit_layout(EcubeRouting(q3), 32), link_flit_layout(MetacubeRouting(mc), 20),
+                   link_flit_layout(EcubeRouting(q3), 32, BinomialBroadcast(q3))):
+        assert [name for name, _ in layout][:len(word.LINK_FIELDS)] == list(word.LINK_FIELDS)
+        for name in ("head", "tail", "route"):          # the model word's fields at the same offsets
+            assert layout[name].offset == word.OFFSET[name]
+        assert layout["route"].width <= word.ROUTE_BITS
+    for w in (16, 32, 64):
+        local = local_flit_layout(w)
+        assert [name for name, _ in local] == list(word.LOCAL_FIELDS)
+        assert {name: local[name].offset for name in word.LOCAL_FIELDS} == word.local_offsets(w)
+        assert local.size == word.local_offsets(w)["data"] + w
