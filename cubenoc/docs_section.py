@@ -2,6 +2,7 @@
 docs/performance.md and leaves the rest of the page alone."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from .errors import CubenocError
@@ -21,6 +22,14 @@ def replace_section(path, begin: str, end: str, text: str) -> None:
     else:
         page = page.rstrip("\n") + "\n\n" + block + "\n"
     path.write_text(page)
+
+
+def publish(text: str, page, begin: str, end: str) -> None:
+    """Print a benchmark's text and, when ``page`` is given, put it between its markers there."""
+    print(text)
+    if page:
+        replace_section(page, begin, end, text)
+        print(f"written to {page}", file=sys.stderr)
 
 
 def table_main(argv, make_table, begin: str, end: str, default_ns=(4, 5, 6)) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
 
@@ -32,20 +31,14 @@ def hin_routings(topo):
 
 
 def throughput_table(loads=(0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4) -> str:
-    from ..sim.model.network import NetworkModel
-    from ..sim.model.perf import saturation_sweep, saturation_throughput
+    from ..sim.model.perf import sweep_rows
     from ..sim.topology.pdn import PerfectDifferenceNetwork
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
     head = "| network | routing | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
     rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
             head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
     for label, routing, _ in pdn_routings(topo):
-        model = NetworkModel(topo, routing, depth=depth)
-        for L in packet_lens:
-            pts = saturation_sweep(model, L, loads)
-            rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
-                        + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
-                        + f" | **{saturation_throughput(pts):.3f}** |")
+        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth)
     rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.rtl.adaptive_bench --throughput`."]
     return "\n".join(rows)
 
@@ -95,11 +88,8 @@ def main(argv=None) -> int:
     if args.area or both:
         parts.append("#### Area of one router, oblivious vs adaptive (yosys)\n\n" + area_table(area_rows()))
     text = "\n\n".join(parts)
-    print(text)
-    if args.write:
-        from ..docs_section import replace_section
-        replace_section(Path(args.write), MARK_BEGIN, MARK_END, text)
-        print(f"written to {args.write}", file=sys.stderr)
+    from ..docs_section import publish
+    publish(text, args.write, MARK_BEGIN, MARK_END)
     return 0
 
 

@@ -81,6 +81,21 @@ def count(cells: dict, target: str) -> dict:
             "lutram": cells.get("TRELLIS_DPR16X4", 0), "carry": cells.get("CCU2C", 0)}
 
 
+def target_table(rows: list[dict], key: tuple, head: list[str], lutram: bool = False) -> list[str]:
+    """Markdown rows, one per ``key`` fields of the rows, with the iCE40 and ECP5 counts side by side
+    (``key`` values are printed as given: quote them in the rows if needed)."""
+    by: dict = {}
+    for r in rows:
+        by.setdefault(tuple(r[f] for f in key), {})[r["target"]] = r
+    cols = ["iCE40 SB_LUT4", "SB_DFF*", "ECP5 LUT4", "TRELLIS_FF"] + (["DPR16X4"] if lutram else [])
+    lines = ["| " + " | ".join(head + cols) + " |", "|" + "---|" * (len(head) + len(cols))]
+    for k, rs in by.items():
+        i, e = rs.get("ice40"), rs.get("ecp5")
+        cells = [i and i["lut4"], i and i["ff"], e and e["lut4"], e and e["ff"]] + ([e and e["lutram"]] if lutram else [])
+        lines.append("| " + " | ".join([str(x) for x in k] + ["-" if c is None else str(c) for c in cells]) + " |")
+    return lines
+
+
 def measure(family: str, n: int, k: int, targets, payload_width=32, fifo_depth=4, jobs=2) -> list[AreaResult]:
     from ..sim.routing.hypercube import EcubeRouting
     from ..sim.topology import EnhancedHypercube, Hypercube

@@ -13,9 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-from .area import count, synthesize
+from .area import count, synthesize, target_table
 from .tools import use_builtin_yosys
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
@@ -58,17 +57,10 @@ def measure(targets=("ice40", "ecp5"), jobs=2) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    head = ["router (node 0 of)", "routing", "broadcast", "P", "iCE40 SB_LUT4", "SB_DFF*", "ECP5 LUT4",
-            "TRELLIS_FF"]
-    by: dict = {}
-    for r in rows:
-        by.setdefault((r["network"], r["routing"], r["broadcast"], r["ports"]), {})[r["target"]] = r
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for (net, rname, b, p), rs in by.items():
-        i, e = rs.get("ice40"), rs.get("ecp5")
-        lines.append("| " + " | ".join([net, f"`{rname}`", f"`{b}`" if b != "-" else "-", str(p),
-                                          str(i["lut4"]) if i else "-", str(i["ff"]) if i else "-",
-                                          str(e["lut4"]) if e else "-", str(e["ff"]) if e else "-"]) + " |")
+    rows = [r | {"routing": f"`{r['routing']}`", "broadcast": f"`{r['broadcast']}`" if r["broadcast"] != "-" else "-"}
+            for r in rows]
+    lines = target_table(rows, ("network", "routing", "broadcast", "ports"),
+                         ["router (node 0 of)", "routing", "broadcast", "P"])
     lines += ["", "W = 32, FIFO depth 4; command: `python -m cubenoc.rtl.bcast_area`."]
     return "\n".join(lines)
 
@@ -78,11 +70,8 @@ def main(argv=None) -> int:
     ap.add_argument("--write", metavar="MD", help="rewrite the bcast-area block of this file")
     args = ap.parse_args(argv)
     text = table(measure())
-    print(text)
-    if args.write:
-        from ..docs_section import replace_section
-        replace_section(Path(args.write), MARK_BEGIN, MARK_END, text)
-        print(f"written to {args.write}", file=sys.stderr)
+    from ..docs_section import publish
+    publish(text, args.write, MARK_BEGIN, MARK_END)
     return 0
 
 

@@ -1,10 +1,10 @@
 """Gate helpers shared by every unit: OR-reduce, one-hot mux, ROM, modular subtract, node address."""
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Const, Module, Mux, Signal, Value
 
 
-def any_of(bits) -> "Value":
+def any_of(bits) -> Value:
     """OR of ``bits`` (0 for none)."""
     bits = list(bits)
     return Cat(*bits).any() if bits else Const(0)

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
-from .area import count, router_verilog, synthesize
+from .area import count, router_verilog, synthesize, target_table
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
 
@@ -49,18 +49,9 @@ def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2) -
 
 
 def table(rows: list[dict]) -> str:
-    head = ["router (node 0 of)", "routing", "V", "P", "iCE40 SB_LUT4", "SB_DFF*", "ECP5 LUT4", "TRELLIS_FF",
-            "DPR16X4"]
-    by: dict = {}
-    for r in rows:
-        by.setdefault((r["network"], r["routing"], r["vcs"], r["ports"]), {})[r["target"]] = r
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for (net, rname, v, p), rs in by.items():
-        i, e = rs.get("ice40"), rs.get("ecp5")
-        lines.append("| " + " | ".join([net, f"`{rname}`", str(v), str(p),
-                                          str(i["lut4"]) if i else "-", str(i["ff"]) if i else "-",
-                                          str(e["lut4"]) if e else "-", str(e["ff"]) if e else "-",
-                                          str(e["lutram"]) if e else "-"]) + " |")
+    rows = [r | {"routing": f"`{r['routing']}`"} for r in rows]
+    lines = target_table(rows, ("network", "routing", "vcs", "ports"), ["router (node 0 of)", "routing", "V", "P"],
+                         lutram=True)
     lines += ["", "W = 32, FIFO depth 4 per VC; command: `python -m cubenoc.rtl.vc_area`."]
     return "\n".join(lines)
 

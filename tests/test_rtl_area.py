@@ -31,3 +31,14 @@ def test_bench_area_bad_parameters(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bench", "area", "--targets", "xilinx"])
     assert exc.value.code == 2
+
+
+def test_target_table_puts_ice40_and_ecp5_side_by_side():
+    from cubenoc.rtl.area import target_table
+    rows = [{"net": "Q3", "target": "ice40", "lut4": 10, "ff": 0, "lutram": 0},
+            {"net": "Q3", "target": "ecp5", "lut4": 7, "ff": 3, "lutram": 2},
+            {"net": "Q4", "target": "ecp5", "lut4": 9, "ff": 4, "lutram": 1}]
+    lines = target_table(rows, ("net",), ["network"], lutram=True)
+    assert lines[2] == "| Q3 | 10 | 0 | 7 | 3 | 2 |"
+    assert lines[3] == "| Q4 | - | - | 9 | 4 | 1 |"          # no iCE40 run: dashes, not zeros
+    assert len(lines) == 4 and lines[0].count("|") == 7

@@ -18,7 +18,7 @@ per-node part, small ROMs for the class-path tables:
 """
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Module, Mux, Signal
 
 from ...sim.routing.metacube import MetacubeRouting, gray_rank
 from ..gates import node_address, rom

@@ -20,7 +20,7 @@
 """
 from __future__ import annotations
 
-from amaranth import Const, Module, Mux, Signal
+from amaranth import Module, Mux, Signal
 
 from ...sim.routing.pdn import (AdaptivePDNRouting, BipartitePDNRouting, DimensionOrderPDNRouting,
                                ObliviousPDNRouting)

@@ -164,7 +164,7 @@ class Router(wiring.Component):
     def _faults_and_discards(self, m, src, units, outs) -> None:
         """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set
         (the local output never); a faulty node's source interface refuses injection."""
-        P, local = self.num_ports, self.local
+        local = self.local
         fault = Cat(self.link_fault[:local] | self.node_fault.replicate(local), Const(0, 1)) if local else Const(0, 1)
         m.d.comb += src.enable.eq(~self.node_fault)
         for u in units.values():

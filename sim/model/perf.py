@@ -82,6 +82,19 @@ def saturation_throughput(points: list[LoadPoint]) -> float:
     return max(p.accepted for p in points)
 
 
+def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int) -> list[str]:
+    """Markdown rows ``| network | label | V | packet | accepted / latency per load | saturation |``: one
+    saturation sweep of ``routing`` on ``topo`` per packet length."""
+    model = NetworkModel(topo, routing, depth=depth)
+    rows = []
+    for L in packet_lens:
+        pts = saturation_sweep(model, L, loads)
+        rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
+                    + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
+                    + f" | **{saturation_throughput(pts):.3f}** |")
+    return rows
+
+
 def model_speed(model: NetworkModel, rate: float, packet_len: int = 1, cycles: int = 100_000,
                 seed: int = 1) -> tuple[float, float]:
     """Simulated network-cycles per second of wall time and of process CPU time (stimulus generation

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from .network import NetworkModel
-from .perf import saturation_sweep, saturation_throughput
+from .perf import saturation_sweep, saturation_throughput, sweep_rows
 
 
 def cases():
@@ -58,12 +58,7 @@ def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 
     head = "| network | router | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
     rows = [head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
     for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo)))):
-        model = NetworkModel(topo, routing, depth=depth)
-        for L in packet_lens:
-            pts = saturation_sweep(model, L, loads)
-            rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
-                        + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
-                        + f" | **{saturation_throughput(pts):.3f}** |")
+        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth)
     rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.sim.model.vc_bench --voq`."]
     return "\n".join(rows)
 

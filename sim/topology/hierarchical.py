@@ -39,14 +39,8 @@ INTERFACE = 0
 MAX_NODES = 1 << 16  # the router contract's DEST_WIDTH = 16
 
 
-class Ring(Topology):
-    """BR: the bidirectional ring of ``n`` nodes (``n >= 2``)."""
-
-    family = "ring"
-    paper_code = "BR"
-
-    def __init__(self, n: int):
-        self.n = require_int(n, "ring size n", 2, MAX_NODES)
+class _SizeN(Topology):
+    """A cluster topology whose one parameter is its node count ``n``."""
 
     @property
     def params(self) -> dict:
@@ -55,6 +49,16 @@ class Ring(Topology):
     @property
     def num_nodes(self) -> int:
         return self.n
+
+
+class Ring(_SizeN):
+    """BR: the bidirectional ring of ``n`` nodes (``n >= 2``)."""
+
+    family = "ring"
+    paper_code = "BR"
+
+    def __init__(self, n: int):
+        self.n = require_int(n, "ring size n", 2, MAX_NODES)
 
     def num_ports(self, node: int) -> int:
         return 2
@@ -73,7 +77,7 @@ class Ring(Topology):
         return True
 
 
-class CompleteGraph(Topology):
+class CompleteGraph(_SizeN):
     """CC: every pair of the ``n`` nodes joined by a link (``n >= 2``)."""
 
     family = "complete"
@@ -81,14 +85,6 @@ class CompleteGraph(Topology):
 
     def __init__(self, n: int):
         self.n = require_int(n, "complete-graph size n", 2, 4096)
-
-    @property
-    def params(self) -> dict:
-        return {"n": self.n}
-
-    @property
-    def num_nodes(self) -> int:
-        return self.n
 
     def num_ports(self, node: int) -> int:
         return self.n - 1
