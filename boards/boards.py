@@ -149,7 +149,7 @@ SAFETY_FIXED = (60, 50)
 def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str,
              safety: bool = False) -> tuple[int, int]:
     """(LUT4, FF) of the whole demo: routers + a generator/checker per node + shared logic (+ the
-    --safety panel). Routers of one shape (rtl/router.py ``shape_key``) are estimated once."""
+    --safety panel). Routers of one shape (rtl/router/ ``Router.shape_key``) are estimated once."""
     from ..sim.routing.turns import allowed_matrix
     lut = ff = 0
     seen: dict = {}

@@ -95,7 +95,7 @@ FAMILIES = {
 
 def check_buildable(topo, routing) -> None:
     """Fail early, in one line, when the router core cannot build this routing function (e.g. it needs
-    more virtual channels than rtl/router.py accepts): asks the router itself, nothing hard-coded."""
+    more virtual channels than rtl/router/ accepts): asks the router itself, nothing hard-coded."""
     from .rtl.router import Router
     try:
         probe = Router(topo, routing, 0)

@@ -26,7 +26,7 @@ loop = njit(cache=True, nogil=True, _nrt=False)
 
 @phase
 def rr_pick(requests, pointer, n):
-    """Round-robin arbiter of one output (rtl/router.py ``rr``; docs/router.md "Router", Arbitration): the
+    """Round-robin arbiter of one output (rtl/router/arbiter.py; docs/router.md "Router", Arbitration): the
     first set bit of ``requests`` at or after ``pointer``, cyclically over ``n`` positions; -1 if none."""
     if requests == 0:
         return -1
@@ -38,7 +38,7 @@ def rr_pick(requests, pointer, n):
 
 @phase
 def source_step(state, head, tail, dest_ok, room):
-    """The source interface on one offered flit (rtl/router.py; docs/router.md "Source interface"); ``dest_ok``:
+    """The source interface on one offered flit (rtl/router/source.py; docs/router.md "Source interface"); ``dest_ok``:
     dest < num_nodes, ``room``: local FIFO not full. Returns ``(accepted, write, write_head, new_state,
     injected, dropped, malformed)``: write the flit (head bit ``write_head``); counter increments."""
     if state == IDLE:
