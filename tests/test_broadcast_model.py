@@ -44,7 +44,7 @@ def network(name):
     return t, ObliviousPDNRouting(t)
 
 
-ZERO_LOAD = ["q_3", "q_4", "q_5", "e_4_0", "e_4_1", "e_5_0", "e_5_1", "e_6_2", "mc_1_1", "mc_1_2", "mc_2_1",
+ZERO_LOAD = ["q_3", "q_4", "q_5", "e_3_1", "e_4_0", "e_4_1", "e_5_0", "e_5_1", "e_6_2", "mc_1_1", "mc_1_2", "mc_2_1",
              "pdn_0_1_3", "pdn_0_1_3_9"]
 
 
@@ -93,7 +93,7 @@ def test_metacube_rule_is_the_schedule():
 
 
 LOADED = {  # name: the fork dependency graph is acyclic (and the model drains under load)
-    "q_3": True, "q_4": True, "e_4_0": True, "e_4_1": True, "e_5_0": True, "pdn_0_1_3": True,
+    "q_3": True, "q_4": True, "e_3_1": True, "e_4_0": True, "e_4_1": True, "e_5_0": True, "pdn_0_1_3": True,
     "pdn_0_1_3_9": True, "e_5_1": False, "mc_1_1": False,
 }
 

@@ -4,7 +4,8 @@ broadcast's last copy ejects at cycle accept + steps + 1 (Algorithm B: n; Algori
 seed 000 Theorem 3; metacube: (m+1) 2**k + k - 1, seed 003 Theorem 3; PDN Algorithm 3: 2), every node but
 the source ejects exactly one copy, payload bit for bit. Loaded scenarios (random unicast + broadcast,
 random ejection backpressure, multi-flit broadcasts) run where the fork dependency graph is acyclic
-(tests/test_broadcast_model.py checks which)."""
+(tests/test_broadcast_model.py checks which). Fast: every algorithm at its smallest network (Q_3 for
+B, Q(3, 1) for D, PDN {0, 1, 3} for Algorithm 3, MC(1, 1) for the metacube); the larger ones are slow."""
 from __future__ import annotations
 
 import numpy as np
@@ -38,18 +39,24 @@ def _pdn(pds):
     return t, ObliviousPDNRouting(t), PDNBroadcast(t)
 
 
-# name: (builder, loaded scenarios too (the fork dependency graph is acyclic), fast)
+# name: (builder, loaded scenarios too (the fork dependency graph is acyclic), fast). The names say the
+# algorithm: alg_b_* = Algorithm B (binomial), alg_d_* = Algorithm D (enhanced hypercube Q(n, k)),
+# pdn_alg3_* = PDN Algorithm 3, metacube_* = the metacube broadcast (seed 003 Sec. 4.2). Every algorithm
+# runs at its smallest network in the fast set (tests/test_variant_coverage.py checks that it stays so).
 CASES = {
-    "b_q3": (lambda: _hc(Hypercube(3), BinomialBroadcast), True, True),
-    "b_q4": (lambda: _hc(Hypercube(4), BinomialBroadcast), True, False),
-    "d_q4_k0": (lambda: _hc(EnhancedHypercube(4, 0), EnhancedBroadcast), True, False),
-    "d_q4_k1": (lambda: _hc(EnhancedHypercube(4, 1), EnhancedBroadcast), True, False),
-    "d_q5_k0": (lambda: _hc(EnhancedHypercube(5, 0), EnhancedBroadcast), True, False),
-    "d_q5_k1": (lambda: _hc(EnhancedHypercube(5, 1), EnhancedBroadcast), False, False),   # 2-cycle: docs/deadlock.md
-    "pdn7": (lambda: _pdn((0, 1, 3)), True, False),
-    "pdn13": (lambda: _pdn((0, 1, 3, 9)), True, False),
-    "mc_1_1": (lambda: _mc(1, 1), False, False),          # class cycle in one VC: docs/deadlock.md
-    "mc_1_2": (lambda: _mc(1, 2), False, False),
+    "alg_b_q3": (lambda: _hc(Hypercube(3), BinomialBroadcast), True, True),
+    "alg_b_q4": (lambda: _hc(Hypercube(4), BinomialBroadcast), True, False),
+    # Q(3, 1): the skip (x ^ 0b011) goes out as a no-copy forward over dimension 2 before the far node
+    # broadcasts, so both branches of Algorithm D's forward run; floor((n-k)/2) = 1: no fork cycle
+    "alg_d_q3k1": (lambda: _hc(EnhancedHypercube(3, 1), EnhancedBroadcast), True, True),
+    "alg_d_q4k0": (lambda: _hc(EnhancedHypercube(4, 0), EnhancedBroadcast), True, False),
+    "alg_d_q4k1": (lambda: _hc(EnhancedHypercube(4, 1), EnhancedBroadcast), True, False),
+    "alg_d_q5k0": (lambda: _hc(EnhancedHypercube(5, 0), EnhancedBroadcast), True, False),
+    "alg_d_q5k1": (lambda: _hc(EnhancedHypercube(5, 1), EnhancedBroadcast), False, False),   # 2-cycle: docs/deadlock.md
+    "pdn_alg3_pdn7": (lambda: _pdn((0, 1, 3)), True, True),
+    "pdn_alg3_pdn13": (lambda: _pdn((0, 1, 3, 9)), True, False),
+    "metacube_mc11": (lambda: _mc(1, 1), False, True),      # class cycle in one VC: docs/deadlock.md
+    "metacube_mc12": (lambda: _mc(1, 2), False, False),
 }
 
 

@@ -5,16 +5,22 @@ from cycle 0, the level units settle (n - 1 rounds), then a broadcast from every
 (safe and unsafe sources, each alone in the network): the ejection trace equals the model's
 (``NetworkModel(..., broadcast=SafetyBroadcast(faults, model))``, levels from sim/safety.py) cycle for
 cycle, and from that trace every non-faulty node but the source ejects exactly one copy of every flit,
-faulty nodes none, the head copy at accept + dist(root, v) (+1 after a hand-over) + 1."""
+faulty nodes none, the head copy at accept + dist(root, v) (+1 after a hand-over) + 1.
+
+Fast: Q_4 SL1/DSL1 and Q_3 SL2/DSL2 (the Q_3 fault sets are checked to depend on the distance-2
+information: levels and the last-two-dimension swap); slow: Q_5 SL1/DSL1, Q_4 SL2/DSL2."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
 import pytest
 
+from cubenoc.sim.broadcast.base import run_broadcast
 from cubenoc.sim.broadcast.fork import BROADCAST_DEST
-from cubenoc.sim.broadcast.safety import SafetyBroadcast, check_broadcast
+from cubenoc.sim.broadcast.safety import SafetyBroadcast, check_broadcast, fault_skips
+from cubenoc.sim.safety import compute
 from cubenoc.sim.model.stimulus import StimulusBuilder
 from cubenoc.sim.safety import FaultSet
 from cubenoc.tb.safety_broadcast_verify import verify_safety_broadcast
@@ -91,12 +97,38 @@ def run(n: int, model: str, count: int, lo: int, hi: int, seed: int):
     assert unsafe > 0 and handovers > 0, "no unsafe source handed over"
     kinds = {(bool(fs.nodes), bool(fs.links)) for fs in sets}
     assert {(True, False), (False, True), (True, True)} <= kinds
-    return copies, stranded
+    return copies, stranded, results
+
+
+class _NoSwap(SafetyBroadcast):
+    """The same levels and views, but the coordinate sequence without the distance-2 swap of the last
+    two dimensions (the model name's "2" read as "1" inside :func:`coordinate_sequence` only)."""
+
+    def view(self, v):
+        return dataclasses.replace(super().view(v), model=self.model[:-1] + "1")
+
+
+def distance2_effects(results) -> tuple[int, int]:
+    """How much of a run depended on the distance-2 information (the relayed fault bits): the number
+    of fault sets whose safe nodes differ from the distance-1 model's, and the number of broadcasts
+    (source, fault set) of the stimulus whose tree changes without the distance-2 swap."""
+    level_sets = swapped = 0
+    for fs, alg, verdicts in results:
+        d1 = compute(*fs.arrays(), alg.model[:-1] + "1")
+        level_sets += not np.array_equal(alg.gsl, d1.gsl[0])
+        plain = _NoSwap(fs, alg.model)
+        skip_nodes, skip_links = fault_skips(fs)
+        for src in sorted(set(verdicts[0].model.stimulus.pkt_src.tolist())):
+            if has_tree(alg, src):
+                a = run_broadcast(alg, src, skip_nodes=skip_nodes, skip_links=skip_links).edges
+                b = run_broadcast(plain, src, skip_nodes=skip_nodes, skip_links=skip_links).edges
+                swapped += sorted(a) != sorted(b)
+    return level_sets, swapped
 
 
 @pytest.mark.parametrize("model", ["SL1", "DSL1"])
 def test_q4(model):
-    _copies, stranded = run(4, model, count=6, lo=2, hi=4, seed=41)
+    _copies, stranded, _results = run(4, model, count=6, lo=2, hi=4, seed=41)
     assert stranded > 0          # an unsafe source without a safe neighbour occurs (and broadcasts nothing)
 
 
@@ -111,3 +143,16 @@ def test_q5(model):
 def test_q4_distance2(model):
     """The distance-2 models: the fork units read the relayed fault bits (rx_fault, rx_nbrs)."""
     run(4, model, count=6, lo=2, hi=4, seed=43)
+
+
+@pytest.mark.parametrize("model", ["SL2", "DSL2"])
+def test_q3_distance2(model):
+    """The distance-2 models at the smallest size (fast): the level units read the relayed fault bits
+    (rx_fault, rx_nbrs) and so do the fork units (the swap of the last two dimensions). Checked on the
+    fault sets themselves: in some the safe nodes differ from the distance-1 model's, and some broadcasts
+    of the stimulus take another tree without the swap, so a hardware that ignored the relay would
+    diverge from the model."""
+    _copies, _stranded, results = run(3, model, count=6, lo=2, hi=3, seed=31)
+    level_sets, swapped = distance2_effects(results)
+    assert level_sets > 0, "no fault set where the distance-2 levels differ from the distance-1 ones"
+    assert swapped > 0, "no broadcast whose tree depends on the distance-2 swap"
