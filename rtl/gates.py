@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal, Value
+from amaranth.utils import ceil_log2
 
 
 def any_of(bits) -> Value:
@@ -46,7 +47,7 @@ def mod_sub(m: Module, a, b, n: int, name: str) -> Signal:
 
 def node_width(topology) -> int:
     """Bits of a node address."""
-    return max(1, (topology.num_nodes - 1).bit_length())
+    return max(1, ceil_log2(topology.num_nodes))
 
 
 def node_address(unit):

@@ -43,6 +43,7 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError, require_int
 
 from ..sim.safety import MODELS, reference
+from .gates import any_of
 
 #: largest n the generator accepts (an n-cube of 2^n units; the unit alone grows as n^3)
 MAX_N = 10
@@ -59,11 +60,6 @@ def check_models(models) -> tuple[str, ...]:
     if bad or not models:
         raise CubenocError(f"models must be a non-empty subset of {', '.join(MODELS)}, got {', '.join(bad) or 'none'}")
     return tuple(m for m in MODELS if m in models)
-
-
-def _any(bits) -> Value:
-    bits = list(bits)
-    return Cat(*bits).any() if bits else Const(0)
 
 
 def _all(bits) -> Value:
@@ -171,7 +167,7 @@ class SafetyLevelUnit(wiring.Component):
         if d == 1:
             fixed, init = faulty1, Const(0, w)
         else:
-            one = _any(blocked.values())
+            one = any_of(blocked.values())
             fixed = faulty1 | one
             init = Mux(faulty1, 0, 1)
         nbrs = [getattr(self, "rx_" + key)[k] for k in range(n)]
@@ -196,8 +192,8 @@ class SafetyLevelUnit(wiring.Component):
             zero = [faulty1] * n
             one = [Const(0)] * n
         else:
-            zero = [self.node_faulty | _any(self.link_faulty[j] for j in range(n) if j != k) for k in range(n)]
-            one = [_any(b for (i, j), b in blocked.items() if k not in (i, j)) for k in range(n)]
+            zero = [self.node_faulty | any_of(self.link_faulty[j] for j in range(n) if j != k) for k in range(n)]
+            one = [any_of(b for (i, j), b in blocked.items() if k not in (i, j)) for k in range(n)]
         # the rule (dsl_rule): s_k = decide({ns_jj : j != k}, ref(n-1, d), n-1); the counts over all n
         # relevant levels are shared by the n elements (element k subtracts neighbour k's own bit)
         rel = [rx[j][j] for j in range(n)]
@@ -262,7 +258,7 @@ class SafetyLevelUnit(wiring.Component):
         if d == 1:
             m.d.comb += gsl.eq(Mux(faulty1, 0, g))
         else:   # an assigned node: the minimum of its assigned elements
-            m.d.comb += gsl.eq(Mux(_any(zero), 0, Mux(_any(one), 1, g)))
+            m.d.comb += gsl.eq(Mux(any_of(zero), 0, Mux(any_of(one), 1, g)))
 
 
 class SafetyNetwork(wiring.Component):
