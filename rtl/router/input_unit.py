@@ -162,8 +162,9 @@ class InputUnit(wiring.Component):
                      self.present.eq(Mux(full, wants & ~done, 0))]
         with m.If(self.chosen & self.taken.any()):
             m.d.sync += held.eq(self.want)
-        sent_all = Signal(P, name="sent_all")
-        m.d.comb += sent_all.eq(done | (self.present & self.out_ready))
+        sent_all = Signal(P, name="sent_all")          # only the outputs this input may turn to can send
+        turns = sum(1 << o for o in range(P) if r.allowed[self.port][o])
+        m.d.comb += sent_all.eq(done | (self.present & self.out_ready & turns))
         last = full & (sent_all == wants)                 # every branch has sent this flit: pop it
         m.d.comb += pop.eq(self.sent[0] | last)
         with m.If(last):

@@ -46,9 +46,9 @@ class SourceInterface(wiring.Component):
         if r.broadcast is not None:
             is_bc = dest == BROADCAST_DEST
             dest_ok, route = dest_ok | is_bc, Mux(is_bc, 0, route)
-        valid, ready = Signal(), Signal()            # the offer as the interface sees it (after enable)
+        valid, ready = Signal(name="offer_valid"), Signal(name="offer_ready")   # the offer after ``enable``
         m.d.comb += [valid.eq(s.valid & self.enable), s.ready.eq(ready & self.enable)]
-        in_packet, dropping = Signal(), Signal()
+        in_packet, dropping = Signal(name="in_packet"), Signal(name="dropping")
         pkt_route = Signal(len(route))
         m.d.comb += [w.tail.eq(s.payload.tail), w.data.eq(s.payload.data)]
         with m.If(~in_packet):
