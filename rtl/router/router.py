@@ -103,24 +103,20 @@ class Router(wiring.Component):
         m = Module()
         P, V, local, allowed = self.num_ports, self.num_vcs, self.local, self.allowed
         bc = self.broadcast is not None
-        used = [i for i in range(P) if any(allowed[i])]
-        assert local in used, "every router can inject"
+        used = [i for i in range(P) if any(allowed[i])]          # the local input always is
         src = m.submodules.source = SourceInterface(self)
         wiring.connect(m, wiring.flipped(self.local_in), src.i)
         m.d.comb += [getattr(self, n).eq(getattr(src, n)) for n in COUNTERS if n != "ejected"]
-        if self.adapter.node_generic:
-            m.d.comb += src.node_id.eq(self.node_id)
-        units = {}
-        for i in used:
-            u = units[i] = m.submodules[f"input_{i}"] = InputUnit(self, i)
+        units = {i: InputUnit(self, i) for i in used}
+        for i, u in units.items():
+            m.submodules[f"input_{i}"] = u
             wiring.connect(m, src.o if i == local else wiring.flipped(self.input_stream(i)), u.i)
-            if self.adapter.node_generic:
-                m.d.comb += u.node_id.eq(self.node_id)
-        for i in range(P):
-            if i not in used and i != local:
-                m.d.comb += self.input_stream(i).ready.eq(0)
-                if bc:
-                    m.d.comb += self.input_stream(i).empty.eq(1)
+        if self.adapter.node_generic:
+            m.d.comb += [u.node_id.eq(self.node_id) for u in (src, *units.values())]
+        for i in sorted(set(range(local)) - set(used)):          # no turn ever starts here: accept nothing
+            m.d.comb += self.input_stream(i).ready.eq(0)
+            if bc:
+                m.d.comb += self.input_stream(i).empty.eq(1)
         lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
 
         outs, sent = {}, {k: [] for k in lanes}
