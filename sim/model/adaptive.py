@@ -40,19 +40,21 @@ class AdaptiveSimulation(Simulation):
         N, P = tb.num_nodes, tb.max_ports
         r1, v1, r2, v2 = candidate_tables(model)
         ident = (np.arange(N, dtype=np.int64), np.zeros(N, dtype=np.int64))   # one row per node, no XOR
-        self.tab = (*self.tab[:3], r1, v1, *ident)
+        self.tab = self.tab._replace(route=r1, vc=v1, row=ident[0], xor=ident[1])
         if faults is not None:
             if faults.num_nodes != N:
                 raise CubenocError(f"fault schedule is for {faults.num_nodes} nodes, the network has {N}")
             schedule = faults.effective(model.topology, P)
         else:
-            schedule = self.ad[7:]
-        self.ad = (SELECTION_CODE[getattr(model.routing, "selection", None)], r2, v2, *self.ad[3:7], *schedule)
+            schedule = (self.ad.f_cyc, self.ad.f_out, self.ad.f_node)
+        f_cyc, f_out, f_node = schedule
+        self.ad = self.ad._replace(selection=SELECTION_CODE[getattr(model.routing, "selection", None)], route2=r2,
+                                   vc2=v2, f_cyc=f_cyc, f_out=f_out, f_node=f_node)
 
     @property
     def use(self) -> np.ndarray:
         """The per-output use counters (``v * P + o``)."""
-        return self.ad[4]
+        return self.ad.use
 
     def result(self) -> ModelResult:
         res = super().result()

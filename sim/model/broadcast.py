@@ -11,6 +11,7 @@ from ..broadcast.fork import BROADCAST_DEST, broadcast_turns, build_fork_tables,
 from . import kernel
 from .result import ModelResult
 from .simulation import Simulation
+from .state import Broadcast
 from .word import BCAST_SHIFT, check_route_width
 
 
@@ -54,7 +55,8 @@ class BroadcastSimulation(Simulation):
         fk = fork_tables(model)
         z = np.zeros(N * P, dtype=np.int64)
         # fork mask, tags, origin row; per input held, done, bmode; per router the selector's pointer
-        self.bc = (fk.mask, fk.tag, int(fk.origin_row), z, z.copy(), z.copy(), np.zeros(N, dtype=np.int64))
+        self.bc = Broadcast(fk.mask, fk.tag, int(fk.origin_row), z, z.copy(), z.copy(),
+                                   np.zeros(N, dtype=np.int64))
 
     def trace_size(self) -> int:
         """One trace entry per ejection: a broadcast packet's flits eject at up to N - 1 nodes."""

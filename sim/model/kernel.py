@@ -109,11 +109,10 @@ def clock_edge(fifo, q, nd, ne, per_node):
 @phase
 def eject_record(t, v, w, out, n):
     """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1."""
-    counters, eject_cycle, tr_cycle, tr_node, tr_flit, tr_ht = out[1:7]
     f = w >> FLIT_SHIFT
-    tr_cycle[n], tr_node[n], tr_flit[n], tr_ht[n] = t, v, f, w & HT_MASK
-    eject_cycle[f] = t
-    counters[v, EJECTED] += (w >> TAIL) & 1
+    out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
+    out.eject_cycle[f] = t
+    out.counters[v, EJECTED] += (w >> TAIL) & 1
     return n + 1
 
 
@@ -151,7 +150,7 @@ def available(o, c, faulty, base, V, depth, lock, link, fcnt):
 @phase
 def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
     """Run-time selection of c0 or c1 (docs/router.md "Adaptive selection"): ``(entry, port, vc)``, port -1: discard."""
-    sel, r2, v2, use, fault = ad[:3] + ad[4:6]
+    sel, r2, v2, use, fault = ad.selection, ad.route2, ad.vc2, ad.use, ad.fault
     e1 = r2[v, word]
     f0 = o0 != loc and fault[base + o0] != 0
     o1, c1, f1 = 0, 0, True
@@ -174,7 +173,7 @@ def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
 def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
     """Fork unit: a broadcast head's wanted set W in ``want[j]`` (docs/router.md "Broadcast"); True when
     eligible (nothing held, every wanted output unlocked, network branches empty)."""
-    fork_mask, origin_row, held, bmode = bc[0], bc[2], bc[3], bc[5]
+    fork_mask, origin_row, held, bmode = bc.mask, bc.origin, bc.held, bc.bmode
     want, row = scratch[4], scratch[5]
     if bmode[fi]:
         want[j] = held[fi]
@@ -193,7 +192,7 @@ def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
 @phase
 def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, nd, ne, ntr, scratch):
     """Presentation and join of a broadcast input holding its outputs ("Broadcast", 4-5); new nd, ne, ntr."""
-    fork_tag, held, done, bmode = bc[1], bc[3], bc[4], bc[5]
+    fork_tag, held, done, bmode = bc.tag, bc.held, bc.done, bc.bmode
     W = scratch[4][j]
     tail = (w >> TAIL) & 1
     pres = W & ~done[fi]
@@ -203,7 +202,7 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
             continue
         d = link[base + o]
         if d == -1:
-            if (out[0][t, v] if t < out[0].shape[0] else 1) == 0:
+            if (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0:
                 continue
             ntr = eject_record(t, v, w, out, ntr)
         elif fcnt[d] >= depth:
@@ -213,7 +212,7 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
             if w & HEAD_MASK:
                 nw = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | (fork_tag[v, scratch[5][j], o] << ROUTE_SHIFT)
             ne = enqueue(q, ne, d, nw)
-            out[8][base + o] += 1
+            out.link_flits[base + o] += 1
         tx |= 1 << o
         lock[base + o] = lock_after(lock[base + o], j, 0, tail)
     done[fi] |= tx
@@ -229,10 +228,10 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
 def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
     """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
     nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
-    buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
+    buf, fhead, fcnt = fifo.buf, fifo.head, fifo.count
     rr, lock, cur_out, cur_vc = arb
     req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
-    disc, use = ad[3], ad[4]
+    disc, use = ad.disc, ad.use
     Pv, base = nports[v], v * P
     loc, fbase = Pv - 1, base * V
     outs = bmask = elig = 0
@@ -245,7 +244,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
             continue
-        if mode == BCAST and (bc[5][fi] or (w & HEAD_MASK and (w >> BCAST_SHIFT) & 1)):
+        if mode == BCAST and (bc.bmode[fi] or (w & HEAD_MASK and (w >> BCAST_SHIFT) & 1)):
             bmask |= 1 << j
             tgt[j] = w
             if fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
@@ -264,7 +263,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
                 e, o, cv = select(v, base, loc, word, e, o, cv, V, depth, ad, lock, link, fcnt)
                 if o < 0:                              # every candidate faulty: discard the packet
                     nd = dequeue(q, nd, fi)
-                    out[1][v, DISCARDED] += 1
+                    out.counters[v, DISCARDED] += 1
                     disc[fi] = 1 - ((w >> TAIL) & 1)
                     continue
             if lock[(base + o) * V + cv] >= 0:
@@ -279,9 +278,9 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         tgt[j], tvc[j] = w, cv
         outs |= 1 << o
     if mode == BCAST and elig:                         # the broadcast selector takes all of W
-        b = rr_pick(elig, bc[6][v], Pv)
-        bc[6][v] = b + 1 if b + 1 < Pv else 0
-        W = bc[3][base + b] = scratch[4][b]
+        b = rr_pick(elig, bc.brr[v], Pv)
+        bc.brr[v] = b + 1 if b + 1 < Pv else 0
+        W = bc.held[base + b] = scratch[4][b]
         for o in range(Pv):
             if (W >> o) & 1:
                 lock[base + o] = b
@@ -295,7 +294,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         win = rr_pick(req[o], rr[base + o], NP)
         req[o] = 0
         d = link[base + o]
-        if d == -1 and (out[0][t, v] if t < out[0].shape[0] else 1) == 0:
+        if d == -1 and (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0:
             continue
         rr[base + o] = win + 1 if win + 1 < NP else 0
         w, cv, fi = tgt[win], tvc[win], fbase + win
@@ -310,11 +309,11 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         if d == -1:
             ntr = eject_record(t, v, w, out, ntr)
         else:
-            out[8][base + o] += 1
+            out.link_flits[base + o] += 1
             ne = enqueue(q, ne, d * V + cv, w)
     if mode == BCAST and bmask:
         for j in range(Pv):
-            if (bmask >> j) & 1 and bc[3][base + j] == scratch[4][j]:
+            if (bmask >> j) & 1 and bc.held[base + j] == scratch[4][j]:
                 nd, ne, ntr = fork_present(t, v, j, base + j, tgt[j], Pv, base, depth, bc, fcnt, lock, link, out,
                                            q, nd, ne, ntr, scratch)
     return nd, ne, ntr
@@ -323,25 +322,25 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
 @phase
 def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
     """The cycle loop of :func:`run_cycles`; ``mode`` is a constant of each compiled entry below."""
-    N, scal, fault, nfault, f_cyc, f_out, f_node = tab[0].shape[0], out[7], ad[5], ad[6], ad[7], ad[8], ad[9]
+    N, scal, fault, nfault, f_cyc = tab.nports.shape[0], out.scal, ad.fault, ad.nfault, ad.f_cyc
     inflight, ntr, pending = scal[0], scal[1], scal[2]
     t = t0
     while t < t_stop:
         while mode == ADAPTIVE and scal[3] < f_cyc.shape[0] and f_cyc[scal[3]] <= t:   # this cycle's faults
             for k in range(fault.shape[0]):                     # (no slice copies: they need NRT)
-                fault[k] = f_out[scal[3], k]
+                fault[k] = ad.f_out[scal[3], k]
             for k in range(nfault.shape[0]):
-                nfault[k] = f_node[scal[3], k]
+                nfault[k] = ad.f_node[scal[3], k]
             scal[3] += 1
         if stop_when_drained and inflight == 0 and pending == 0:
             break
         nd = ne = 0
         if pending > 0:
-            taken, ne = source_phase(mode, t, P, V, depth, tab[0], nfault, fifo[2], src, out[1], q)
+            taken, ne = source_phase(mode, t, P, V, depth, tab.nports, nfault, fifo.count, src, out.counters, q)
             pending -= taken
         if inflight > 0:
             for v in range(N):
-                if fifo[3][v]:
+                if fifo.occupied[v]:
                     nd, ne, ntr = router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr,
                                               scratch)
         inflight += clock_edge(fifo, q, nd, ne, P * V)
@@ -366,9 +365,9 @@ def run_bcast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q
 
 
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
-    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out[7]``:
+    """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
-    q = np.empty((3, tab[0].shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
+    q = np.empty((3, tab.nports.shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
     scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
     return (run_unicast, run_adaptive, run_bcast)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)
@@ -379,7 +378,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
     """The per-output-queue prototype (sim/model/voq.py): queue ``(v * P + i) * P + o`` of input i
     feeds output o only; a head's queue at the next router comes from lookahead routing."""
     nports, link, allowed, route_tab = tab[0], tab[1], tab[2], tab[3]
-    buf, fhead, fcnt = fifo[0], fifo[1], fifo[2]
+    buf, fhead, fcnt = fifo.buf, fifo.head, fifo.count
     rr, lock, cur_vq, src_q = arb
     src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
     N = nports.shape[0]
@@ -401,7 +400,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                 w = (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh
                 ne = enqueue(q, ne, src_q[v], w)
                 accept_cycle[p], src_ptr[v] = t, p + 1
-                out[1][v, INJECTED] += inj
+                out.counters[v, INJECTED] += inj
         for v in range(N):
             Pv = nports[v]
             for o in range(Pv):
@@ -421,7 +420,7 @@ def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
                     li = lo * P + (vq if interleave else 0)
                     if lock[li] != (-1 if w & HEAD_MASK else i):
                         continue
-                    if (fcnt[dq] < depth) if d != -1 else (out[0][t, v] if t < out[0].shape[0] else 1) == 1:
+                    if (fcnt[dq] < depth) if d != -1 else (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 1:
                         m |= 1 << i
                         tgt_w[i], tgt_d[i], tgt_vq[i] = w, dq, vq
                 win = rr_pick(m, rr[lo], Pv)

@@ -12,6 +12,7 @@ from cubenoc.errors import CubenocError
 
 from . import kernel
 from .result import ModelResult
+from .state import Adaptive, Arbiters, Broadcast, Fifos, Outputs, Sources, Tables
 from .tables import inject_words
 from .word import MAX_FLITS, ROUTE_SHIFT, TAIL
 
@@ -43,11 +44,12 @@ class Simulation:
         self.s_fields = np.where(self.s_route >= 0, self.s_route << ROUTE_SHIFT, -1)
         # route table, Hop.vc per route word (a 1x1 dummy for V = 1: never read then), symmetric rows
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
-        self.tab = (tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
+        self.tab = Tables(tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        self.fifo = (_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N))
+        self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc
-        self.arb = (_zeros(N * P), np.full(N * P * V, -1, dtype=np.int64), _zeros(N * P * V), _zeros(N * P * V))
+        self.arb = Arbiters(_zeros(N * P), np.full(N * P * V, -1, dtype=np.int64), _zeros(N * P * V),
+                                   _zeros(N * P * V))
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
         self.src_state = _zeros(N)
@@ -60,10 +62,10 @@ class Simulation:
         self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)
         # adaptive state (docs/router.md "Adaptive selection"): selection, candidate 1 tables, disc,
         # use, fault, node fault, the fault schedule; idle here (no second candidate, no changes)
-        self.ad = (0, _zeros(1, 1), _zeros(1, 1), _zeros(N * P * V), _zeros(N * P), _zeros(N * P), _zeros(N),
-                   _zeros(0), _zeros(0, N * P), _zeros(0, N))
+        self.ad = Adaptive(0, _zeros(1, 1), _zeros(1, 1), _zeros(N * P * V), _zeros(N * P), _zeros(N * P),
+                                  _zeros(N), _zeros(0), _zeros(0, N * P), _zeros(0, N))
         # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr
-        self.bc = (_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1))
+        self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1))
         self.cycle = 0
 
     def trace_size(self) -> int:
@@ -80,9 +82,9 @@ class Simulation:
     def advance(self, cycles: int, stop_when_drained: bool = False) -> int:
         """Simulate up to ``cycles`` more cycles; return the current cycle."""
         s = self.stim
-        src = (self.src_ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, s.release,
-               self.accept_cycle)
-        out = (self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
+        src = Sources(self.src_ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, s.release,
+                             self.accept_cycle)
+        out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
         self.cycle = int(kernel.run_cycles(
             self.mode, self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth,
             self.model.tables.max_ports, self.num_vcs, self.tab, self.fifo, self.arb, src, out, self.ad, self.bc))

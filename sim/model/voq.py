@@ -23,6 +23,7 @@ from cubenoc.errors import CubenocError, require_int
 
 from . import kernel
 from .network import ModelResult, default_allowed, default_routing
+from .state import Fifos, Outputs, Sources
 from .stimulus import Stimulus
 from .tables import build_tables, inject_words
 from .word import ROUTE_SHIFT
@@ -54,14 +55,14 @@ class VoqModel:
         F = stim.num_flits
         z = lambda *shape: np.zeros(shape, dtype=np.int64)     # noqa: E731
         # queue (v * P + i) * P + o; rr per output; lock per (output, downstream queue); cur_vq per queue
-        fifo = (z(N * P * P, D), z(N * P * P), z(N * P * P), z(N))
+        fifo = Fifos(z(N * P * P, D), z(N * P * P), z(N * P * P), z(N))
         arb = (z(N * P), np.full(N * P * P, -1, dtype=np.int64), z(N * P * P), z(N))
         acc = np.full(F, -1, dtype=np.int64)
-        src = (stim.node_start[:-1].astype(np.int64).copy(), stim.node_start[1:].astype(np.int64).copy(), z(N),
-               stim.head, stim.tail, np.maximum(route, 0) << ROUTE_SHIFT, stim.release, acc)
+        src = Sources(stim.node_start[:-1].astype(np.int64).copy(), stim.node_start[1:].astype(np.int64).copy(),
+                             z(N), stim.head, stim.tail, np.maximum(route, 0) << ROUTE_SHIFT, stim.release, acc)
         counters, ej = z(N, 4), np.full(F, -1, dtype=np.int64)
-        out = (np.ascontiguousarray(stim.eject_ready, dtype=np.uint8), counters, ej, z(F), z(F), z(F), z(F),
-               z(4), z(N * P))
+        out = Outputs(np.ascontiguousarray(stim.eject_ready, dtype=np.uint8), counters, ej, z(F), z(F), z(F),
+                             z(F), z(4), z(N * P))
         kernel.voq_cycles(int(cycles), D, P, self.interleave, (tb.nports, tb.link, tb.allowed, tb.route),
                           fifo, arb, src, out)
         empty = np.zeros(0, dtype=np.int64)      # the prototype keeps no trace

@@ -1,0 +1,15 @@
+"""The model's state, grouped by router unit, as the compiled loops of :mod:`.kernel` take it (numba
+compiles a namedtuple of arrays to fixed offsets: ``fifo.count[f]`` costs what a bare array does).
+
+Indices: FIFO ``(v * P + i) * V + c`` (VC c of input i of node v); round robin per output ``v * P + o``
+over the lanes ``j = i * V + c``; lock per (output, VC) ``(v * P + o) * V + c`` (-1: free).
+"""
+from collections import namedtuple
+
+Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # tables.py; symmetric rows
+Fifos = namedtuple("Fifos", "buf head count occupied")                      # FIFO (v*P+i)*V+c; flits per node
+Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc")                  # rr per output, lock per (o, VC)
+Sources = namedtuple("Sources", "ptr end state head tail fields release accept")   # per node + stimulus
+Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
+Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
+Broadcast = namedtuple("Broadcast", "mask tag origin held done bmode brr")  # fork tables; per input; per router
