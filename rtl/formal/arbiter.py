@@ -1,0 +1,43 @@
+"""Properties of the round-robin arbiter (rtl/router/arbiter.py), issue 15 property 4 (bounded waiting,
+hence fairness), proved by k-induction for any request sequence (``AnySeq``):
+
+* ``grant one-hot``: at most one grant; ``grant only requesters``; ``work conserving``: a request is
+  always granted to someone;
+* ``bounded waiting``: with the pointer moved past each winner (``next = grant``, as an output unit does
+  on every transfer), a requester that keeps requesting is granted within n - 1 cycles of waiting, n the
+  number of requesters.
+
+``seeded_bug="stuck pointer"`` leaves the pointer where it is, which starves requesters: the proof must fail.
+"""
+from __future__ import annotations
+
+from amaranth import Elaboratable, Module, Signal
+from amaranth.asserts import AnySeq
+
+from ..router.arbiter import RoundRobinArbiter
+from .runner import check
+
+SEEDED_BUGS = ("stuck pointer",)
+
+
+class ArbiterHarness(Elaboratable):
+    def __init__(self, positions, size: int, seeded_bug: str | None = None):
+        self.positions, self.size, self.seeded_bug = list(positions), size, seeded_bug
+        self.properties: dict = {}
+
+    def elaborate(self, platform):
+        m = Module()
+        n = len(self.positions)
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size)
+        req, grant = AnySeq(n), arb.grant
+        m.d.comb += [arb.requests.eq(req), arb.next.eq(0 if self.seeded_bug == "stuck pointer" else grant)]
+        check(m, self, "grant one-hot", (grant & (grant - 1)) == 0)
+        check(m, self, "grant only requesters", (grant & ~req) == 0)
+        check(m, self, "work conserving", (req == 0) | (grant != 0))
+        for r in range(n):
+            waited = Signal(range(n + 1), name=f"waited_{r}")
+            m.d.sync += waited.eq(0)
+            with m.If(req[r] & ~grant[r]):
+                m.d.sync += waited.eq(waited + 1)
+            check(m, self, "bounded waiting", waited <= n - 1)
+        return m

