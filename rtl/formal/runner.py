@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,7 +63,6 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> P
     (work / f"{name}.sby").write_text(f"[options]\nmode {mode}\ndepth {depth}\n\n[engines]\nsmtbmc yices\n\n"
                                       f"[script]\nread_rtlil {name}.il\nprep -top top\n\n[files]\n{name}.il\n")
     shutil.rmtree(work / name, ignore_errors=True)
-    import time
     t0 = time.monotonic()
     p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=sby_env(), capture_output=True, text=True)
     seconds = time.monotonic() - t0
