@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data, stream, wiring
-from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..gates import node_width
 from ..route.candidates import candidate_unit
 from ..route.fork import ForkUnit
+from .fifo import HeadFifo
 from .output_unit import USE_WIDTH
 
 
@@ -55,7 +55,7 @@ class InputUnit(wiring.Component):
         m = Module()
         r, s = self.router, self.i
         for c in range(self.num_lanes):
-            fifo = m.submodules[f"fifo_{c}"] = SyncFIFO(width=r.flit_layout.size, depth=r.fifo_depth)
+            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size, r.fifo_depth, memory=r.fifo_memory)
             m.d.comb += [fifo.w_data.eq(s.payload), s.ready[c].eq(fifo.w_rdy),
                          fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
             if r.broadcast is not None and self.port != r.local:
@@ -70,7 +70,7 @@ class InputUnit(wiring.Component):
             m.d.comb += unit.node_id.eq(self.node_id if r.adapter.node_generic else Const(r.node, len(unit.node_id)))
         return unit
 
-    def _lane(self, m: Module, c: int, fifo: SyncFIFO) -> None:
+    def _lane(self, m: Module, c: int, fifo: HeadFifo) -> None:
         r, i = self.router, self.port
         P, V, local = r.num_ports, r.num_vcs, r.local
         head = data.View(r.flit_layout, fifo.r_data)

@@ -30,7 +30,7 @@ class OutputUnit(wiring.Component):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
-        members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "xfer": Out(1),
+        members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1), "tail_sent": Out(1),
                    "locked": Out(num_vcs), "valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)}
         if broadcast:
             members.update({"present": In(n), "acquire": In(1), "acquirer": In(n)})
@@ -44,14 +44,22 @@ class OutputUnit(wiring.Component):
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
-        m.d.comb += self.valid.eq(any_of(sel))
+        # valid without the arbiter: it grants whenever some source requests (docs/performance.md)
+        m.d.comb += self.valid.eq(any_of(self.request[r] | self.present[r] if self.broadcast else self.request[r]
+                                         for r in range(n)))
         for name, _ in self.layout:          # the crossbar: the selected source's flit, field by field
             if name != "bcast":
                 m.d.comb += getattr(out, name).eq(onehot_mux([(sel[r], getattr(self.flit[r], name)) for r in range(n)]))
         vc = out.vc if self.num_vcs > 1 else 0
-        m.d.comb += self.xfer.eq(self.valid & self.ready.bit_select(vc, 1))
-        passed = Signal(n)
-        m.d.comb += passed.eq(self.grant & self.xfer.replicate(n))
+        passed = self.sent               # the granted source's flit leaves: its grant and its VC's ready
+        leaves = []                      # source r's flit is on ``out`` and taken (docs/performance.md)
+        for r in range(n):
+            ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
+            m.d.comb += passed[r].eq(self.grant[r] & ready)
+            leaves.append(sel[r] & ready)
+        m.d.comb += [self.xfer.eq(any_of(leaves)),
+                     self.tail_sent.eq(any_of(x & self.flit[r].tail for r, x in enumerate(leaves)))]
+        head_sent = any_of(x & self.flit[r].head for r, x in enumerate(leaves))
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
@@ -59,12 +67,11 @@ class OutputUnit(wiring.Component):
                 m.d.sync += lock.eq(1)
         else:
             m.d.comb += arb.next.eq(passed)
-        with m.If(self.xfer):
-            with m.If(out.tail):
-                m.d.sync += lock.eq(0)
-            with m.Elif(out.head):
-                m.d.sync += lock.eq(1)
-            if self.count_heads:
-                with m.If(out.head):
-                    m.d.sync += self.use.eq(self.use + 1)
+        with m.If(self.tail_sent):
+            m.d.sync += lock.eq(0)
+        with m.Elif(head_sent):
+            m.d.sync += lock.eq(1)
+        if self.count_heads:
+            with m.If(head_sent):
+                m.d.sync += self.use.eq(self.use + 1)
         return m

@@ -42,7 +42,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None):
+                 faults: bool = False, broadcast=None, fifo_memory: bool = False):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
@@ -50,6 +50,7 @@ class Router(wiring.Component):
         self.topology, self.routing, self.node = topology, routing, node
         self.payload_width = payload_width
         self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
+        self.fifo_memory = bool(fifo_memory)
         self.adapter = rtl_for(routing)
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
@@ -84,7 +85,7 @@ class Router(wiring.Component):
     @property
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
-               self.fifo_depth, None if self.adapter.node_generic else self.node, self.num_vcs)
+               self.fifo_depth, self.fifo_memory, None if self.adapter.node_generic else self.node, self.num_vcs)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.broadcast is not None:
@@ -133,12 +134,12 @@ class Router(wiring.Component):
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
                 if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
                     m.d.comb += ou.flit[r].route.eq(Mux(units[i].forking, units[i].fork_route[o], units[i].flit[c].route))
-                sent[i, c].append(ou.grant[r] & ou.xfer)
+                sent[i, c].append(ou.sent[r])
             m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
             if o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
-                with m.If(ou.xfer & ou.payload.tail):
+                with m.If(ou.tail_sent):
                     m.d.sync += self.ejected.eq(self.ejected + 1)
             else:
                 m.d.comb += out.payload.eq(ou.payload)

@@ -1,0 +1,79 @@
+"""The input FIFO of docs/router.md "Input FIFO": a register at the head, the other entries behind it.
+
+``HeadFifo(width, depth, memory=False)`` has the interface of Amaranth's ``SyncFIFO`` that the input unit
+uses (``w_data``, ``w_en``, ``w_rdy``, ``r_data``, ``r_en``, ``r_rdy``) and its cycle behaviour (model:
+``fifo_push``/``fifo_pop`` in sim/model/kernel.py): ``w_rdy`` is "not full" (a full FIFO takes no flit
+even in a cycle it pops), ``r_rdy`` "not empty", a flit written at an edge is readable after it, first
+word falls through. ``r_data`` is a flip-flop (``head``), not a read mux over the storage: the route ->
+arbiter -> crossbar path starts at a register (docs/performance.md "Router area and clock").
+
+Behind the head, ``depth - 1`` entries in a circular buffer (``depth`` 2: one skid register). A written
+flit goes to the head when the FIFO is empty or its only flit leaves; otherwise to the buffer. A pop
+reloads the head from the buffer's oldest entry, or from ``w_data`` when the buffer is empty: one mux in
+front of the head register whose select (``src``) is itself a register. ``memory=True`` keeps the buffer
+in an Amaranth ``Memory`` with an asynchronous read port (distributed RAM on ECP5, ``TRELLIS_DPR16X4``);
+otherwise in flip-flops. ``w_rdy`` and ``r_rdy`` are registers too.
+"""
+from __future__ import annotations
+
+from amaranth import Array, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from cubenoc.errors import require_int
+
+
+class HeadFifo(wiring.Component):
+    def __init__(self, width: int, depth: int, *, memory: bool = False):
+        self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
+        self.memory = memory
+        super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
+                          "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        B = self.depth - 1                                   # entries behind the head
+        we, pop = Signal(), Signal()
+        m.d.comb += [we.eq(self.w_en & self.w_rdy), pop.eq(self.r_en & self.r_rdy)]
+        head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
+        m.d.comb += self.r_data.eq(head)
+        if B == 0:                                           # the head register alone
+            with m.If(we):
+                m.d.sync += [head.eq(self.w_data), self.r_rdy.eq(1), self.w_rdy.eq(0)]
+            with m.Elif(pop):
+                m.d.sync += [self.r_rdy.eq(0), self.w_rdy.eq(1)]
+            return m
+        count = Signal(range(B + 1))                         # entries in the buffer
+        rptr, wptr = Signal(range(B)), Signal(range(B))
+        src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
+        # a write goes into buffer[wptr] whenever it is taken; wptr only moves when the flit stays there
+        # (not when it goes to the head): the storage's write enable does not wait for pop
+        if self.memory and B > 1:
+            mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
+            wr, rd = mem.write_port(), mem.read_port(domain="comb")
+            m.d.comb += [wr.addr.eq(wptr), wr.data.eq(self.w_data), wr.en.eq(we), rd.addr.eq(rptr)]
+            nxt_head = Mux(src == B, self.w_data, rd.data)
+        else:
+            buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
+            for k in range(B):
+                with m.If(we & (wptr == k)):
+                    m.d.sync += buf[k].eq(self.w_data)
+            nxt_head = Array([*buf, self.w_data])[src]
+        with m.If(pop | ~self.r_rdy):                       # the head takes its next value
+            m.d.sync += head.eq(nxt_head)
+
+        # the control state after the edge, worked out for pop = 0 and pop = 1 and chosen by pop last:
+        # the grant -> pop path ends one LUT before each of these registers (docs/performance.md)
+        def step(popping: bool) -> list:
+            from_buf = count != 0 if popping else Const(0)
+            to_buf = we & self.r_rdy & (count != 0) if popping else we & self.r_rdy
+            nxt_r = Mux(from_buf, Mux(rptr == B - 1, 0, rptr + 1), rptr)
+            nxt_count = (count + to_buf - from_buf)[:len(count)]
+            return [nxt_r, Mux(to_buf, Mux(wptr == B - 1, 0, wptr + 1), wptr), nxt_count,
+                    Mux(nxt_count == 0, B, nxt_r), nxt_count != B,
+                    we | (count != 0) if popping else we | self.r_rdy]
+        for reg, if_pop, if_not in zip((rptr, wptr, count, src, self.w_rdy, self.r_rdy), step(True), step(False)):
+            m.d.sync += reg.eq(Mux(pop, if_pop, if_not))
+        return m
+
