@@ -47,6 +47,7 @@ class HeadFifo(wiring.Component):
         count = Signal(range(B + 1))                         # entries in the buffer
         rptr, wptr = Signal(range(B)), Signal(range(B))
         src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
+        nxt_src = Signal.like(src)
         # a write goes into buffer[wptr] whenever it is taken; wptr only moves when the flit stays there
         # (not when it goes to the head): the storage's write enable does not wait for pop
         if self.memory and B > 1:
@@ -59,7 +60,12 @@ class HeadFifo(wiring.Component):
             for k in range(B):
                 with m.If(we & (wptr == k)):
                     m.d.sync += buf[k].eq(self.w_data)
-            nxt_head = Array([*buf, self.w_data])[src]
+            if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
+                low = Signal(init=0)                         # ~src[1] (src starts at 3): a copy yosys cannot fold
+                m.d.sync += low.eq(~nxt_src[1])
+                nxt_head = mux4(src, low, [*buf, self.w_data])
+            else:
+                nxt_head = Array([*buf, self.w_data])[src]
         with m.If(pop | ~self.r_rdy):                       # the head takes its next value
             m.d.sync += head.eq(nxt_head)
 
@@ -73,7 +79,17 @@ class HeadFifo(wiring.Component):
             return [nxt_r, Mux(to_buf, Mux(wptr == B - 1, 0, wptr + 1), wptr), nxt_count,
                     Mux(nxt_count == 0, B, nxt_r), nxt_count != B,
                     we | (count != 0) if popping else we | self.r_rdy]
-        for reg, if_pop, if_not in zip((rptr, wptr, count, src, self.w_rdy, self.r_rdy), step(True), step(False)):
-            m.d.sync += reg.eq(Mux(pop, if_pop, if_not))
+        nxt = [Mux(pop, if_pop, if_not) for if_pop, if_not in zip(step(True), step(False))]
+        m.d.comb += nxt_src.eq(nxt[3])
+        m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, count, src, self.w_rdy, self.r_rdy), nxt)]
         return m
 
+
+
+
+def mux4(sel, low, v):
+    """``v[sel]`` for a 2-bit ``sel`` (``low`` = ~sel[1]) in two LUT4s per bit: ``a`` is ``v[sel[0]]`` when
+    ``low``, else sel[0] itself, which then picks ``v[3]`` or ``v[2]``. With sel[1] in both LUTs yosys folds
+    the nested mux back into a three-LUT tree; the separate register ``low`` keeps the two apart."""
+    a = Mux(low, Mux(sel[0], v[1], v[0]), sel[0].replicate(len(v[0])))
+    return Mux(sel[1], (a & v[3]) | (~a & v[2]), a)

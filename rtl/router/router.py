@@ -16,7 +16,8 @@ broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per 
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
-16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed``, and for node-generic
+16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed`` (``counters=False``: not built,
+they read 0), and for node-generic
 routing adapters ``node_id`` (the node address, a constant in a network).
 """
 from __future__ import annotations
@@ -42,7 +43,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None, fifo_memory: bool = False):
+                 faults: bool = False, broadcast=None, fifo_memory: bool = False, counters: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
@@ -50,7 +51,7 @@ class Router(wiring.Component):
         self.topology, self.routing, self.node = topology, routing, node
         self.payload_width = payload_width
         self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
-        self.fifo_memory = bool(fifo_memory)
+        self.fifo_memory, self.counters = bool(fifo_memory), bool(counters)
         self.adapter = rtl_for(routing)
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
@@ -85,7 +86,7 @@ class Router(wiring.Component):
     @property
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
-               self.fifo_depth, self.fifo_memory, None if self.adapter.node_generic else self.node, self.num_vcs)
+               self.fifo_depth, self.fifo_memory, self.counters, None if self.adapter.node_generic else self.node, self.num_vcs)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.broadcast is not None:
@@ -139,8 +140,9 @@ class Router(wiring.Component):
             if o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
-                with m.If(ou.tail_sent):
-                    m.d.sync += self.ejected.eq(self.ejected + 1)
+                if self.counters:
+                    with m.If(ou.tail_sent):
+                        m.d.sync += self.ejected.eq(self.ejected + 1)
             else:
                 m.d.comb += out.payload.eq(ou.payload)
 

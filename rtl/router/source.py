@@ -4,7 +4,8 @@
 ``SourceInterface(router)``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
 the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),
 drops a packet whose destination is out of range, writes ``routing.inject(node, dest)`` as the route of
-every flit of the packet, counts ``injected``, ``dropped``, ``malformed``. ``enable`` low (a faulty node)
+every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` (unless the router is built with
+``counters=False``: they then read 0). ``enable`` low (a faulty node)
 refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
 ``route = 0``.
 """
@@ -32,6 +33,11 @@ class SourceInterface(wiring.Component):
             members["node_id"] = In(node_width(router.topology))
         super().__init__(members)
 
+    def _count(self, name: str) -> list:
+        """``name`` + 1, or nothing when the router is built without counters (they then read 0)."""
+        c = getattr(self, name)
+        return [c.eq(c + 1)] if self.router.counters else []
+
     def elaborate(self, platform):
         m = Module()
         r, s, w = self.router, self.i, self.o.payload
@@ -57,16 +63,16 @@ class SourceInterface(wiring.Component):
                 if r.broadcast is not None:
                     m.d.comb += w.bcast.eq(is_bc)
                 with m.If(valid & self.o.ready):
-                    m.d.sync += [self.injected.eq(self.injected + 1), pkt_route.eq(inj.route.as_value()),
+                    m.d.sync += [*self._count("injected"), pkt_route.eq(inj.route.as_value()),
                                  in_packet.eq(~s.payload.tail), dropping.eq(0)]
             with m.Elif(s.payload.head):                       # destination out of range: drop the packet
                 m.d.comb += ready.eq(1)
                 with m.If(valid):
-                    m.d.sync += [self.dropped.eq(self.dropped + 1), in_packet.eq(~s.payload.tail), dropping.eq(1)]
+                    m.d.sync += [*self._count("dropped"), in_packet.eq(~s.payload.tail), dropping.eq(1)]
             with m.Else():                                     # body/tail outside a packet: discard
                 m.d.comb += ready.eq(1)
                 with m.If(valid):
-                    m.d.sync += self.malformed.eq(self.malformed + 1)
+                    m.d.sync += self._count("malformed")
         with m.Else():
             with m.If(dropping):
                 m.d.comb += ready.eq(1)
@@ -74,7 +80,7 @@ class SourceInterface(wiring.Component):
                 m.d.comb += [w.head.eq(0), w.route.eq(pkt_route), self.o.valid.eq(valid), ready.eq(self.o.ready)]
             with m.If(valid & ready):
                 with m.If(s.payload.head):
-                    m.d.sync += self.malformed.eq(self.malformed + 1)
+                    m.d.sync += self._count("malformed")
                 with m.If(s.payload.tail):
                     m.d.sync += in_packet.eq(0)
         return m
