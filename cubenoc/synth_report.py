@@ -119,12 +119,13 @@ class Shape:
         return self.router.num_ports
 
 
-def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int) -> list[Shape]:
-    """One representative router per distinct shape (Router.shape_key), with how many nodes use it."""
+def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int, **options) -> list[Shape]:
+    """One representative router per distinct shape (Router.shape_key), with how many nodes use it.
+    ``options``: Router keyword options (``fifo_memory``, ``counters``)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth)
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, **options)
         r._MustUse__silence = True                  # only representatives are converted
         groups.setdefault(r.shape_key, []).append(r)
     return [Shape(family, label, routing.name, i, len(rs), rs[0].node, rs[0])
@@ -163,10 +164,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    p.add_argument("--fifo-memory", action="store_true",
+                   help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
+    p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
-    p.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
+    p.add_argument("--seed", type=int, nargs="+", default=[1],
+                   help="nextpnr placement seed(s) (default 1); with several, Fmax is their median")
     p.add_argument("--jobs", type=int, default=1, help="tool runs in parallel (default 1)")
     p.add_argument("--work-dir", default="build/synth-report", help="tool logs and cache (default build/synth-report)")
     p.add_argument("--force", action="store_true", help="ignore the cache")
@@ -196,37 +201,62 @@ def networks(args) -> list[tuple[str, str, object, object]]:
     return out
 
 
+def router_options(args) -> dict:
+    return {"fifo_memory": bool(getattr(args, "fifo_memory", False)),
+            "counters": not getattr(args, "no_counters", False)}
+
+
+def seeds(args) -> list[int]:
+    s = args.seed if isinstance(args.seed, (list, tuple)) else [args.seed]
+    if not s or any(x < 0 for x in s):
+        raise CubenocError(f"--seed takes non-negative integers, got {' '.join(map(str, s))}")
+    return list(s)
+
+
 def shapes_for(args) -> list[Shape]:
     from .rtl.flit import check_payload_width
     from .rtl.router import Router  # noqa: F401  (import errors surface before the progress bar)
     check_payload_width(args.payload)
     shapes = []
     for fam, label, topo, routing in networks(args):
-        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth)
+        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, **router_options(args))
     return shapes
 
 
 def _task(shape: Shape, target: str, args, tools: str) -> dict:
+    import statistics
+
     from .boards.synth import _rtlil, synth_router
     il = _rtlil(shape.router, "router")
     pnr = not args.no_pnr
-    key = cache_key(il, target, pnr, args.seed, tools)
-    cache = Path(args.work_dir) / "cache" / f"{key}.json"
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
-           "payload": args.payload, "depth": args.depth}
-    if cache.exists() and not args.force:
-        return row | json.loads(cache.read_text()) | {"cached": True}
-    work = Path(args.work_dir) / key
-    res = synth_router(shape.router, target, work, toolchain=args.toolchain, pnr=pnr, seed=args.seed,
-                       router_il=il).as_dict()
-    res.pop("cells")
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(res) + "\n")
-    return row | res | {"cached": False}
+           "payload": args.payload, "depth": args.depth} | router_options(args)
+    results, cached = [], True
+    for seed in seeds(args) if pnr else [seeds(args)[0]]:
+        key = cache_key(il, target, pnr, seed, tools)
+        cache = Path(args.work_dir) / "cache" / f"{key}.json"
+        if cache.exists() and not args.force:
+            results.append(json.loads(cache.read_text()))
+            continue
+        cached = False
+        res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
+                           seed=seed, router_il=il).as_dict()
+        res.pop("cells")
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(res) + "\n")
+        results.append(res)
+    out = row | results[0] | {"cached": cached, "seeds": seeds(args) if pnr else []}
+    fmax = [r["fmax_mhz"] for r in results if r["fmax_mhz"]]
+    if len(results) > 1:
+        out["fmax_by_seed"] = [r["fmax_mhz"] for r in results]
+        out["fmax_mhz"] = statistics.median(fmax) if len(fmax) == len(results) else None
+        out["seconds"] = sum(r["seconds"] for r in results)
+    return out
 
 
 def run(args) -> int:
+    seeds(args)
     shapes = shapes_for(args)
     if args.list:
         for s in shapes:
@@ -354,10 +384,15 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
         cmd += " --size " + " ".join(map(str, args.size or args.n))
     if args.payload != 32 or args.depth != 4:
         cmd += f" --payload {args.payload} --depth {args.depth}"
+    opts = router_options(args)
+    cmd += " --fifo-memory" * opts["fifo_memory"] + " --no-counters" * (not opts["counters"])
+    sd = seeds(args)
+    if sd != [1]:
+        cmd += " --seed " + " ".join(map(str, sd))
+    seed_text = f"seed {sd[0]}" if len(sd) == 1 else f"Fmax the median over seeds {', '.join(map(str, sd))}"
     summary = " ".join(x for x in (target_summary(rows or []), overall_summary(rows or [])) if x)
     return (f"## Synthesis report (yosys + nextpnr, every router shape)\n\n"
-            f"Command: `{cmd}` (W = {args.payload}, FIFO depth {args.depth}, YoWASP yosys/nextpnr, seed "
-            f"{getattr(args, 'seed', 1)}; cached in build/synth-report/cache, a rerun only synthesises changed "
+            f"Command: `{cmd}` (W = {args.payload}, FIFO depth {args.depth}, YoWASP yosys/nextpnr, {seed_text}; cached in build/synth-report/cache, a rerun only synthesises changed "
             f"routers). One row per distinct router shape of each network (P ports including the local one, V "
             f"virtual channels, how many nodes use it) and target. LUT4 / FF / carry / RAM from yosys `stat` of "
             f"the bare router (ECP5 LUT4 excludes the CCU2C carry cells); Fmax from nextpnr with the router in "

@@ -126,3 +126,30 @@ def test_a_failed_tool_run_is_reported_and_the_others_are_kept(tmp_path, monkeyp
     assert "1 synthesis run(s) failed" in out.err and "ecp5-25f" in out.err and "docs not updated" in out.err
     assert "does not fit" in out.out and not doc.exists()
     assert len(list((tmp_path / "cache").iterdir())) == 1          # the good row is cached for the rerun
+
+
+def test_several_seeds_give_the_median_fmax_and_options_reach_the_router(tmp_path, monkeypatch, capsys):
+    """``--seed 1 2 3``: one place-and-route per seed (cached per seed), Fmax the median, every seed's
+    figure kept; ``--fifo-memory``/``--no-counters`` build the router with those options."""
+    import cubenoc.boards.synth as synth
+    calls = []
+
+    def fake(router, target, workdir, **kw):
+        calls.append((kw["seed"], router.fifo_memory, router.counters))
+        return SynthResult(target, 100, 5, 1, 0, 0, {1: 30.0, 2: 36.0, 3: 31.0}[kw["seed"]], 1.0)
+
+    monkeypatch.setattr(synth, "synth_router", fake)
+    base = ["synth-report", "--family", "hypercube", "--n", "3", "--targets", "up5k", "--work-dir", str(tmp_path),
+            "--no-progress", "--json"]
+    assert main(base + ["--seed", "1", "2", "3", "--fifo-memory", "--no-counters"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["fmax_by_seed"] == [30.0, 36.0, 31.0] and row["fmax_mhz"] == 31.0 and row["seeds"] == [1, 2, 3]
+    assert row["fifo_memory"] is True and row["counters"] is False
+    assert calls == [(1, True, False), (2, True, False), (3, True, False)]
+    assert main(base + ["--seed", "3"]) == 0                  # another router (default options): runs again
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["fmax_mhz"] == 31.0 and "fmax_by_seed" not in row and calls[-1] == (3, False, True)
+    with pytest.raises(CubenocError, match="--seed"):
+        sr.seeds(_args(seed=[-1]))
+    text = sr.section_text("table", _args(seed=[1, 2, 3], fifo_memory=True), [])
+    assert "--fifo-memory --seed 1 2 3" in text and "median over seeds 1, 2, 3" in text
