@@ -4,7 +4,8 @@
 ``OutputUnit(layout, positions, size, num_vcs)`` serves one output over the inputs (or (input, VC) lanes)
 that may turn there. Each source ``r`` offers ``flit[r]`` (the flit as it would leave: new route, output
 VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto ``out``. A transfer
-(``xfer``) is ``valid`` and the ``ready`` bit of the flit's VC. On a transfer the pointer moves past the
+(``xfer``) is ``valid`` and the ``ready`` bit of the flit's VC; ``sent[r]``: source r's flit is taken (its
+grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer moves past the
 winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it.
 
 Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts a fork's flit on ``out``
@@ -30,7 +31,7 @@ class OutputUnit(wiring.Component):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
-        members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1), "tail_sent": Out(1),
+        members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
                    "locked": Out(num_vcs), "valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)}
         if broadcast:
             members.update({"present": In(n), "acquire": In(1), "acquirer": In(n)})
@@ -44,22 +45,20 @@ class OutputUnit(wiring.Component):
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
-        # valid without the arbiter: it grants whenever some source requests (docs/performance.md)
+        # valid from the requests, not the grants (the arbiter grants whenever someone requests): it need not
+        # wait for the arbiter (docs/performance.md "Router area and clock")
         m.d.comb += self.valid.eq(any_of(self.request[r] | self.present[r] if self.broadcast else self.request[r]
                                          for r in range(n)))
         for name, _ in self.layout:          # the crossbar: the selected source's flit, field by field
             if name != "bcast":
                 m.d.comb += getattr(out, name).eq(onehot_mux([(sel[r], getattr(self.flit[r], name)) for r in range(n)]))
         vc = out.vc if self.num_vcs > 1 else 0
-        passed = self.sent               # the granted source's flit leaves: its grant and its VC's ready
-        leaves = []                      # source r's flit is on ``out`` and taken (docs/performance.md)
+        passed, taken = self.sent, []        # source r's flit leaves: its grant and its own VC's ready
         for r in range(n):
             ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
             m.d.comb += passed[r].eq(self.grant[r] & ready)
-            leaves.append(sel[r] & ready)
-        m.d.comb += [self.xfer.eq(any_of(leaves)),
-                     self.tail_sent.eq(any_of(x & self.flit[r].tail for r, x in enumerate(leaves)))]
-        head_sent = any_of(x & self.flit[r].head for r, x in enumerate(leaves))
+            taken.append(sel[r] & ready)
+        m.d.comb += self.xfer.eq(any_of(taken))
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
@@ -67,11 +66,12 @@ class OutputUnit(wiring.Component):
                 m.d.sync += lock.eq(1)
         else:
             m.d.comb += arb.next.eq(passed)
-        with m.If(self.tail_sent):
-            m.d.sync += lock.eq(0)
-        with m.Elif(head_sent):
-            m.d.sync += lock.eq(1)
-        if self.count_heads:
-            with m.If(head_sent):
-                m.d.sync += self.use.eq(self.use + 1)
+        with m.If(self.xfer):
+            with m.If(out.tail):
+                m.d.sync += lock.eq(0)
+            with m.Elif(out.head):
+                m.d.sync += lock.eq(1)
+            if self.count_heads:
+                with m.If(out.head):
+                    m.d.sync += self.use.eq(self.use + 1)
         return m

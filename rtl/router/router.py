@@ -141,7 +141,7 @@ class Router(wiring.Component):
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
                 if self.counters:
-                    with m.If(ou.tail_sent):
+                    with m.If(ou.xfer & ou.payload.tail):
                         m.d.sync += self.ejected.eq(self.ejected + 1)
             else:
                 m.d.comb += out.payload.eq(ou.payload)
