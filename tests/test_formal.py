@@ -35,3 +35,59 @@ def test_bad_mode_is_a_clear_error(tmp_path):
     from cubenoc.errors import CubenocError
     with pytest.raises(CubenocError, match="mode must be prove or bmc"):
         prove(ArbiterHarness([0, 1], 2), "x", tmp_path, mode="pdr")
+
+
+# ---- the whole router (rtl/formal/router.py) and cubenoc prove ---------------------------------------
+def _q2():
+    from cubenoc.sim.routing.hypercube import EcubeRouting
+    from cubenoc.sim.topology.hypercube import Hypercube
+    t = Hypercube(2)
+    return t, EcubeRouting(t)
+
+
+@pytest.mark.parametrize("group", ["conservation", "wormhole", "counters"])
+def test_router_properties_hold_to_depth(group, tmp_path):
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(t, r, 0, groups=(group,), local_free=group == "counters"), group, tmp_path,
+                depth=8, mode="bmc")
+    assert res.passed, (res.failed, res.log[-1500:])
+
+
+def test_seeded_dropped_flit_fails_conservation(tmp_path):
+    """An output unit that tells its input a stalled body flit was sent: the flit is lost."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(t, r, 0, groups=("conservation",), seeded_bug="dropped flit"), "drop", tmp_path,
+                depth=8, mode="bmc")
+    assert not res.passed
+    assert res.failed and all(name.startswith("in order") for name in res.failed), res.failed
+    assert res.trace is not None and res.trace.read_text().startswith("$")
+
+
+def test_seeded_arbiter_skipping_an_input_fails(tmp_path):
+    positions, size = SHAPES["q4_pruned_output"]
+    res = prove(ArbiterHarness(positions, size, seeded_bug="skips an input"), "skip", tmp_path, depth=8)
+    assert not res.passed and res.failed == ["bounded waiting"]
+
+
+def test_arrivals_are_the_headers_packets_bring():
+    """Node 0 of Q(2) under e-cube (highest set tag bit first, the tag is what is left to correct): over
+    dimension 1 come packets with nothing left (tag 0) or bit 0 left (tag 1); over dimension 0 only
+    packets with nothing left, since bit 1 is always corrected first."""
+    from cubenoc.rtl.formal.router import arrivals
+    t, r = _q2()
+    got = {k: sorted(r.layout.unpack(w)["tag"] for w in v) for k, v in arrivals(r, 0).items()}
+    assert got == {(0, 0): [0], (1, 0): [0, 1]}
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--family", "metacube", "--size", "2,1"], "P = 4, V = 3"),
+    (["--family", "enhanced", "--size", "6,0"], "P = 8, V = 1"),
+    (["--family", "hypercube", "--n", "2", "--depth", "0"], "--depth"),
+])
+def test_prove_refuses_unsupported_in_one_line(argv, msg, capsys):
+    from cubenoc.cli import main
+    assert main(["prove", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert msg in err and len(err.splitlines()) == 1, err
