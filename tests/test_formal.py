@@ -45,13 +45,32 @@ def _q2():
     return t, EcubeRouting(t)
 
 
-@pytest.mark.parametrize("group", ["conservation", "wormhole", "counters"])
-def test_router_properties_hold_to_depth(group, tmp_path):
+def test_prove_q2_lists_every_property(tmp_path, capsys):
+    """The issue's must-show: ``cubenoc prove --family hypercube --n 2`` exits 0 and lists each property
+    as proved (induction), bounded (depth) or exhaustive."""
+    import json
+
+    from cubenoc.cli import main
+    assert main(["prove", "--family", "hypercube", "--n", "2", "--work-dir", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    got = {o["property"]: (o["status"], o["detail"]) for o in out["outcomes"]}
+    assert out["failed"] == 0
+    for prop in ("1 stream rules", "2 conservation", "3 wormhole exclusivity", "6 counters"):
+        assert got[prop][0] == "bounded" and got[prop][1].startswith("BMC depth 10"), got[prop]
+    assert got["5 route units"][0] == "exhaustive" and got["5 route units"][1].startswith("32 ")
+    arbiters = [o for o in out["outcomes"] if o["property"].startswith("4 bounded waiting")]
+    assert arbiters and all(o["status"] == "proved" for o in arbiters)
+
+
+def test_seeded_stall_bug_fails_the_stream_rule(tmp_path):
+    """An output unit whose arbiter may change its winner under a stall breaks AXI's rule."""
     from cubenoc.rtl.formal.router import RouterHarness
     t, r = _q2()
-    res = prove(RouterHarness(t, r, 0, groups=(group,), local_free=group == "counters"), group, tmp_path,
-                depth=8, mode="bmc")
-    assert res.passed, (res.failed, res.log[-1500:])
+    res = prove(RouterHarness(t, r, 0, groups=("stream",), seeded_bug="payload changes under stall"), "stall",
+                tmp_path, depth=8, mode="bmc")
+    assert not res.passed
+    assert res.failed and all(name.startswith("stream rule") for name in res.failed), res.failed
+    assert res.trace is not None and res.trace.exists()
 
 
 def test_seeded_dropped_flit_fails_conservation(tmp_path):

@@ -73,7 +73,16 @@ class _DropsStalledBody(OutputUnit):
         return m
 
 
-SEEDED_BUGS = {"dropped flit": _DropsStalledBody}
+class _OfferNotHeld(OutputUnit):
+    """Lets the arbiter pick another winner while the offered flit is stalled: the payload changes."""
+
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += m.submodules.arbiter.keep.eq(0)
+        return m
+
+
+SEEDED_BUGS = {"dropped flit": _DropsStalledBody, "payload changes under stall": _OfferNotHeld}
 
 
 @contextmanager
