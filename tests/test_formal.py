@@ -55,11 +55,28 @@ def test_prove_q2_lists_every_property(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     got = {o["property"]: (o["status"], o["detail"]) for o in out["outcomes"]}
     assert out["failed"] == 0
+    assert got["1 input ready independent of valid"][0] == "proved"
     for prop in ("1 stream rules", "2 conservation", "3 wormhole exclusivity", "6 counters"):
         assert got[prop][0] == "bounded" and got[prop][1].startswith("BMC depth 10"), got[prop]
     assert got["5 route units"][0] == "exhaustive" and got["5 route units"][1].startswith("32 ")
     arbiters = [o for o in out["outcomes"] if o["property"].startswith("4 bounded waiting")]
     assert arbiters and all(o["status"] == "proved" for o in arbiters)
+
+
+def test_input_ready_never_waits_for_valid():
+    """Property 1's second half on a one-VC and a two-VC router; a seeded input unit whose ready waits
+    for valid is caught."""
+    from cubenoc.rtl.formal.ready_path import ready_dependencies
+    from cubenoc.rtl.router import Router
+    from cubenoc.sim.routing.metacube import MetacubeRouting
+    from cubenoc.sim.topology.metacube import Metacube
+    t, r = _q2()
+    assert ready_dependencies(Router(t, r, 0)) == {"in_p0": set(), "in_p1": set(), "local_in": {"payload"}}
+    mc = Metacube(1, 1)
+    deps = ready_dependencies(Router(mc, MetacubeRouting(mc), 0))
+    assert not any("valid" in d for d in deps.values()) and len(deps) == 3
+    bad = ready_dependencies(Router(t, r, 0), seeded_bug="ready waits for valid")
+    assert bad["in_p0"] == {"valid"} and bad["in_p1"] == {"valid"}
 
 
 def test_seeded_stall_bug_fails_the_stream_rule(tmp_path):

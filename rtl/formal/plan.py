@@ -61,6 +61,7 @@ def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int 
     """Every check of every shape (``shapes``: ``(node, nodes using it, router)``); ``report`` is called
     with each :class:`Outcome` as it finishes."""
     from .arbiter import ArbiterHarness
+    from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
     from .router import GROUPS, RouterHarness
     from .runner import prove
@@ -80,6 +81,13 @@ def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int 
     tag = "".join(ch if ch.isalnum() else "_" for ch in label)
     for node, count, router in shapes:
         shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
+        deps = ready_dependencies(router)
+        on_valid = sorted(name for name, d in deps.items() if "valid" in d)
+        on_payload = sorted(name for name, d in deps.items() if "payload" in d)
+        done(Outcome(label, shape, "1 input ready independent of valid", "failed" if on_valid else "proved",
+                     "structural: no combinational path valid -> ready (yosys cone)"
+                     + (f"; payload -> ready only on {', '.join(on_payload)}" if on_payload else ""),
+                     failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
         for k, (positions, size) in enumerate(arbiter_shapes(router)):
             res = prove(ArbiterHarness(positions, size), f"{tag}_n{node}_arbiter{k}", work, depth=len(positions) + 2)
             done(_outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction"))

@@ -36,6 +36,7 @@ from cubenoc.errors import CubenocError
 
 from ..flit import DEST_WIDTH
 from ..router import router as router_module
+from ..router.input_unit import InputUnit
 from ..router.output_unit import OutputUnit
 from ..router.router import COUNTERS, Router
 from .runner import check
@@ -82,7 +83,20 @@ class _OfferNotHeld(OutputUnit):
         return m
 
 
-SEEDED_BUGS = {"dropped flit": _DropsStalledBody, "payload changes under stall": _OfferNotHeld}
+class _ReadyWaitsForValid(InputUnit):
+    """Raises a link input's ``ready`` only when ``valid`` is high (legal AXI, not cubenoc's contract)."""
+
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        if self.port != self.router.local and self.num_lanes == 1:
+            m.d.comb += self.i.ready.eq(m.submodules.fifo_0.w_rdy & self.i.valid)
+        return m
+
+
+#: name -> (the unit of rtl/router/router.py it replaces, the broken unit)
+SEEDED_BUGS = {"dropped flit": ("OutputUnit", _DropsStalledBody),
+               "payload changes under stall": ("OutputUnit", _OfferNotHeld),
+               "ready waits for valid": ("InputUnit", _ReadyWaitsForValid)}
 
 
 @contextmanager
@@ -92,7 +106,7 @@ def seeded(bug: str | None):
         return
     if bug not in SEEDED_BUGS:
         raise CubenocError(f"seeded bug must be one of {', '.join(SEEDED_BUGS)}, got {bug!r}")
-    with mock.patch.object(router_module, "OutputUnit", SEEDED_BUGS[bug]):
+    with mock.patch.object(router_module, *SEEDED_BUGS[bug]):
         yield
 
 
