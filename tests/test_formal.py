@@ -79,6 +79,18 @@ def test_input_ready_never_waits_for_valid():
     assert bad["in_p0"] == {"valid"} and bad["in_p1"] == {"valid"}
 
 
+@pytest.mark.parametrize("group", ["stream", "conservation", "wormhole"])
+def test_two_vc_router_holds_to_depth_6(group, tmp_path):
+    """V > 1: MC(1,1)'s router (3 ports, 2 VCs per link: lanes (input, VC), per-VC ready, locks)."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    from cubenoc.sim.routing.metacube import MetacubeRouting
+    from cubenoc.sim.topology.metacube import Metacube
+    t = Metacube(1, 1)
+    res = prove(RouterHarness(t, MetacubeRouting(t), 0, groups=(group,)), f"mc11_{group}", tmp_path, depth=6,
+                mode="bmc")
+    assert res.passed, (res.failed, res.log[-1500:])
+
+
 def test_seeded_stall_bug_fails_the_stream_rule(tmp_path):
     """An output unit whose arbiter may change its winner under a stall breaks AXI's rule."""
     from cubenoc.rtl.formal.router import RouterHarness
