@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow venv clean
+.PHONY: demo test test-slow prove venv clean
 
 venv: $(STAMP)
 
@@ -24,6 +24,12 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -n 2 -m slow $(PYTEST_ARGS)
+
+# Formal proofs (docs/formal.md) of every router shape of the default networks: Q(4,0), PDN {0,1,3,9}, MC(1,2)
+prove: $(STAMP)
+	$(VENV)/bin/cubenoc prove --family enhanced --size 4,0
+	$(VENV)/bin/cubenoc prove --family pdn --size 0,1,3,9
+	$(VENV)/bin/cubenoc prove --family metacube --size 1,2
 
 clean:
 	rm -rf $(VENV) build *.egg-info

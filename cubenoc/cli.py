@@ -31,6 +31,7 @@ COMMANDS = {
     "simulate": "cubenoc.simulate",
     "build": "cubenoc.build",
     "synth-report": "cubenoc.synth_report",
+    "prove": "cubenoc.prove",
     "demo": "cubenoc.demo",
 }
 

@@ -6,7 +6,9 @@ Started by :func:`cubenoc.tb.runner.run_scenarios` (never by pytest directly). T
     until ``in_ready``) and ``out_ready`` (the ejection pattern),
   * waits for the combinational logic to settle (ReadOnly) and samples ``in_ready``, ``out_valid`` and,
     only when something is ejected, ``out_payload``,
-and finally writes the ejected trace and the status counters to an .npz for the scoreboard.
+and finally writes the ejected trace and the status counters to an .npz for the scoreboard. It also checks
+the stream rule on every ``local_out`` (docs/router.md "Streams hold their offer"): a flit offered and not
+taken is offered again, unchanged, next cycle; breaks are listed in ``stream_errors``.
 Python work per cycle is a few integer operations on N-bit masks (no per-node loops unless a node's
 handshake happened).
 """
@@ -67,6 +69,7 @@ async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
     fptr = 0
     dut.in_payload.value = payload
     last_payload = payload
+    held, held_out, errors = 0, 0, []       # local_out offers not taken last cycle, the payload then
     for t in range(cycles):
         while fptr < len(faults) and faults[fptr][0] <= t:      # the fault inputs of this cycle
             dut.link_fault.value = faults[fptr][1]
@@ -82,9 +85,20 @@ async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
         dut.out_ready.value = ready
         await ReadOnly()
         acc = valid & _u(dut.in_ready) if valid else 0
-        ej = _u(dut.out_valid) & ready
+        ov = _u(dut.out_valid)
+        ej = ov & ready
+        stalled = ov & ~ready
+        out = _u(dut.out_payload) if ej or stalled or held else 0
+        h = held if len(errors) < 8 else 0
+        while h:
+            low = h & -h
+            v = low.bit_length() - 1
+            h ^= low
+            if not ov & low or (out ^ held_out) >> (v * fw) & fmask:
+                errors.append(f"cycle {t}, node {v}: local_out withdrew or changed its offer "
+                              f"({(held_out >> (v * fw)) & fmask:#x}) before ready took it")
+        held, held_out = stalled, out
         if ej:
-            out = _u(dut.out_payload)
             while ej:
                 low = ej & -ej
                 v = low.bit_length() - 1
@@ -126,6 +140,7 @@ async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
         "counters": np.array([counters[k] for k in ("injected", "ejected", "dropped", "malformed")],
                              dtype=np.int64).T,
         "accepted": np.array([p - s for p, s in zip(ptr, start[:-1])], dtype=np.int64),
+        "stream_errors": np.array(errors, dtype=str),
     }
 
 

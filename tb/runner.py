@@ -22,6 +22,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from ..sim.model.stimulus import Stimulus
+from .stream_check import stream_check_sv
 
 # cocotb's runner passes --public-flat-rw (every internal signal public: ~3x the C++ and compile time);
 # the bench only touches top-level ports, so it is switched off again.
@@ -79,6 +80,7 @@ class RtlTrace:
     cycles: int
     vcd: Path | None = None
     discarded: np.ndarray | None = None   # [N] adaptive networks only
+    stream_errors: tuple = ()             # offers withdrawn or changed before ready (docs/router.md)
 
     def trace_tuples(self) -> list[tuple[int, int, int, int, int]]:
         return list(zip(self.cycle.tolist(), self.node.tolist(), self.head.tolist(), self.tail.tolist(),
@@ -117,8 +119,12 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
                                                  for port in TOP_PORTS + (FAULT_PORTS if adaptive else ()))
         if not vlt.exists() or vlt.read_text() != text:
             vlt.write_text(text)
+        check = d / "src" / "stream_check.sv"          # the stream rule on every link (tb/stream_check.py)
+        text = stream_check_sv(g.network, g.top)
+        if not check.exists() or check.read_text() != text:
+            check.write_text(text)
         args = BUILD_ARGS + [str(vlt)] + (["--trace", "--trace-structs"] if waves else [])
-        runner.build(sources=[str(p) for p in g.verilog], hdl_toplevel=g.top, build_dir=str(d / "sim"),
+        runner.build(sources=[str(p) for p in g.verilog] + [str(check)], hdl_toplevel=g.top, build_dir=str(d / "sim"),
                      build_args=args, waves=waves, log_file=str(d / "build.log"))
     return Design(topology, routing, payload_width, depth, g.top, d, waves, adaptive)
 
@@ -150,10 +156,17 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
                                  [[c, str(lw), str(nw)] for c, lw, nw in faults.words(design.topology)]})
     (work / "job.json").write_text(json.dumps(job))
     runner = get_runner("verilator")
-    results = runner.test(test_module="cubenoc.tb.network_bench", hdl_toplevel=design.top, hdl_toplevel_lang="verilog",
-                          build_dir=str(design.dir / "sim"), test_dir=str(work),
-                          extra_env={"CUBENOC_JOB": str(work / "job.json")}, waves=design.waves,
-                          log_file=str(work / "sim.log"))
+    try:
+        results = runner.test(test_module="cubenoc.tb.network_bench", hdl_toplevel=design.top, hdl_toplevel_lang="verilog",
+                              build_dir=str(design.dir / "sim"), test_dir=str(work),
+                              extra_env={"CUBENOC_JOB": str(work / "job.json")}, waves=design.waves,
+                              log_file=str(work / "sim.log"))
+    except Exception as exc:           # a $fatal of tb/stream_check.py: say which link broke the rule
+        log = (work / "sim.log").read_text() if (work / "sim.log").exists() else ""
+        fatal = [line for line in log.splitlines() if "%Fatal" in line]
+        if not fatal:
+            raise
+        raise RuntimeError(f"the simulation stopped ({work / 'sim.log'}): {fatal[0]}") from exc
     out = {}
     vcd = next(iter(work.glob("*.vcd")), None) or next(iter((design.dir / "sim").glob("*.vcd")), None)
     for sc, (name, stim, cycles, _f) in zip(job["scenarios"], scenarios):
@@ -164,7 +177,8 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
                                f"log tail:\n{log[-3000:]}")
         z = np.load(path)
         out[name] = RtlTrace(z["cycle"], z["node"], z["head"], z["tail"], z["data"], z["counters"],
-                             z["accepted"], int(cycles), vcd, z["discarded"] if "discarded" in z else None)
+                             z["accepted"], int(cycles), vcd, z["discarded"] if "discarded" in z else None,
+                             tuple(z["stream_errors"].tolist()) if "stream_errors" in z else ())
     if not design.waves:
         shutil.rmtree(work, ignore_errors=True)
     return out

@@ -1,5 +1,6 @@
 """The scoreboard: the Verilog's ejected-flit trace must equal the model's (docs/router.md, DESIGN.md
-"Verification contract"): same flit, same node, same cycle; same counters; same source handshakes.
+"Verification contract"): same flit, same node, same cycle; same counters; same source handshakes; and
+no output of the Verilog broke the stream rule (docs/router.md "Streams hold their offer").
 
 :func:`compare` returns ``[]`` when they agree, else readable lines, the first naming the packet
 (source, destination, sequence), the node and the first cycle where the two disagree.
@@ -29,7 +30,7 @@ def compare(model: ModelResult, rtl: RtlTrace, limit: int = 8) -> list[str]:
     if model.cycles != rtl.cycles:
         return [f"model ran {model.cycles} cycles, the Verilog {rtl.cycles}: compare equal-length runs"]
     m, r = model.trace_tuples(), rtl.trace_tuples()
-    out: list[str] = []
+    out: list[str] = [f"stream rule: {e}" for e in rtl.stream_errors]
     i = 0
     while i < min(len(m), len(r)) and m[i] == r[i]:
         i += 1

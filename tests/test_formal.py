@@ -35,3 +35,107 @@ def test_bad_mode_is_a_clear_error(tmp_path):
     from cubenoc.errors import CubenocError
     with pytest.raises(CubenocError, match="mode must be prove or bmc"):
         prove(ArbiterHarness([0, 1], 2), "x", tmp_path, mode="pdr")
+
+
+# ---- the whole router (rtl/formal/router.py) and cubenoc prove ---------------------------------------
+def _q2():
+    from cubenoc.sim.routing.hypercube import EcubeRouting
+    from cubenoc.sim.topology.hypercube import Hypercube
+    t = Hypercube(2)
+    return t, EcubeRouting(t)
+
+
+def test_prove_q2_lists_every_property(tmp_path, capsys):
+    """The issue's must-show: ``cubenoc prove --family hypercube --n 2`` exits 0 and lists each property
+    as proved (induction), bounded (depth) or exhaustive."""
+    import json
+
+    from cubenoc.cli import main
+    assert main(["prove", "--family", "hypercube", "--n", "2", "--work-dir", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    got = {o["property"]: (o["status"], o["detail"]) for o in out["outcomes"]}
+    assert out["failed"] == 0
+    assert got["1 input ready independent of valid"][0] == "proved"
+    for prop in ("1 stream rules", "2 conservation", "3 wormhole exclusivity", "6 counters"):
+        assert got[prop][0] == "bounded" and got[prop][1].startswith("BMC depth 10"), got[prop]
+    assert got["5 route units"][0] == "exhaustive" and got["5 route units"][1].startswith("32 ")
+    arbiters = [o for o in out["outcomes"] if o["property"].startswith("4 bounded waiting")]
+    assert arbiters and all(o["status"] == "proved" for o in arbiters)
+
+
+def test_input_ready_never_waits_for_valid():
+    """Property 1's second half on a one-VC and a two-VC router; a seeded input unit whose ready waits
+    for valid is caught."""
+    from cubenoc.rtl.formal.ready_path import ready_dependencies
+    from cubenoc.rtl.router import Router
+    from cubenoc.sim.routing.metacube import MetacubeRouting
+    from cubenoc.sim.topology.metacube import Metacube
+    t, r = _q2()
+    assert ready_dependencies(Router(t, r, 0)) == {"in_p0": set(), "in_p1": set(), "local_in": {"payload"}}
+    mc = Metacube(1, 1)
+    deps = ready_dependencies(Router(mc, MetacubeRouting(mc), 0))
+    assert not any("valid" in d for d in deps.values()) and len(deps) == 3
+    bad = ready_dependencies(Router(t, r, 0), seeded_bug="ready waits for valid")
+    assert bad["in_p0"] == {"valid"} and bad["in_p1"] == {"valid"}
+
+
+@pytest.mark.parametrize("group", ["stream", "conservation", "wormhole"])
+def test_two_vc_router_holds_to_depth_6(group, tmp_path):
+    """V > 1: MC(1,1)'s router (3 ports, 2 VCs per link: lanes (input, VC), per-VC ready, locks)."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    from cubenoc.sim.routing.metacube import MetacubeRouting
+    from cubenoc.sim.topology.metacube import Metacube
+    t = Metacube(1, 1)
+    res = prove(RouterHarness(t, MetacubeRouting(t), 0, groups=(group,)), f"mc11_{group}", tmp_path, depth=6,
+                mode="bmc")
+    assert res.passed, (res.failed, res.log[-1500:])
+
+
+def test_seeded_stall_bug_fails_the_stream_rule(tmp_path):
+    """An output unit whose arbiter may change its winner under a stall breaks AXI's rule."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(t, r, 0, groups=("stream",), seeded_bug="payload changes under stall"), "stall",
+                tmp_path, depth=8, mode="bmc")
+    assert not res.passed
+    assert res.failed and all(name.startswith("stream rule") for name in res.failed), res.failed
+    assert res.trace is not None and res.trace.exists()
+
+
+def test_seeded_dropped_flit_fails_conservation(tmp_path):
+    """An output unit that tells its input a stalled body flit was sent: the flit is lost."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(t, r, 0, groups=("conservation",), seeded_bug="dropped flit"), "drop", tmp_path,
+                depth=8, mode="bmc")
+    assert not res.passed
+    assert res.failed and all(name.startswith("in order") for name in res.failed), res.failed
+    assert res.trace is not None and res.trace.read_text().startswith("$")
+
+
+def test_seeded_arbiter_skipping_an_input_fails(tmp_path):
+    positions, size = SHAPES["q4_pruned_output"]
+    res = prove(ArbiterHarness(positions, size, seeded_bug="skips an input"), "skip", tmp_path, depth=8)
+    assert not res.passed and res.failed == ["bounded waiting"]
+
+
+def test_arrivals_are_the_headers_packets_bring():
+    """Node 0 of Q(2) under e-cube (highest set tag bit first, the tag is what is left to correct): over
+    dimension 1 come packets with nothing left (tag 0) or bit 0 left (tag 1); over dimension 0 only
+    packets with nothing left, since bit 1 is always corrected first."""
+    from cubenoc.rtl.formal.router import arrivals
+    t, r = _q2()
+    got = {k: sorted(r.layout.unpack(w)["tag"] for w in v) for k, v in arrivals(r, 0).items()}
+    assert got == {(0, 0): [0], (1, 0): [0, 1]}
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--family", "metacube", "--size", "2,1"], "P = 4, V = 3"),
+    (["--family", "enhanced", "--size", "6,0"], "P = 8, V = 1"),
+    (["--family", "hypercube", "--n", "2", "--depth", "0"], "--depth"),
+])
+def test_prove_refuses_unsupported_in_one_line(argv, msg, capsys):
+    from cubenoc.cli import main
+    assert main(["prove", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert msg in err and len(err.splitlines()) == 1, err

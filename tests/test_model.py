@@ -9,8 +9,14 @@ from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import (StimulusBuilder, all_pairs, bernoulli_traffic, random_ready,
                                         random_traffic)
+from cubenoc.sim.routing.hierarchical import HierarchicalRouting
 from cubenoc.sim.routing.hypercube import EcubeRouting
+from cubenoc.sim.routing.metacube import MetacubeRouting
+from cubenoc.sim.routing.pdn import AdaptivePDNRouting, ObliviousPDNRouting
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical
+from cubenoc.sim.topology.metacube import Metacube
+from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
 
 NETS = [Hypercube(3), EnhancedHypercube(4, 0), EnhancedHypercube(5, 1)]
 
@@ -115,12 +121,24 @@ def test_malformed_framing():
                                   (10, 4, 1, 1, 4)]
 
 
-def test_self_addressed_packet_takes_one_cycle():
-    b = StimulusBuilder(16, seed=6)
-    b.packet(9, 9, 2, release=3)
-    res = NetworkModel(EnhancedHypercube(4, 0)).run(b.build())
+SELF_NETS = [(EcubeRouting, EnhancedHypercube(4, 0)), (MetacubeRouting, Metacube(1, 2)),
+             (MetacubeRouting, Metacube(2, 1)), (ObliviousPDNRouting, PerfectDifferenceNetwork("0,1,3")),
+             (AdaptivePDNRouting, PerfectDifferenceNetwork("0,1,3")),
+             (HierarchicalRouting, Hierarchical(Hypercube(2), CubeConnectedCycles(2)))]
+
+
+@pytest.mark.parametrize("make,topo", SELF_NETS, ids=lambda x: getattr(x, "__name__", repr(x)))
+def test_self_addressed_packet_ejects_at_its_own_router(make, topo):
+    """A packet to its own node: 0 hops in every family (issue 14; the metacube's full class-path
+    variant used to tour the class cycle: 2 hops on MC(1,2), 4 on MC(2,1)); head latency 1."""
+    node = topo.num_nodes - 1
+    b = StimulusBuilder(topo.num_nodes, seed=6)
+    b.packet(node, node, 2, release=3)
+    routing = make(topo)
+    res = NetworkModel(topo, routing).run(b.build())
     assert res.head_latency().tolist() == [1]
-    assert res.trace_tuples()[0][:4] == (4, 9, 1, 0)
+    assert res.trace_tuples()[0][:4] == (4, node, 1, 0)
+    assert routing.hops(node, node) == 0
 
 
 @pytest.mark.parametrize("topo", NETS, ids=repr)

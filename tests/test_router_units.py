@@ -1,8 +1,11 @@
 """The router's units (rtl/router/) one by one in amaranth.sim against the model's matching phase function
 (sim/model/kernel.py), Glasgow-style: random request/ready sequences from hypothesis plus directed corners.
 
-* arbiter (RoundRobinArbiter) == ``rr_pick`` with the pointer moved past each winner;
-* output unit (OutputUnit) == ``rr_pick`` + ``lock_after`` + the crossbar (the winner's flit, bit for bit);
+* arbiter (RoundRobinArbiter) == ``rr_pick`` with the pointer moved past each winner (``next``) or onto
+  it (``keep``);
+* output unit (OutputUnit) == ``rr_pick`` + ``lock_after`` + the crossbar (the winner's flit, bit for bit),
+  the pointer staying on a winner that was not taken; and the stream rule on its output (an offer not
+  taken is offered again unchanged, docs/router.md "Streams hold their offer");
 * source interface (SourceInterface) == ``source_step`` (accept, write, head bit, route, counters);
 * input unit (InputUnit) == the model's FIFO (depth D, first-word fall-through) + route table lookup +
   docs/router.md "Requests", for V = 1 and V > 1 lanes.
@@ -42,16 +45,17 @@ def check_arbiter(positions, size, cycles):
 
     async def bench(ctx):
         pointer = 0
-        for req, advance in cycles:
+        for req, advance in cycles:          # advance: True next, False keep, None neither
             ctx.set(dut.requests, req)
             mask = sum(1 << positions[r] for r in range(len(positions)) if req >> r & 1)
             win = rr_pick(mask, pointer, size)
             want = 0 if win < 0 else 1 << positions.index(win)
             assert ctx.get(dut.grant) == want, (req, pointer)
             ctx.set(dut.next, want if advance else 0)
+            ctx.set(dut.keep, want if advance is False else 0)
             await ctx.tick()
-            if advance and win >= 0:
-                pointer = (win + 1) % size
+            if advance is not None and win >= 0:
+                pointer = (win + (1 if advance else 0)) % size
     run(dut, bench)
 
 
@@ -61,7 +65,8 @@ def test_arbiter_matches_rr_pick(data):
     size = data.draw(st.integers(1, 12))
     positions = sorted(data.draw(st.sets(st.integers(0, size - 1), min_size=1, max_size=size)))
     n = len(positions)
-    cycles = data.draw(st.lists(st.tuples(st.integers(0, (1 << n) - 1), st.booleans()), min_size=1, max_size=40))
+    cycles = data.draw(st.lists(st.tuples(st.integers(0, (1 << n) - 1), st.sampled_from([True, False, None])),
+                                min_size=1, max_size=40))
     check_arbiter(positions, size, cycles)
 
 
@@ -70,6 +75,8 @@ def test_arbiter_corners():
     check_arbiter([0, 2, 5], 6, [(0b111, True)] * 7)
     # a lone requester behind the pointer still wins; no request, no grant, pointer stays
     check_arbiter([1, 3], 4, [(0b10, True), (0b01, True), (0, True), (0b11, True), (0b11, True)])
+    # kept: the stalled winner (position 3) stays first although position 1 asks again after it
+    check_arbiter([1, 3], 4, [(0b10, False), (0b11, False), (0b11, True), (0b11, True)])
     assert rr_pick(0b1010, 2, 4) == 3 and rr_pick(0b0011, 2, 4) == 0 and rr_pick(0, 1, 4) == -1
 
 
@@ -119,6 +126,50 @@ def test_output_unit_matches_model(seed, V):
             if xfer:
                 pointer = (win + 1) % size
                 lock[c] = lock_after(lock[c], win, int(f["head"]), int(f["tail"]))
+            elif win >= 0:                    # offered, not taken: the winner stays first
+                pointer = win
+    run(dut, bench)
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]))
+def test_output_unit_holds_its_offer(seed, V):
+    """docs/router.md "Streams hold their offer": sources request as the input units do (a requester
+    keeps its flit and request until its flit is taken; new requesters come at random, also ahead of
+    the winner in round-robin order); whenever ``valid`` was high and the flit not taken, the output
+    offers the same flit next cycle, whatever ``ready`` does."""
+    rng = random.Random(seed)
+    topo = Hypercube(2) if V == 1 else Metacube(1, 1)
+    layout = _router(topo, (EcubeRouting if V == 1 else MetacubeRouting)(topo)).flit_layout
+    size = 3 * V
+    positions = sorted(rng.sample(range(size), rng.randint(2, size)))
+    n = len(positions)
+    dut = OutputUnit(layout, positions, size, V)
+
+    def new_flit():
+        return pack(layout, {"head": 1, "tail": 1, "data": rng.getrandbits(32),
+                             **({"vc": rng.randrange(V)} if V > 1 else {})})
+
+    async def bench(ctx):
+        req, flits, held, stalls = 0, [new_flit() for _ in range(n)], None, 0
+        for _ in range(80):
+            req |= rng.getrandbits(n) & rng.getrandbits(n)           # new requesters; old ones stay
+            ctx.set(dut.request, req)
+            for r in range(n):
+                ctx.set(dut.flit[r].as_value(), flits[r])
+            ctx.set(dut.ready, rng.getrandbits(V) if rng.random() < 0.6 else 0)
+            valid, payload = ctx.get(dut.valid), ctx.get(dut.payload.as_value())
+            if held is not None:
+                assert valid and payload == held, "the output withdrew or changed a flit it offered"
+            xfer, grant = ctx.get(dut.xfer), ctx.get(dut.grant)
+            held = payload if valid and not xfer else None
+            stalls += held is not None
+            if xfer:                          # the winner's flit left: its source offers a new one later
+                r = grant.bit_length() - 1
+                req &= ~grant
+                flits[r] = new_flit()
+            await ctx.tick()
+        assert stalls > 0                     # the rule was exercised
     run(dut, bench)
 
 

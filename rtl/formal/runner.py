@@ -6,6 +6,7 @@ A harness is an ``Elaboratable`` with a ``properties`` dict ``{(file, line): nam
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import re
@@ -59,9 +60,11 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> P
         raise CubenocError(f"mode must be prove or bmc, got {mode!r}")
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
-    (work / f"{name}.il").write_text(rtlil.convert(harness, ports=[]))
+    elaborating = getattr(harness, "elaborating", None)          # e.g. a seeded bug patched in
+    with elaborating() if elaborating is not None else contextlib.nullcontext():
+        (work / f"{name}.il").write_text(rtlil.convert(harness, ports=[]))
     (work / f"{name}.sby").write_text(f"[options]\nmode {mode}\ndepth {depth}\n\n[engines]\nsmtbmc yices\n\n"
-                                      f"[script]\nread_rtlil {name}.il\nprep -top top\n\n[files]\n{name}.il\n")
+                                      f"[script]\nread_rtlil {name}.il\nprep -top top\nmemory_map\nopt -fast\n\n[files]\n{name}.il\n")
     shutil.rmtree(work / name, ignore_errors=True)
     t0 = time.monotonic()
     p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=sby_env(), capture_output=True, text=True)

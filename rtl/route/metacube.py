@@ -119,6 +119,8 @@ class _MetacubeInjectUnit(InjectUnit):
         m.d.comb += self.route.as_value().eq(0)
         m.d.comb += [self.route.dest.eq(self.dest[:n]),
                      self.route.cdiff.eq(node_address(self)[fb:n] ^ self.dest[fb:n])]
+        if not routing.shortest:          # to its own node: the class cycle's end, r = 2**k (0 hops)
+            m.d.comb += self.route.pos.eq(Mux(node_address(self) == self.dest[:n], len(routing.paths[0]) - 1, 0))
         return m
 
 

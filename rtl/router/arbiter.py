@@ -4,7 +4,8 @@
 of ``size`` places (inputs, or (input, VC) pairs ``j = i * V + c``; places nobody requests from are
 pruned crossbar inputs). The pointer is a thermometer code ``pri`` (bit j = ``j >= pointer``; reset:
 pointer 0). ``grant`` is one-hot: the first request at or after the pointer, cyclically. On the clock
-edge the pointer moves just past the requester marked in ``next`` (one-hot; none: it stays).
+edge the pointer moves just past the requester marked in ``next`` (one-hot), or onto the one marked in
+``keep`` (one-hot: a stalled winner stays first, docs/router.md "Streams hold their offer"); none: it stays.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class RoundRobinArbiter(wiring.Component):
     def __init__(self, positions, size: int):
         self.positions, self.size = list(positions), size
         n = len(self.positions)
-        super().__init__({"requests": In(n), "grant": Out(n), "next": In(n)})
+        super().__init__({"requests": In(n), "grant": Out(n), "next": In(n), "keep": In(n)})
 
     def elaborate(self, platform):
         m = Module()
@@ -37,4 +38,6 @@ class RoundRobinArbiter(wiring.Component):
             m.d.comb += self.grant[r].eq(self.requests[r] & ~any_of(before))
             with m.If(self.next[r]):
                 m.d.sync += pri.eq(thermometer(j + 1, self.size))
+            with m.Elif(self.keep[r]):
+                m.d.sync += pri.eq(thermometer(j, self.size))
         return m

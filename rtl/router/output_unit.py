@@ -5,17 +5,20 @@
 that may turn there. Each source ``r`` offers ``flit[r]`` (the flit as it would leave: new route, output
 VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto ``out``. A transfer
 (``xfer``) is ``valid`` and the ``ready`` bit of the flit's VC; ``sent[r]``: source r's flit is taken (its
-grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer moves past the
-winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it.
+grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer
+moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it. A winner
+that is not taken (``valid`` and not ``ready``) keeps the pointer on it, so it is granted again next cycle
+and the output holds its offer (docs/router.md "Streams hold their offer").
 
 Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts a fork's flit on ``out``
 without the arbiter (the fork holds the lock); ``acquire`` locks the output for the fork ``acquirer``
-(one-hot) and moves the pointer past it; ``out.payload.bcast`` is set for presented flits.
+(one-hot) and moves the pointer past it; ``out.payload.bcast`` is set for presented flits; ``stalled``
+(registered) says last cycle's winner was not taken: a fork may not acquire the output then.
 Least-used policy (seed 001 Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
 """
 from __future__ import annotations
 
-from amaranth import Module, Mux, Signal
+from amaranth import Module, Mux
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -34,7 +37,7 @@ class OutputUnit(wiring.Component):
         members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
                    "locked": Out(num_vcs), "valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)}
         if broadcast:
-            members.update({"present": In(n), "acquire": In(1), "acquirer": In(n)})
+            members.update({"present": In(n), "acquire": In(1), "acquirer": In(n), "stalled": Out(1)})
         if count_heads:
             members["use"] = Out(USE_WIDTH)
         super().__init__(members)
@@ -58,10 +61,11 @@ class OutputUnit(wiring.Component):
             ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
             m.d.comb += passed[r].eq(self.grant[r] & ready)
             taken.append(sel[r] & ready)
-        m.d.comb += self.xfer.eq(any_of(taken))
+        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(self.grant & ~passed)]
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
+            m.d.sync += self.stalled.eq(self.grant.any() & ~self.xfer)
             with m.If(self.acquire):          # before the transfer rules: a tail in the same cycle wins
                 m.d.sync += lock.eq(1)
         else:

@@ -54,9 +54,10 @@ class BroadcastSimulation(Simulation):
         self.s_fields = np.where(bc, 1 << BCAST_SHIFT, self.s_fields)   # bcast = 1, route = 0
         fk = fork_tables(model)
         z = np.zeros(N * P, dtype=np.int64)
-        # fork mask, tags, origin row; per input held, done, bmode; per router the selector's pointer
+        # fork mask, tags, origin row; per input held, done, bmode; per router the selector's pointer and
+        # whether the local output held a stalled unicast offer last cycle (docs/router.md "Streams hold ...")
         self.bc = Broadcast(fk.mask, fk.tag, int(fk.origin_row), z, z.copy(), z.copy(),
-                                   np.zeros(N, dtype=np.int64))
+                                   np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64))
 
     def trace_size(self) -> int:
         """One trace entry per ejection: a broadcast packet's flits eject at up to N - 1 nodes."""

@@ -183,8 +183,8 @@ def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
     rem = want[j] & ~held[fi]
     if rem == 0 or held[fi] != 0:
         return False
-    for o in range(loc + 1):
-        if (rem >> o) & 1 and (lock[base + o] >= 0 or (o != loc and fcnt[link[base + o]] > 0)):
+    for o in range(loc + 1):    # the local output: not while it holds a stalled offer (bc.stall)
+        if (rem >> o) & 1 and (lock[base + o] >= 0 or (fcnt[link[base + o]] > 0 if o != loc else bc.stall[v])):
             return False
     return True
 
@@ -271,8 +271,9 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             ent[j] = e
         else:
             o, cv = cur_out[fi], cur_vc[fi]
-        d = link[base + o]
-        if not (allowed[base + j // V] >> o) & 1 or (d >= 0 and fcnt[d * V + cv] >= depth):
+        d = link[base + o]          # V = 1 unicast/broadcast: requests are not masked by room (the RTL's)
+        if not (allowed[base + j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
+                                                     fcnt[d * V + cv] >= depth):
             continue
         req[o] |= 1 << j
         tgt[j], tvc[j] = w, cv
@@ -288,16 +289,21 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
                 req[o] = 0
         outs &= ~W
     NP = Pv * V
+    stall = 0
     for o in range(Pv):
         if not (outs >> o) & 1:
             continue
         win = rr_pick(req[o], rr[base + o], NP)
         req[o] = 0
         d = link[base + o]
-        if d == -1 and (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0:
+        w, cv, fi = tgt[win], tvc[win], fbase + win
+        if ((out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0 if d == -1 else
+                fcnt[d * V + cv] >= depth):            # offered, not taken: the winner stays first
+            rr[base + o] = win                         # (docs/router.md "Streams hold their offer")
+            stall = 1 if d == -1 else stall
             continue
         rr[base + o] = win + 1 if win + 1 < NP else 0
-        w, cv, fi = tgt[win], tvc[win], fbase + win
+        lk = (base + o) * V + cv
         nd = dequeue(q, nd, fi)
         head, tail = w & HEAD_MASK, (w >> TAIL) & 1
         if head:                                       # the head leaves with its new route
@@ -305,12 +311,14 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             cur_out[fi], cur_vc[fi] = o, cv
             if mode == ADAPTIVE and d != -1:
                 use[base + o] = (use[base + o] + 1) & USE_MASK
-        lock[(base + o) * V + cv] = lock_after(lock[(base + o) * V + cv], win, head, tail)
+        lock[lk] = lock_after(lock[lk], win, head, tail)
         if d == -1:
             ntr = eject_record(t, v, w, out, ntr)
         else:
             out.link_flits[base + o] += 1
             ne = enqueue(q, ne, d * V + cv, w)
+    if mode == BCAST:
+        bc.stall[v] = stall
     if mode == BCAST and bmask:
         for j in range(Pv):
             if (bmask >> j) & 1 and bc.held[base + j] == scratch[4][j]:

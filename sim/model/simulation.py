@@ -64,8 +64,8 @@ class Simulation:
         # use, fault, node fault, the fault schedule; idle here (no second candidate, no changes)
         self.ad = Adaptive(0, _zeros(1, 1), _zeros(1, 1), _zeros(N * P * V), _zeros(N * P), _zeros(N * P),
                                   _zeros(N), _zeros(0), _zeros(0, N * P), _zeros(0, N))
-        # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr
-        self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1))
+        # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr, stall
+        self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1), _zeros(1))
         self.cycle = 0
 
     def trace_size(self) -> int:

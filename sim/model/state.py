@@ -12,4 +12,4 @@ Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc")                  # r
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept")   # per node + stimulus
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
 Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
-Broadcast = namedtuple("Broadcast", "mask tag origin held done bmode brr")  # fork tables; per input; per router
+Broadcast = namedtuple("Broadcast", "mask tag origin held done bmode brr stall")  # fork tables; per input; per router

@@ -23,7 +23,9 @@ Per-hop decision at a node of class ``c`` (cube ports 0..m-1, cross ports m..m+k
   node differs from the destination's, take the cube port of the *lowest* differing bit (the worked
   example corrects 000 -> 001 -> 011, bit 0 first); otherwise, at ``pos = r`` eject, else take the cross
   port of the class bit ``W[cdiff][pos] XOR W[cdiff][pos+1]`` and increment ``pos``. The path always
-  walks the whole class path: ``sum_i d_i + r`` hops (Theorem 2's bound).
+  walks the whole class path: ``sum_i d_i + r`` hops (Theorem 2's bound), except a packet to its own
+  node, which the source injects at ``pos = r`` so that it ejects at once (0 hops, not a tour of the
+  class cycle).
 * shortest variant (``metacube_skip``, the bypass remarked before Theorem 2): the classes are taken
   in the same order ``c_0, ..., c_{h-1}`` but only those whose field still differs; the target is the
   first such class (or ``c^t`` when none is left). In the target class: correct its field (lowest
@@ -176,8 +178,8 @@ class MetacubeRouting(RoutingFunction):
         self.check_pair(src, dst)
         t = self.topology
         hdr = {"dest": dst, "cdiff": t.node_class(src) ^ t.node_class(dst)}
-        if not self.shortest:
-            hdr["pos"] = 0
+        if not self.shortest:       # a packet to its own node starts at the end of the class cycle: 0 hops
+            hdr["pos"] = len(self.paths[0]) - 1 if src == dst else 0
         if self.num_vcs > 1:
             hdr["vc"] = 0
         return hdr
@@ -227,8 +229,10 @@ class MetacubeRouting(RoutingFunction):
         return Hop(self.m + step.bit_length() - 1, new, vc)
 
     def path_bound(self, src: int, dst: int) -> int:
-        """Theorem 2 / Step 3: the full variant's length ``sum_i d_i(s, t) + r``."""
+        """Theorem 2 / Step 3: the full variant's length ``sum_i d_i(s, t) + r`` (0 to its own node)."""
         t = self.topology
+        if src == dst:
+            return 0
         dsum = sum(bin(self._field_diff(src, dst, i)).count("1") for i in range(self.h))
         return dsum + len(self.paths[t.node_class(src) ^ t.node_class(dst)]) - 1
 

@@ -1,0 +1,80 @@
+"""Prove the routers of a network with SymbiYosys from pip (issue 15; docs/formal.md).
+
+``cubenoc prove --family hypercube --n 2``: for every router shape of the network, the output arbiters
+are proved fair by k-induction, the router's stream rules, conservation, wormhole exclusivity and status
+counters are model checked to a stated depth (BMC) for every input sequence a legal upstream can send,
+and the route units are checked against the routing function by exhaustive simulation. Each property is
+listed as proved (induction), bounded (depth) or exhaustive; a failure names the property and writes a
+counterexample VCD. Exit 0: all hold; 1: a property failed; 2: bad input or an unsupported network.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from types import SimpleNamespace
+
+from .errors import CubenocError, require_int
+
+#: family -> default size for proofs (the smallest network of the family that has every router shape)
+PROVE_SIZES = {"hypercube": "2", "enhanced": "3,0", "pdn": "0,1,3", "metacube": "1,1"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_SIZES),
+                   help="router families (default hypercube); hin routers are not supported")
+    p.add_argument("--size", nargs="+", default=None,
+                   help="sizes as synth-report takes them, e.g. 2 | 4,0 | 0,1,3,9 | 1,2 (default: "
+                   + ", ".join(f"{f} {s}" for f, s in PROVE_SIZES.items()) + ")")
+    p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
+    p.add_argument("--depth", type=int, default=10, help="BMC depth in cycles (default 10)")
+    p.add_argument("--fifo-depth", type=int, default=2, help="input FIFO depth of the proved routers (default 2)")
+    p.add_argument("--work-dir", default="build/prove", help="solver runs and counterexample VCDs (default build/prove)")
+    p.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+
+
+def run(args) -> int:
+    from .synth_report import networks, router_shapes
+    depth = require_int(args.depth, "--depth", 2, 40)
+    fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
+    if args.size is None and args.n is None:
+        args.size = [PROVE_SIZES[f] for f in args.family] if len(args.family) == 1 else None
+    if args.size is None and args.n is None:
+        raise CubenocError("with several families give no sizes (each takes its default) or one family at a time")
+    nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n))
+    from .rtl.formal.plan import prove_network, supported
+    plans = []
+    for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs
+        shapes = [(s.node, s.nodes, s.router) for s in
+                  router_shapes(fam, label, topo, routing, payload=32, depth=fifo_depth)]
+        for _node, _count, router in shapes:
+            supported(label, routing, router)
+        plans.append((label, topo, routing, shapes))
+
+    def show(o) -> None:
+        if args.json:
+            return
+        where = "" if o.shape == "all" else f"{o.shape}: "
+        line = f"{o.network}  {where}{o.property:<40} {o.status.upper():<10} {o.detail}"
+        if o.seconds:
+            line += f"  {o.seconds:.1f} s"
+        print(line, flush=True)
+        if o.failed:
+            print(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""), flush=True)
+
+    t0 = time.monotonic()
+    outcomes = []
+    for label, topo, routing, shapes in plans:
+        outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth, fifo_depth=fifo_depth,
+                                  report=show)
+    failed = [o for o in outcomes if o.status == "failed"]
+    if args.json:
+        print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),
+                          "seconds": round(time.monotonic() - t0, 1)}, indent=2))
+    else:
+        print(f"{len(outcomes) - len(failed)} of {len(outcomes)} checks hold"
+              + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.monotonic() - t0:.0f} s)")
+    if failed:
+        print(f"cubenoc prove: {len(failed)} propert{'y' if len(failed) == 1 else 'ies'} failed", file=sys.stderr)
+    return 1 if failed else 0

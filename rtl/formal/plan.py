@@ -1,0 +1,105 @@
+"""What ``cubenoc prove`` runs for one network (docs/formal.md): per router shape, the arbiters by
+k-induction (property 4), the router harness's groups by bounded model checking (properties 1, 2, 3, 6),
+and once per network the route units by exhaustive simulation (property 5).
+
+Each result is a :class:`Outcome` whose ``status`` is ``proved`` (k-induction: every cycle),
+``bounded`` (no counterexample within ``depth`` cycles from reset), ``exhaustive`` (every header
+checked) or ``failed`` (with the broken properties and a counterexample VCD).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from cubenoc.errors import CubenocError
+
+#: the largest routers the proofs are run on (solver time grows fast with ports and lanes)
+MAX_PORTS, MAX_VCS = 7, 2
+GROUP_TITLES = {"stream": "1 stream rules", "conservation": "2 conservation", "wormhole": "3 wormhole exclusivity",
+                "counters": "6 counters"}
+
+
+@dataclass
+class Outcome:
+    network: str
+    shape: str            # "all" for network-wide checks, else "node v (P ports, V VCs, N nodes)"
+    property: str
+    status: str           # proved | bounded | exhaustive | failed
+    detail: str           # engine and depth, or how many cases
+    seconds: float = 0.0
+    failed: list[str] = field(default_factory=list)
+    trace: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def supported(label: str, routing, router) -> None:
+    """One line saying why a router is not proved, or nothing."""
+    if getattr(routing, "selection", None) is not None:
+        raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
+                           f"({routing.selection}) is not supported")
+    if router.num_ports > MAX_PORTS or router.num_vcs > MAX_VCS:
+        raise CubenocError(f"{label}: proofs are supported for routers of up to {MAX_PORTS} ports and "
+                           f"{MAX_VCS} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
+
+
+def arbiter_shapes(router) -> list[tuple[list[int], int]]:
+    """The distinct (positions, size) of the router's output arbiters (router.py builds them so)."""
+    P, V, local, allowed = router.num_ports, router.num_vcs, router.local, router.allowed
+    lanes = [(i, c) for i in range(P) if any(allowed[i]) for c in range(1 if i == local else V)]
+    out = []
+    for o in range(P):
+        pos = [i * V + c for i, c in lanes if allowed[i][o]]
+        if len(pos) > 1 and (pos, P * V) not in out:
+            out.append((pos, P * V))
+    return out
+
+
+def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int = 10, fifo_depth: int = 2,
+                  report=lambda outcome: None) -> list[Outcome]:
+    """Every check of every shape (``shapes``: ``(node, nodes using it, router)``); ``report`` is called
+    with each :class:`Outcome` as it finishes."""
+    from .arbiter import ArbiterHarness
+    from .ready_path import ready_dependencies
+    from .route import route_unit_mismatches
+    from .router import GROUPS, RouterHarness
+    from .runner import prove
+    for node, _count, router in shapes:
+        supported(label, routing, router)
+    work = Path(workdir)
+    outcomes: list[Outcome] = []
+
+    def done(o: Outcome) -> None:
+        outcomes.append(o)
+        report(o)
+
+    checked, bad = route_unit_mismatches(routing)
+    done(Outcome(label, "all", "5 route units", "failed" if bad else "exhaustive",
+                 f"{checked} (node, header) and (source, destination) cases, amaranth.sim",
+                 failed=[repr(b) for b in bad[:5]]))
+    tag = "".join(ch if ch.isalnum() else "_" for ch in label)
+    for node, count, router in shapes:
+        shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
+        deps = ready_dependencies(router)
+        on_valid = sorted(name for name, d in deps.items() if "valid" in d)
+        on_payload = sorted(name for name, d in deps.items() if "payload" in d)
+        done(Outcome(label, shape, "1 input ready independent of valid", "failed" if on_valid else "proved",
+                     "structural: no combinational path valid -> ready (yosys cone)"
+                     + (f"; payload -> ready only on {', '.join(on_payload)}" if on_payload else ""),
+                     failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
+        for k, (positions, size) in enumerate(arbiter_shapes(router)):
+            res = prove(ArbiterHarness(positions, size), f"{tag}_n{node}_arbiter{k}", work, depth=len(positions) + 2)
+            done(_outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction"))
+        for group in GROUPS:
+            harness = RouterHarness(topology, routing, node, depth=fifo_depth, groups=(group,),
+                                    local_free=group == "counters")
+            res = prove(harness, f"{tag}_n{node}_{group}", work, depth=depth, mode="bmc")
+            done(_outcome(label, shape, GROUP_TITLES[group], res, f"BMC depth {depth}, FIFO depth {fifo_depth}"))
+    return outcomes
+
+
+def _outcome(label, shape, prop, res, how) -> Outcome:
+    status = "failed" if not res.passed else ("proved" if res.mode == "prove" else "bounded")
+    return Outcome(label, shape, prop, status, f"{how}, smtbmc yices", round(res.seconds, 1), res.failed,
+                   str(res.trace) if res.trace else None)

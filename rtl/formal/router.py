@@ -1,0 +1,276 @@
+"""Properties of one whole router (issue 15; docs/formal.md "The router").
+
+``RouterHarness(topology, routing, node)`` drives every input of a :class:`~cubenoc.rtl.router.Router`
+with any sequence (``AnySeq``) a legal upstream could send and every output's ``ready`` with any
+sequence, and asserts (names as reported):
+
+1. ``stream rule <out>``: once an output's ``valid`` is high it stays high, payload unchanged, until its
+   ``ready`` (of the flit's VC) takes it (AXI4-Stream; DESIGN.md).
+2. Conservation, with each flit labelled at its input by its *lane* (input, VC) and a per-lane sequence
+   number in data bits the router never reads (``data[16:]``): ``in order <out>`` (a lane's flits
+   leave in the order they entered: none lost, none duplicated), ``one output`` (a flit leaves by one
+   output only), ``no creation`` (nothing leaves that did not enter), ``unchanged <out>`` (head/tail and
+   the whole data word of a tracked flit -- ``AnyConst`` lane, sequence number and data value -- leave as
+   they entered).
+3. ``wormhole <out>``: between a head and its tail on an output (and VC), every flit there belongs to
+   the head's lane, and no flit leaves outside a packet.
+6. ``counter <name>``: ``injected``, ``dropped``, ``malformed`` count what docs/verification.md's
+   source framing says, ``ejected`` the tails taken at ``local_out``.
+
+What a legal upstream sends (assumed): the AXI rule on every input; whole packets per lane (head
+first, tail last); on a link, heads whose route word is one some packet arrives with on that port and VC
+(:func:`arrivals`, walking every source/destination pair); on the local input, with ``local_free``
+any flits at all (the counters' proof), else well-formed packets to in-range destinations.
+``seeded_bug`` (:data:`SEEDED_BUGS`) builds the router with a broken unit, which a proof must catch.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from unittest import mock
+
+from amaranth import Cat, Const, Elaboratable, Module, Signal
+from amaranth.asserts import AnyConst, AnySeq
+from amaranth.hdl import Assume
+
+from cubenoc.errors import CubenocError
+
+from ..flit import DEST_WIDTH
+from ..router import router as router_module
+from ..router.input_unit import InputUnit
+from ..router.output_unit import OutputUnit
+from ..router.router import COUNTERS, Router
+from .runner import check
+
+SEQ_BITS = 4
+#: property groups a harness can check (docs/formal.md)
+GROUPS = ("stream", "conservation", "wormhole", "counters")
+
+
+def arrivals(routing, node: int) -> dict:
+    """``{(input port, vc): {packed route word}}``: every header a packet arrives at ``node`` with."""
+    topo, layout = routing.topology, routing.layout
+    seen: dict = {}
+    for src in topo.nodes():
+        for dst in topo.nodes():
+            v, hdr = src, routing.inject(src, dst)
+            for _ in range(4 * topo.num_nodes + 8):
+                hop = routing.route(v, hdr)
+                if hop.port == topo.local_port(v):
+                    break
+                v, port = topo.neighbor(v, hop.port)
+                hdr = hop.header
+                if v == node:
+                    seen.setdefault((port, hop.vc), set()).add(layout.pack(hdr))
+    return seen
+
+
+# ---- seeded bugs: a unit replaced by a broken one while the harness is elaborated ----------------------
+class _DropsStalledBody(OutputUnit):
+    """Tells the input a body flit was sent although ``ready`` was low: the flit is lost."""
+
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += self.xfer.eq(self.valid & (self.ready.any() | ~self.payload.head))
+        return m
+
+
+class _OfferNotHeld(OutputUnit):
+    """Lets the arbiter pick another winner while the offered flit is stalled: the payload changes."""
+
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.d.comb += m.submodules.arbiter.keep.eq(0)
+        return m
+
+
+class _ReadyWaitsForValid(InputUnit):
+    """Raises a link input's ``ready`` only when ``valid`` is high (legal AXI, not cubenoc's contract)."""
+
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        if self.port != self.router.local and self.num_lanes == 1:
+            m.d.comb += self.i.ready.eq(m.submodules.fifo_0.w_rdy & self.i.valid)
+        return m
+
+
+#: name -> (the unit of rtl/router/router.py it replaces, the broken unit)
+SEEDED_BUGS = {"dropped flit": ("OutputUnit", _DropsStalledBody),
+               "payload changes under stall": ("OutputUnit", _OfferNotHeld),
+               "ready waits for valid": ("InputUnit", _ReadyWaitsForValid)}
+
+
+@contextmanager
+def seeded(bug: str | None):
+    if bug is None:
+        yield
+        return
+    if bug not in SEEDED_BUGS:
+        raise CubenocError(f"seeded bug must be one of {', '.join(SEEDED_BUGS)}, got {bug!r}")
+    with mock.patch.object(router_module, *SEEDED_BUGS[bug]):
+        yield
+
+
+class RouterHarness(Elaboratable):
+    def __init__(self, topology, routing, node: int, *, depth: int = 2, groups=GROUPS, local_free: bool = False,
+                 seeded_bug: str | None = None):
+        if getattr(routing, "selection", None) is not None:
+            raise CubenocError("formal proofs cover oblivious routers (no run-time selection) so far")
+        self.groups = tuple(groups)
+        bad = set(self.groups) - set(GROUPS)
+        if bad:
+            raise CubenocError(f"property groups are {', '.join(GROUPS)}, got {', '.join(sorted(bad))}")
+        if local_free and {"conservation", "wormhole"} & set(self.groups):
+            raise CubenocError("with any flits on the local input only the stream and counters groups apply")
+        self.topology, self.routing, self.node, self.depth = topology, routing, node, depth
+        self.local_free, self.seeded_bug = local_free, seeded_bug
+        self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
+        self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
+        self.payload_width = DEST_WIDTH + self.tag_bits + SEQ_BITS + 2
+        self.arrivals = arrivals(routing, node)
+        self.properties: dict = {}
+
+    @contextmanager
+    def elaborating(self):
+        """What :func:`~.runner.prove` wraps the conversion in: the seeded bug, if any."""
+        with seeded(self.seeded_bug):
+            yield
+
+    def _fields(self, data):
+        t, s = DEST_WIDTH, DEST_WIDTH + self.tag_bits
+        return data[t:s], data[s:s + SEQ_BITS], data[s + SEQ_BITS], data[s + SEQ_BITS + 1]
+
+    def elaborate(self, platform):
+        m = Module()
+        r = m.submodules.router = Router(self.topology, self.routing, self.node, payload_width=self.payload_width,
+                                         fifo_depth=self.depth)
+        P, V, local = r.num_ports, r.num_vcs, r.local
+        if "node_id" in r.signature.members:
+            m.d.comb += r.node_id.eq(self.node)
+        lanes = self.num_lanes
+        in_seq = [Signal(SEQ_BITS, name=f"in_seq_{j}") for j in range(lanes)]
+        occupancy = [Signal(8, name=f"occupancy_{j}") for j in range(lanes)]
+        arrived = [Signal(name=f"arrived_{j}") for j in range(lanes)]
+        left = [Signal(name=f"left_{j}") for j in range(lanes)]
+        tracked_lane, tracked_seq = AnyConst(self.tag_bits), AnyConst(SEQ_BITS)
+        tracked_data = AnyConst(self.payload_width)
+        checked_lanes = [j for j in range(lanes) if not (self.local_free and j // V == local)]
+        for i in range(P):
+            self._drive_input(m, r, i, in_seq, arrived, tracked_lane, tracked_seq, tracked_data)
+        out_seq = [Signal(SEQ_BITS, name=f"out_seq_{j}") for j in range(lanes)]
+        leaving = {j: [] for j in range(lanes)}          # lane j's flit taken at an output, per output
+        for o in range(P):
+            self._watch_output(m, r, o, out_seq, leaving, tracked_lane, tracked_seq, tracked_data, checked_lanes)
+        for j in range(lanes):
+            here = Cat(*leaving[j]) if leaving[j] else Const(0, 1)
+            m.d.comb += left[j].eq(here.any())
+            if "conservation" in self.groups and j in checked_lanes:
+                check(m, self, "one output", (here & (here - 1)) == 0)
+            m.d.sync += occupancy[j].eq(occupancy[j] + arrived[j] - left[j])
+            if "conservation" in self.groups and j in checked_lanes:
+                check(m, self, "no creation", ~left[j] | (occupancy[j] != 0) | arrived[j])
+                check(m, self, "bounded occupancy", occupancy[j] <= self.depth)
+        if "counters" in self.groups:
+            self._counters(m, r)
+        return m
+
+    def _drive_input(self, m, r, i, in_seq, arrived, tracked_lane, tracked_seq, tracked_data):
+        V, local = r.num_vcs, r.local
+        s = r.input_stream(i)
+        valid, payload = AnySeq(1), AnySeq(len(s.payload.as_value()))
+        m.d.comb += [s.valid.eq(valid), s.payload.as_value().eq(payload)]
+        lanes_here = 1 if i == local else V
+        vc = s.payload.vc if (i != local and V > 1) else Const(0, 1)
+        taken = valid & (s.ready.bit_select(vc, 1) if i != local and V > 1 else s.ready)
+        stalled, held = Signal(name=f"in{i}_stalled"), Signal(len(payload), name=f"in{i}_held")
+        m.d.sync += [stalled.eq(valid & ~taken), held.eq(payload)]
+        m.d.comb += Assume(~stalled | (valid & (payload == held)))            # the AXI rule upstream
+        tag, seq, hbit, tbit = self._fields(s.payload.data)
+        if i == local and self.local_free:
+            for c in range(lanes_here):
+                m.d.comb += arrived[i * V + c].eq(0)
+            return
+        for c in range(lanes_here):
+            j = i * V + c
+            in_packet = Signal(name=f"in{i}_{c}_in_packet")
+            mine = taken & (vc == c)
+            m.d.comb += arrived[j].eq(mine)
+            with m.If(valid & (vc == c)):
+                m.d.comb += Assume((s.payload.head == ~in_packet) & (tag == j) & (seq == in_seq[j]) &
+                                   (hbit == s.payload.head) & (tbit == s.payload.tail))
+                with m.If((tag == tracked_lane) & (seq == tracked_seq)):
+                    m.d.comb += Assume(s.payload.data == tracked_data)
+                if i == local:
+                    num = r.topology.num_nodes
+                    m.d.comb += Assume(~s.payload.head | (s.payload.data[:DEST_WIDTH] < num))
+                else:
+                    words = sorted(self.arrivals.get((i, c), ()))
+                    route = s.payload.route.as_value() if hasattr(s.payload.route, "as_value") else s.payload.route
+                    legal = Cat(*[route == w for w in words]).any() if words else Const(0)
+                    m.d.comb += Assume(~s.payload.head | legal)
+            with m.If(mine):
+                m.d.sync += [in_seq[j].eq(in_seq[j] + 1), in_packet.eq(~s.payload.tail)]
+
+    def _watch_output(self, m, r, o, out_seq, leaving, tracked_lane, tracked_seq, tracked_data, checked_lanes):
+        V, local = r.num_vcs, r.local
+        out = r.output_stream(o)
+        ready = AnySeq(len(out.ready))
+        m.d.comb += out.ready.eq(ready)
+        name = "local_out" if o == local else f"out_p{o}"
+        vc = out.payload.vc if (o != local and V > 1) else Const(0, 1)
+        xfer = out.valid & ready.bit_select(vc, 1)
+        word = out.payload.as_value()
+        if "stream" in self.groups:
+            stalled, held = Signal(name=f"{name}_stalled"), Signal(len(word), name=f"{name}_held")
+            m.d.sync += [stalled.eq(out.valid & ~xfer), held.eq(word)]
+            check(m, self, f"stream rule {name}", ~stalled | (out.valid & (word == held)))
+        tag, seq, hbit, tbit = self._fields(out.payload.data)
+        if "conservation" in self.groups:
+            for j in checked_lanes:
+                here = Signal(name=f"{name}_from_{j}")
+                m.d.comb += here.eq(xfer & (tag == j))
+                check(m, self, f"in order {name}", ~here | (seq == out_seq[j]))
+                leaving[j].append(here)
+                with m.If(here):
+                    m.d.sync += out_seq[j].eq(out_seq[j] + 1)
+            check(m, self, f"unchanged {name}", ~xfer | ((hbit == out.payload.head) & (tbit == out.payload.tail)))
+            check(m, self, f"unchanged {name}", ~(xfer & (tag == tracked_lane) & (seq == tracked_seq)) |
+                  (out.payload.data == tracked_data))
+        if "wormhole" in self.groups:
+            for c in range(V if o != local else 1):
+                busy, owner = Signal(name=f"{name}_{c}_busy"), Signal(self.tag_bits, name=f"{name}_{c}_owner")
+                x = xfer & (vc == c)
+                check(m, self, f"wormhole {name}", ~x | Cat(busy & (tag == owner) & ~out.payload.head,
+                                                          ~busy & out.payload.head).any())
+                with m.If(x):
+                    m.d.sync += busy.eq(~out.payload.tail)
+                    with m.If(out.payload.head):
+                        m.d.sync += owner.eq(tag)
+        if o == local:
+            self.local_xfer_tail = xfer & out.payload.tail
+
+    def _counters(self, m, r):
+        """The source framing of docs/verification.md, restated: IDLE / FORWARD / DROP."""
+        s = r.local_in
+        take = s.valid & s.ready
+        dest_ok = s.payload.data[:DEST_WIDTH] < r.topology.num_nodes
+        expect = {n: Signal(16, name=f"expected_{n}") for n in COUNTERS}
+        in_packet, dropping = Signal(name="mon_in_packet"), Signal(name="mon_dropping")
+        with m.If(take):
+            with m.If(~in_packet):
+                with m.If(s.payload.head):
+                    m.d.sync += [in_packet.eq(~s.payload.tail), dropping.eq(~dest_ok)]
+                    with m.If(dest_ok):
+                        m.d.sync += expect["injected"].eq(expect["injected"] + 1)
+                    with m.Else():
+                        m.d.sync += expect["dropped"].eq(expect["dropped"] + 1)
+                with m.Else():
+                    m.d.sync += expect["malformed"].eq(expect["malformed"] + 1)
+            with m.Else():
+                with m.If(s.payload.head):
+                    m.d.sync += expect["malformed"].eq(expect["malformed"] + 1)
+                with m.If(s.payload.tail):
+                    m.d.sync += in_packet.eq(0)
+        with m.If(self.local_xfer_tail):
+            m.d.sync += expect["ejected"].eq(expect["ejected"] + 1)
+        for n in COUNTERS:
+            check(m, self, f"counter {n}", getattr(r, n) == expect[n])
