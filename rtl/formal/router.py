@@ -70,7 +70,7 @@ class _DropsStalledBody(OutputUnit):
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        m.d.comb += self.xfer.eq(self.valid & (self.ready.any() | ~self.payload.head))
+        m.d.comb += self.sent.eq(self.grant & (self.ready.any() | ~self.payload.head).replicate(len(self.sent)))
         return m
 
 
