@@ -16,12 +16,14 @@ otherwise in flip-flops. ``w_rdy`` and ``r_rdy`` are registers too.
 """
 from __future__ import annotations
 
-from amaranth import Array, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import require_int
+
+from ..gates import any_of
 
 
 class HeadFifo(wiring.Component):
@@ -44,26 +46,31 @@ class HeadFifo(wiring.Component):
             with m.Elif(pop):
                 m.d.sync += [self.r_rdy.eq(0), self.w_rdy.eq(1)]
             return m
-        count = Signal(range(B + 1))                         # entries in the buffer
-        rptr, wptr = Signal(range(B)), Signal(range(B))
+        occ = Signal(B)                                      # thermometer: bit k = more than k in the buffer
+        rptr, wptr = Signal(B, init=1), Signal(B, init=1)    # one-hot: oldest entry, next free entry
         src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
         nxt_src = Signal.like(src)
+
+        def binary(onehot):
+            return Cat(*[any_of(onehot[k] for k in range(B) if k >> b & 1) for b in range(len(src))])
         # a write goes into buffer[wptr] whenever it is taken; wptr only moves when the flit stays there
         # (not when it goes to the head): the storage's write enable does not wait for pop
         if self.memory and B > 1:
             mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
-            m.d.comb += [wr.addr.eq(wptr), wr.data.eq(self.w_data), wr.en.eq(we), rd.addr.eq(rptr)]
-            nxt_head = Mux(src == B, self.w_data, rd.data)
+            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(we), rd.addr.eq(binary(rptr))]
+            nxt_head = Mux(occ[0], rd.data, self.w_data)
         else:
             buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
             for k in range(B):
-                with m.If(we & (wptr == k)):
+                with m.If(we & wptr[k]):
                     m.d.sync += buf[k].eq(self.w_data)
             if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
-                low = Signal(init=0)                         # ~src[1] (src starts at 3): a copy yosys cannot fold
+                low = Signal()                               # ~src[1] (src starts at 3): a copy yosys cannot fold
                 m.d.sync += low.eq(~nxt_src[1])
                 nxt_head = mux4(src, low, [*buf, self.w_data])
+            elif B == 1:
+                nxt_head = Mux(src[0], self.w_data, buf[0])
             else:
                 nxt_head = Array([*buf, self.w_data])[src]
         with m.If(pop | ~self.r_rdy):                       # the head takes its next value
@@ -72,19 +79,19 @@ class HeadFifo(wiring.Component):
         # the control state after the edge, worked out for pop = 0 and pop = 1 and chosen by pop last:
         # the grant -> pop path ends one LUT before each of these registers (docs/performance.md)
         def step(popping: bool) -> list:
-            from_buf = count != 0 if popping else Const(0)
-            to_buf = we & self.r_rdy & (count != 0) if popping else we & self.r_rdy
-            nxt_r = Mux(from_buf, Mux(rptr == B - 1, 0, rptr + 1), rptr)
-            nxt_count = (count + to_buf - from_buf)[:len(count)]
-            return [nxt_r, Mux(to_buf, Mux(wptr == B - 1, 0, wptr + 1), wptr), nxt_count,
-                    Mux(nxt_count == 0, B, nxt_r), nxt_count != B,
-                    we | (count != 0) if popping else we | self.r_rdy]
+            from_buf = occ[0] if popping else Const(0)
+            to_buf = we & self.r_rdy & (occ[0] if popping else 1)
+            nxt_r, nxt_w, nxt_occ = (Signal(B, name=f"{n}_{'pop' if popping else 'keep'}") for n in ("r", "w", "occ"))
+            m.d.comb += [nxt_r.eq(Mux(from_buf, Cat(rptr[B - 1], rptr[:B - 1]), rptr)),
+                         nxt_w.eq(Mux(to_buf, Cat(wptr[B - 1], wptr[:B - 1]), wptr)),
+                         nxt_occ.eq(Mux(to_buf & ~from_buf, Cat(Const(1), occ[:B - 1]),
+                                        Mux(from_buf & ~to_buf, Cat(occ[1:], Const(0)), occ)))]
+            return [nxt_r, nxt_w, nxt_occ, Mux(nxt_occ[0], binary(nxt_r), Const(B, len(src))), ~nxt_occ[B - 1],
+                    we | (occ[0] if popping else self.r_rdy)]
         nxt = [Mux(pop, if_pop, if_not) for if_pop, if_not in zip(step(True), step(False))]
         m.d.comb += nxt_src.eq(nxt[3])
-        m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, count, src, self.w_rdy, self.r_rdy), nxt)]
+        m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.w_rdy, self.r_rdy), nxt)]
         return m
-
-
 
 
 def mux4(sel, low, v):
