@@ -202,7 +202,7 @@ def networks(args) -> list[tuple[str, str, object, object]]:
 
 
 def router_options(args) -> dict:
-    return {"fifo_memory": bool(getattr(args, "fifo_memory", False)),
+    return {"fifo_memory": bool(getattr(args, "fifo_memory", False)),        # no platform here: False = flip-flops
             "counters": not getattr(args, "no_counters", False)}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 
 import pytest
+from amaranth.hdl import Fragment
 from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -66,3 +67,16 @@ def test_fill_then_drain_while_writing(depth, memory):
 def test_bad_depth_is_a_clear_error():
     with pytest.raises(CubenocError, match="fifo depth"):
         HeadFifo(WIDTH, 0)
+
+
+def test_storage_follows_the_platform_when_not_chosen():
+    """``memory=None``: a Memory on a Lattice family with distributed RAM (ECP5 board builds), flip-flops
+    otherwise (no platform: Verilog, iCE40); an explicit choice wins."""
+    class Ecp5:
+        family = "ecp5"
+
+    def storage(memory, platform):
+        frag = Fragment.get(HeadFifo(WIDTH, 4, memory=memory), platform)
+        return any(sub[1] == "storage" for sub in frag.subfragments)
+    assert storage(None, Ecp5()) and not storage(None, None) and not storage(False, Ecp5()) and storage(True, None)
+    run_against_reference(4, None, [(1, k, k % 2) for k in range(12)])

@@ -12,7 +12,8 @@ flit goes to the head when the FIFO is empty or its only flit leaves; otherwise 
 reloads the head from the buffer's oldest entry, or from ``w_data`` when the buffer is empty: one mux in
 front of the head register whose select (``src``) is itself a register. ``memory=True`` keeps the buffer
 in an Amaranth ``Memory`` with an asynchronous read port (distributed RAM on ECP5, ``TRELLIS_DPR16X4``);
-otherwise in flip-flops. ``w_rdy`` and ``r_rdy`` are registers too.
+``memory=False`` in flip-flops; ``memory=None`` decides at elaboration: a Memory when the platform is a
+Lattice family with distributed RAM (``RAM_FAMILIES``: board builds), else flip-flops (iCE40, Verilog). ``w_rdy`` and ``r_rdy`` are registers too.
 """
 from __future__ import annotations
 
@@ -26,8 +27,12 @@ from cubenoc.errors import require_int
 from ..gates import any_of
 
 
+#: Amaranth platform families whose LUTs can be distributed RAM (``memory=None`` picks a Memory there)
+RAM_FAMILIES = ("ecp5", "machxo2", "nexus")
+
+
 class HeadFifo(wiring.Component):
-    def __init__(self, width: int, depth: int, *, memory: bool = False):
+    def __init__(self, width: int, depth: int, *, memory: bool | None = False):
         self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
         self.memory = memory
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
@@ -55,7 +60,8 @@ class HeadFifo(wiring.Component):
             return Cat(*[any_of(onehot[k] for k in range(B) if k >> b & 1) for b in range(len(src))])
         # a write goes into buffer[wptr] whenever it is taken; wptr only moves when the flit stays there
         # (not when it goes to the head): the storage's write enable does not wait for pop
-        if self.memory and B > 1:
+        memory = self.memory if self.memory is not None else getattr(platform, "family", None) in RAM_FAMILIES
+        if memory and B > 1:
             mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
             m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(we), rd.addr.eq(binary(rptr))]

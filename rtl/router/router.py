@@ -43,7 +43,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None, fifo_memory: bool = False, counters: bool = True):
+                 faults: bool = False, broadcast=None, fifo_memory: bool | None = None, counters: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
@@ -51,7 +51,7 @@ class Router(wiring.Component):
         self.topology, self.routing, self.node = topology, routing, node
         self.payload_width = payload_width
         self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
-        self.fifo_memory, self.counters = bool(fifo_memory), bool(counters)
+        self.fifo_memory, self.counters = fifo_memory, bool(counters)   # fifo_memory: HeadFifo's memory
         self.adapter = rtl_for(routing)
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
