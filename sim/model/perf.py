@@ -128,8 +128,7 @@ def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
 
 def throughput_table(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
                      window: int = 10000, voq: bool = False) -> str:
-    """Sweep offered load; ``voq`` adds rows for the per-output-queue prototype (sim/model/voq.py)."""
-    from .voq import VoqModel
+    """Sweep offered load; ``voq`` adds rows for the per-output-queue router (sim/model/voq.py)."""
     loads = loads or [0.1 * i for i in range(1, 11)]
     head = "| network | router | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
     rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
@@ -137,7 +136,7 @@ def throughput_table(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmu
     for topo in nets:
         models = [("V=1 (RTL)", NetworkModel(topo, depth=depth))]
         if voq:
-            models.append(("VOQ prototype", VoqModel(topo, depth=depth)))
+            models.append(("VOQ prototype", NetworkModel(topo, depth=depth, queues="voq")))
         for label, model in models:
             for L in packet_lens:
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
