@@ -125,3 +125,27 @@ def test_throughput_options_name_the_test_that_verifies_them():
         text = (root / test).read_text()
         assert "verify_network(" in text
         assert (f'queues="{q}"' in text) == (q != "fifo")
+
+
+def test_cli_queues_flag(tmp_path, capsys):
+    """--queues voq on generate (the Verilog and its description say so), simulate (the model's VOQ mode)
+    and synth-report (the VOQ router's shapes); unsupported combinations exit 2 with one line."""
+    import json
+    assert main(["generate", "hypercube", "--n", "2", "--queues", "voq", "-o", str(tmp_path)]) == 0
+    desc = json.loads((tmp_path / "cubenoc_hypercube_n2.json").read_text())
+    assert desc["queues"] == "voq" and any(f["name"] == "vc" for f in desc["link_flit"])
+    assert "in_p0__ready" in (tmp_path / "cubenoc_hypercube_n2_router0.v").read_text()
+    capsys.readouterr()
+    assert main(["simulate", "enhanced", "--n", "4", "--k", "0", "--queues", "voq", "--rate", "0.9", "--json",
+                 "--quiet"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    row = row[0] if isinstance(row, list) else row
+    assert "voq" in json.dumps(row)
+    assert main(["synth-report", "--family", "hypercube", "--n", "3", "--queues", "voq", "--list"]) == 0
+    assert "P=4 V=4 (8 nodes" in capsys.readouterr().out
+    for bad in (["generate", "metacube", "--k", "1", "--m", "1", "--queues", "voq", "-o", str(tmp_path)],
+                ["generate", "hypercube", "--n", "2", "--broadcast", "--queues", "voq", "-o", str(tmp_path)],
+                ["simulate", "pdn", "--set", "0,1,3", "--routing", "availability", "--queues", "voq", "--rate", "0.1"]):
+        assert main(bad) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "queues" in err, err

@@ -4,6 +4,7 @@ Verilog by the cocotb scoreboard): zero-load latency, saturation throughput, and
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -147,9 +148,9 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
                 rows.append({"network": repr(topo), "queues": q, "router": label, "verified": True,
                              "verified_by": test, "depth": depth, "packet_len": L,
-                             "points": [{"offered": p.offered, "accepted": round(p.accepted, 4),
-                                         "latency": round(p.latency, 1)} for p in pts],
-                             "saturation": round(saturation_throughput(pts), 4)})
+                             "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency}
+                                        for p in pts],
+                             "saturation": saturation_throughput(pts)})
     return rows
 
 
@@ -163,7 +164,7 @@ def throughput_table(rows: list[dict]) -> str:
         L = r["packet_len"]
         cells = [f"{p['accepted']:.3f} / {p['latency']:.0f}" for p in r["points"]]
         out.append(f"| {r['network']} | {r['router']} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
-                   + f" | **{r['saturation']:.3f}** |")
+                   + f" | **{math.floor(r['saturation'] * 1000) / 1000:.3f}** |")    # truncated, never rounded up
     return "\n".join(out)
 
 
