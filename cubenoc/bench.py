@@ -82,6 +82,12 @@ def _throughput_run(args) -> int:
         cmd += f" --depth {args.depth}"
     if args.queues != ["fifo", "voq"]:
         cmd += " --queues " + " ".join(args.queues)
+    if args.loads:
+        cmd += " --loads " + " ".join(f"{r:g}" for r in args.loads)
+    if args.packet_len != [1, 4]:
+        cmd += " --packet-len " + " ".join(map(str, args.packet_len))
+    if args.window != 10000:
+        cmd += f" --window {args.window}"
     if not args.json:
         return _print_and_write(args, "throughput", cmd, throughput_table(rows))
     print(json.dumps(rows, indent=1))

@@ -154,17 +154,23 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup
     return rows
 
 
+def _trunc3(x: float) -> str:
+    """Three decimals, truncated (a figure is never rounded up)."""
+    return f"{math.floor(x * 1000) / 1000:.3f}"
+
+
 def throughput_table(rows: list[dict]) -> str:
-    """The markdown table of :func:`throughput_rows`."""
+    """The markdown table of :func:`throughput_rows` (throughputs truncated to three decimals)."""
     loads = [p["offered"] for p in rows[0]["points"]]
     head = "| network | router | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
-    out = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
+    out = ["Accepted throughput (flits/node/cycle, truncated to 3 decimals) / mean packet latency (cycles) per "
+           "offered load:", "",
            head, "|---|---|---|" + "---|" * (len(loads) + 1)]
     for r in rows:
         L = r["packet_len"]
-        cells = [f"{p['accepted']:.3f} / {p['latency']:.0f}" for p in r["points"]]
+        cells = [f"{_trunc3(p['accepted'])} / {p['latency']:.0f}" for p in r["points"]]
         out.append(f"| {r['network']} | {r['router']} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
-                   + f" | **{math.floor(r['saturation'] * 1000) / 1000:.3f}** |")    # truncated, never rounded up
+                   + f" | **{_trunc3(r['saturation'])}** |")
     return "\n".join(out)
 
 
