@@ -41,7 +41,7 @@ def describe(net: Network, top: str) -> dict:
     topo, routing = net.topology, net.routing
     local = local_flit_layout(net.payload_width)
     link = link_flit_layout(routing, net.payload_width)
-    if getattr(net, "broadcast", None) is not None or net.queues == "voq":   # bcast field, wider route; VOQ vc
+    if getattr(net, "broadcast", None) is not None or getattr(net, "queues", "fifo") == "voq":   # bcast field, wider route; VOQ vc
         link = net.routers[0].flit_layout
     return {
         "top": top,
@@ -50,7 +50,7 @@ def describe(net: Network, top: str) -> dict:
         "num_nodes": topo.num_nodes,
         "payload_width": net.payload_width,
         "fifo_depth": net.fifo_depth,
-        "queues": net.queues,
+        "queues": getattr(net, "queues", "fifo"),
         "dest_width": DEST_WIDTH,
         "clock": "clk", "reset": "rst (synchronous, active high)",
         "local_flit": _fields(local),
