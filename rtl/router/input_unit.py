@@ -97,7 +97,7 @@ class InputUnit(wiring.Component):
         return unit
 
     def _lane(self, m: Module, c: int, fifo: SyncFIFO) -> None:
-        r, i = self.router, self.port
+        r = self.router
         P, V, local = r.num_ports, r.num_vcs, r.local
         head = data.View(r.flit_layout, fifo.r_data)
         route = Value.cast(head.route)
