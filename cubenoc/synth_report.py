@@ -119,14 +119,20 @@ class Shape:
         return self.router.num_ports
 
 
-def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int) -> list[Shape]:
-    """One representative router per distinct shape (Router.shape_key), with how many nodes use it."""
+def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
+                  queues: str = "fifo") -> list[Shape]:
+    """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
+    router of a node-generic family is one module per node only through the node constants of its route
+    and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth)
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues)
         r._MustUse__silence = True                  # only representatives are converted
-        groups.setdefault(r.shape_key, []).append(r)
+        key = r.shape_key
+        if r.queues != "fifo" and r.adapter.node_generic:
+            key = tuple(None if x == v and i == 5 else x for i, x in enumerate(key))
+        groups.setdefault(key, []).append(r)
     return [Shape(family, label, routing.name, i, len(rs), rs[0].node, rs[0])
             for i, rs in enumerate(groups.values())]
 
@@ -163,6 +169,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    p.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
+                   help="input queues: one FIFO per input (default) or per-output queues (VOQ, docs/router.md)")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
@@ -202,7 +210,7 @@ def shapes_for(args) -> list[Shape]:
     check_payload_width(args.payload)
     shapes = []
     for fam, label, topo, routing in networks(args):
-        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth)
+        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues)
     return shapes
 
 
@@ -214,7 +222,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     cache = Path(args.work_dir) / "cache" / f"{key}.json"
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
-           "payload": args.payload, "depth": args.depth}
+           "payload": args.payload, "depth": args.depth, "queues": args.queues}
     if cache.exists() and not args.force:
         return row | json.loads(cache.read_text()) | {"cached": True}
     work = Path(args.work_dir) / key
