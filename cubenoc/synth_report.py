@@ -120,14 +120,14 @@ class Shape:
 
 
 def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
-                  queues: str = "fifo") -> list[Shape]:
+                  queues: str = "fifo", broadcast=None) -> list[Shape]:
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues)
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast)
         r._MustUse__silence = True                  # only representatives are converted
         key = r.shape_key
         if r.queues != "fifo" and r.adapter.node_generic:
