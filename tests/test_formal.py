@@ -108,6 +108,18 @@ def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
     assert not bad.passed and bad.failed == ["every copy before the next flit"], bad.failed
 
 
+def test_broadcast_router_with_depth_1_fifos_holds_its_offer(tmp_path):
+    """Found by this proof: with depth-1 FIFOs a downstream FIFO can be full one cycle and empty the next,
+    and a fork then took a link output whose unicast offer was stalled, replacing it. A fork now waits
+    while any output holds a stalled offer (router.py _broadcast_selector, the model's bc.stall mask)."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    from cubenoc.sim.broadcast.fork import broadcast_algorithm_for
+    t, r = _q2()
+    res = prove(RouterHarness(t, r, 0, depth=1, groups=("stream",), broadcast=broadcast_algorithm_for(t)), "bc_d1",
+                tmp_path, depth=8, mode="bmc")
+    assert res.passed, res.failed
+
+
 def test_seeded_stall_bug_fails_the_stream_rule(tmp_path):
     """An output unit whose arbiter may change its winner under a stall breaks AXI's rule."""
     from cubenoc.rtl.formal.router import RouterHarness

@@ -268,12 +268,16 @@ class RouterHarness(Elaboratable):
     def _watch_output(self, m, r, o, out_seq, leaving, tracked_lane, tracked_seq, tracked_data, checked_lanes):
         V, local = r.num_vcs, r.local
         out = r.output_stream(o)
-        ready = AnySeq(len(out.ready))
-        m.d.comb += out.ready.eq(ready)
-        if self.broadcast is not None and o != local:     # the downstream FIFO is empty: it has room
-            empty = AnySeq(1)
-            m.d.comb += [out.empty.eq(empty), Assume(~empty | ready)]
         name = "local_out" if o == local else f"out_p{o}"
+        ready = AnySeq(len(out.ready))
+        if self.broadcast is not None and o != local:
+            # a broadcast head waits for an empty downstream FIFO: model that FIFO (the same depth),
+            # which the far router pops at will
+            level, pop = Signal(range(self.depth + 1), name=f"{name}_downstream_level"), AnySeq(1)
+            ready = Signal(name=f"{name}_downstream_ready")
+            m.d.comb += [ready.eq(level < self.depth), out.empty.eq(level == 0)]
+            m.d.sync += level.eq(level + (out.valid & ready) - (pop & (level != 0)))
+        m.d.comb += out.ready.eq(ready)
         vc = out.payload.vc if (o != local and V > 1) else Const(0, 1)
         xfer = out.valid & ready.bit_select(vc, 1)
         word = out.payload.as_value()

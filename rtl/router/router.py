@@ -189,9 +189,10 @@ class Router(wiring.Component):
         used = list(units)
         sel = m.submodules.fork_select = RoundRobinArbiter(used, P)
         taken = Cat(*[any_of(sel.grant[r] & units[i].want[o] for r, i in enumerate(used)) for o in range(P)])
-        # the local output has no downstream FIFO: a fork waits while it holds a stalled offer instead
-        empty = Cat(*[(~outs[o].stalled if o in outs else Const(1)) if o == local else self.output_stream(o).empty
-                      for o in range(P)])
+        # a fork waits while an output holds a stalled offer (the stream rule; on a link this matters with
+        # depth-1 FIFOs, where the downstream FIFO can be full one cycle and empty the next)
+        empty = Cat(*[(~outs[o].stalled if o in outs else Const(1)) &
+                      (Const(1) if o == local else self.output_stream(o).empty) for o in range(P)])
         m.d.comb += sel.next.eq(sel.grant & taken.any().replicate(len(used)))
         for r, i in enumerate(used):
             u = units[i]

@@ -190,8 +190,9 @@ def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
     rem = want[j] & ~held[fi]
     if rem == 0 or held[fi] != 0:
         return False
-    for o in range(loc + 1):    # the local output: not while it holds a stalled offer (bc.stall)
-        if (rem >> o) & 1 and (lock[base + o] >= 0 or (fcnt[link[base + o]] > 0 if o != loc else bc.stall[v])):
+    for o in range(loc + 1):    # nor an output holding a stalled offer (bc.stall: the stream rule)
+        if (rem >> o) & 1 and (lock[base + o] >= 0 or (bc.stall[v] >> o) & 1 or
+                               (o != loc and fcnt[link[base + o]] > 0)):
             return False
     return True
 
@@ -308,7 +309,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         if ((out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0 if d == -1 else
                 fcnt[d * V + cv] >= depth):            # offered, not taken: the winner stays first
             rr[base + o] = win                         # (docs/router.md "Streams hold their offer")
-            stall = 1 if d == -1 else stall
+            stall |= 1 << o
             continue
         rr[base + o] = win + 1 if win + 1 < NP else 0
         win = lane
