@@ -63,15 +63,38 @@ def _throughput_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
     p.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
-    p.add_argument("--voq", action="store_true", help="also the per-output-queue prototype (model only)")
+    p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq"],
+                   help="router options: one FIFO per input (fifo) and/or per-output queues (voq); default both")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
 
 
 def _throughput_run(args) -> int:
-    from .sim.model.perf import networks, throughput_table
-    text = throughput_table(networks(args.n, args.k), args.packet_len, args.loads, args.depth,
-                            window=args.window, voq=args.voq)
-    cmd = f"cubenoc bench throughput --n {args.n} --k {args.k}" + (" --voq" if args.voq else "")
-    return _print_and_write(args, "throughput", cmd, text)
+    import json
+
+    from .errors import CubenocError
+    from .sim.model.perf import networks, throughput_rows, throughput_table
+    if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
+        raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
+    rows = throughput_rows(networks(args.n, args.k), args.packet_len, args.loads, args.depth,
+                           window=args.window, queues=args.queues)
+    cmd = f"cubenoc bench throughput --n {args.n} --k {args.k}"
+    if args.depth != 4:
+        cmd += f" --depth {args.depth}"
+    if args.queues != ["fifo", "voq"]:
+        cmd += " --queues " + " ".join(args.queues)
+    if args.loads:
+        cmd += " --loads " + " ".join(f"{r:g}" for r in args.loads)
+    if args.packet_len != [1, 4]:
+        cmd += " --packet-len " + " ".join(map(str, args.packet_len))
+    if args.window != 10000:
+        cmd += f" --window {args.window}"
+    if not args.json:
+        return _print_and_write(args, "throughput", cmd, throughput_table(rows))
+    print(json.dumps(rows, indent=1))
+    if args.write:                  # the markdown section too (the JSON went to stdout)
+        from .sim.model.perf import write_section
+        write_section(args.write, "throughput", f"Command: `{cmd}`\n\n{throughput_table(rows)}")
+    return 0
 
 
 def _speed_arguments(p: argparse.ArgumentParser) -> None:

@@ -28,6 +28,8 @@ def add_arguments(p) -> None:
     g.add_argument("--routing", help="hin: ecube (default), balanced (Sec. IV-B candidates, fixed pick) or "
                                      "least_used (run-time selection); pdn: oblivious (default), adaptive "
                                      "(Algorithm 2, preferred candidate) or availability (run-time selection)")
+    g.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
+                   help="router input queues: one FIFO per input (default) or per-output queues (docs/router.md)")
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
@@ -82,6 +84,8 @@ def spec_from_args(args) -> str:
             parts.append(f"r={args.replication}")
         if args.routing:
             parts.append(f"routing={args.routing}")
+    if getattr(args, "queues", "fifo") != "fifo":
+        parts.append(f"queues={args.queues}")
     return f"{fam}:" + ",".join(parts)
 
 

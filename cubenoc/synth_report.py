@@ -119,15 +119,22 @@ class Shape:
         return self.router.num_ports
 
 
-def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int, **options) -> list[Shape]:
-    """One representative router per distinct shape (Router.shape_key), with how many nodes use it.
+def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
+                  queues: str = "fifo", broadcast=None, **options) -> list[Shape]:
+    """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
+    router of a node-generic family is one module per node only through the node constants of its route
+    and lookahead units: such routers are grouped as one shape here (the same gates around other constants).
     ``options``: Router keyword options (``fifo_memory``, ``counters``)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, **options)
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast,
+                   **options)
         r._MustUse__silence = True                  # only representatives are converted
-        groups.setdefault(r.shape_key, []).append(r)
+        key = r.shape_key
+        if r.queues != "fifo" and r.adapter.node_generic:
+            key = tuple(None if x == v and i == 5 else x for i, x in enumerate(key))
+        groups.setdefault(key, []).append(r)
     return [Shape(family, label, routing.name, i, len(rs), rs[0].node, rs[0])
             for i, rs in enumerate(groups.values())]
 
@@ -164,6 +171,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    p.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
+                   help="input queues: one FIFO per input (default) or per-output queues (VOQ, docs/router.md)")
     p.add_argument("--fifo-memory", action="store_true",
                    help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
@@ -219,7 +228,8 @@ def shapes_for(args) -> list[Shape]:
     check_payload_width(args.payload)
     shapes = []
     for fam, label, topo, routing in networks(args):
-        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, **router_options(args))
+        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues,
+                                **router_options(args))
     return shapes
 
 
@@ -231,7 +241,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     pnr = not args.no_pnr
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
-           "payload": args.payload, "depth": args.depth} | router_options(args)
+           "payload": args.payload, "depth": args.depth, "queues": args.queues} | router_options(args)
     results, cached = [], True
     for seed in seeds(args) if pnr else [seeds(args)[0]]:
         key = cache_key(il, target, pnr, seed, tools)

@@ -41,7 +41,7 @@ def describe(net: Network, top: str) -> dict:
     topo, routing = net.topology, net.routing
     local = local_flit_layout(net.payload_width)
     link = link_flit_layout(routing, net.payload_width)
-    if getattr(net, "broadcast", None) is not None:      # bcast field, wider route (docs/router.md)
+    if getattr(net, "broadcast", None) is not None or getattr(net, "queues", "fifo") == "voq":   # bcast field, wider route; VOQ vc
         link = net.routers[0].flit_layout
     return {
         "top": top,
@@ -50,6 +50,7 @@ def describe(net: Network, top: str) -> dict:
         "num_nodes": topo.num_nodes,
         "payload_width": net.payload_width,
         "fifo_depth": net.fifo_depth,
+        "queues": getattr(net, "queues", "fifo"),
         "dest_width": DEST_WIDTH,
         "clock": "clk", "reset": "rst (synchronous, active high)",
         "local_flit": _fields(local),
@@ -130,12 +131,12 @@ def _markdown(d: dict) -> str:
 
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                   top: str | None = None, flat: bool = False, faults: bool = False,
-                  broadcast=None) -> tuple[dict[str, str], Network, str]:
+                  broadcast=None, queues: str = "fifo") -> tuple[dict[str, str], Network, str]:
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
-                  flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast)
+                  flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues)
     files = {f"{top}.v": verilog.convert(net, name=top)}
     for name, router in net.router_modules().items():
         files[f"{name}.v"] = flat_verilog(router, name)

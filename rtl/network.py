@@ -38,17 +38,17 @@ STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTE
 class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                  structural: bool = False, flat: bool = False, module_prefix: str | None = None,
-                 faults: bool = False, broadcast=None):
+                 faults: bool = False, broadcast=None, queues: str = "fifo"):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
-        self.flat = flat
+        self.flat, self.queues = flat, queues
         self.broadcast = broadcast
         extra = {} if broadcast is None else {"broadcast": broadcast}
         self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
-                               faults=faults, **extra) for v in topology.nodes()]
+                               faults=faults, queues=queues, **extra) for v in topology.nodes()]
         prefix = module_prefix or f"cubenoc_{topology.name}_router"
         shapes: dict[tuple, str] = {}
         for r in self.routers:
@@ -141,7 +141,7 @@ class Network(wiring.Component):
         self._drive_faults(m)
         for v, r in enumerate(self.routers):
             m.submodules[f"router_{v}"] = r
-            if r.adapter.node_generic:
+            if r.node_generic:
                 m.d.comb += r.node_id.eq(Const(v, len(r.node_id)))
             top = self._top_side(v)
             for path, member, mine in r.signature.flatten(r):
@@ -169,7 +169,7 @@ class Network(wiring.Component):
         flit_width = self.routers[0].flit_layout.size
         # one plain signal per channel (u, p) and wire: no View, so no per-field alias wires
         link = {}
-        V = self.routing.num_vcs                 # the ready wire has one bit per VC
+        V = self.routers[0].num_vcs              # the ready wire has one bit per VC (VOQ: per queue)
         for u, p in topo.channels():
             wires = (("valid", 1), ("ready", V), ("payload", flit_width))
             if self.broadcast is not None:     # the downstream FIFO's empty flag (broadcast heads wait for it)

@@ -43,7 +43,8 @@ from .traffic import LengthDist, check_rate, generate, make_pattern
 
 FAMILIES = ("hypercube", "enhanced", "pdn", "metacube", "hin")
 SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9[,routing=adaptive|availability] | "
-             "metacube:k=1,m=3 | hin:d=3,level2=bh,size=3[,r=2][,routing=balanced|least_used]")
+             "metacube:k=1,m=3 | hin:d=3,level2=bh,size=3[,r=2][,routing=balanced|least_used]; "
+             "any of them [,queues=voq] (per-output queues, docs/router.md)")
 
 
 # ---- networks ------------------------------------------------------------------------------------------
@@ -81,7 +82,7 @@ def build_network(spec: str):
     raise: the model supports one VC until issue 4."""
     fam, params = parse_spec(spec)
     allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set", "routing"}, "metacube": {"k", "m"},
-               "hin": {"d", "level2", "size", "r", "routing"}}[fam]
+               "hin": {"d", "level2", "size", "r", "routing"}}[fam] | {"queues"}
     extra = set(params) - allowed
     if extra:
         raise CubenocError(f"{fam} takes parameters {', '.join(sorted(allowed))}, got {', '.join(sorted(extra))}")
@@ -126,6 +127,8 @@ def build_network(spec: str):
         else:      # Sec. IV-B candidates: fixed pick, or the least-used selection at run time
             routing = BalancedHierarchicalRouting(topo, selection="least_used" if kind == "least_used" else None)
     label = f"{topo!r}" if "routing" not in params else f"{topo!r} {params['routing'].lower()}"
+    if params.get("queues", "fifo") != "fifo":
+        label += f" {params['queues']}"
     return topo, routing, label
 
 
@@ -134,6 +137,9 @@ def _model(spec: str, depth: int):
     from .model.network import NetworkModel
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
+    queues = parse_spec(spec)[1].get("queues", "fifo").lower()
+    if queues != "fifo":                        # per-output queues (docs/router.md): the plain tables
+        return NetworkModel(topo, routing, depth=depth, queues=queues), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
         return symmetric_model(topo, routing, depth), label
     return NetworkModel(topo, routing, depth=depth), label

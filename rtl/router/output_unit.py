@@ -30,12 +30,13 @@ USE_WIDTH = 16
 
 class OutputUnit(wiring.Component):
     def __init__(self, layout, positions, size: int, num_vcs: int = 1, *, broadcast: bool = False,
-                 count_heads: bool = False):
+                 count_heads: bool = False, lock_per_vc: bool = True):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
+        self.lock_per_vc = lock_per_vc          # False (VOQ): one lock for the output, ready still per VC
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
         members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
-                   "locked": Out(num_vcs), "valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)}
+                   "locked": Out(num_vcs if lock_per_vc else 1), "valid": Out(1), "payload": Out(layout), "ready": In(num_vcs)}
         if broadcast:
             members.update({"present": In(n), "acquire": In(1), "acquirer": In(n), "stalled": Out(1)})
         if count_heads:
@@ -62,7 +63,7 @@ class OutputUnit(wiring.Component):
             m.d.comb += passed[r].eq(self.grant[r] & ready)
             taken.append(sel[r] & ready)
         m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(self.grant & ~passed)]
-        lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 else self.locked
+        lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 and self.lock_per_vc else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
             m.d.sync += self.stalled.eq(self.grant.any() & ~self.xfer)

@@ -12,7 +12,11 @@ ever happen: the other crossbar inputs are not built. The variants are policies 
 (``routing.num_vcs``: a FIFO and a lock per VC, requests masked by the downstream VC's ready, round
 robin over the lanes ``j = i * V + c``), adaptive selection and run-time faults (``routing.selection`` or
 ``faults=True``: candidate route stage, ``link_fault``/``node_fault`` inputs, ``discarded`` counter) and
-broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per link).
+broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per link). ``queues="voq"``
+(docs/router.md "Per-output queues (VOQ)"; one-VC unicast routing): each input keeps one FIFO (lane) per
+output it may turn to, the link's ``vc`` names the next router's output (lookahead routing,
+:class:`~cubenoc.sim.model.lookahead.LookaheadVoqRouting`, V = the largest P) with one ready bit per
+queue, one lock per output; the router is then node-specific (its lookahead units know the neighbours).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -28,6 +32,8 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
+from ...sim.model.lookahead import LookaheadVoqRouting
+from ...sim.model.voq import check_queues
 from ...sim.routing.turns import allowed_matrix
 from ..flit import link_flit_layout, link_signature, local_signature
 from ..gates import any_of, node_width
@@ -43,21 +49,26 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None, fifo_memory: bool | None = None, counters: bool = True):
+                 faults: bool = False, broadcast=None, queues: str = "fifo", fifo_memory: bool | None = None,
+                 counters: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
-        self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
         topology.check_node(node)
+        self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
+        self.queues = check_queues(queues, routing, broadcast, self.adaptive)
+        self.adapter = rtl_for(routing)                # the family's route unit (VOQ: also the lookahead)
+        self.allowed = allowed_matrix(routing, node)
+        if self.queues == "voq":                       # Hop.vc = the next router's output, V = the largest P
+            routing = LookaheadVoqRouting(routing)
+        self.node_generic = self.adapter.node_generic and self.queues == "fifo"
+        self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
         self.topology, self.routing, self.node = topology, routing, node
         self.payload_width = payload_width
         self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
         self.fifo_memory, self.counters = fifo_memory, bool(counters)   # fifo_memory: HeadFifo's memory
-        self.adapter = rtl_for(routing)
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
-        self.allowed = allowed_matrix(routing, node)
         self.broadcast = broadcast
-        self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
         if broadcast is not None:          # docs/router.md "Broadcast and multicast"
             from ...sim.broadcast.fork import broadcast_turns, check_broadcast
             if self.adaptive:
@@ -69,7 +80,7 @@ class Router(wiring.Component):
         self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
         self.link_signature = link_signature(routing, payload_width, broadcast)
         members = {}
-        if self.adapter.node_generic:
+        if self.node_generic:
             members["node_id"] = In(node_width(topology))
         for p in range(self.local):
             members[f"in_p{p}"] = In(self.link_signature)
@@ -86,7 +97,8 @@ class Router(wiring.Component):
     @property
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
-               self.fifo_depth, self.fifo_memory, self.counters, None if self.adapter.node_generic else self.node, self.num_vcs)
+               self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues,
+               self.fifo_memory, self.counters)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.broadcast is not None:
@@ -113,7 +125,7 @@ class Router(wiring.Component):
         for i, u in units.items():
             m.submodules[f"input_{i}"] = u
             wiring.connect(m, src.o if i == local else wiring.flipped(self.input_stream(i)), u.i)
-        if self.adapter.node_generic:
+        if self.node_generic:
             m.d.comb += [u.node_id.eq(self.node_id) for u in (src, *units.values())]
         for i in sorted(set(range(local)) - set(used)):          # no turn ever starts here: accept nothing
             m.d.comb += self.input_stream(i).ready.eq(0)
@@ -123,14 +135,15 @@ class Router(wiring.Component):
 
         outs, sent = {}, {k: [] for k in lanes}
         for o in range(P):
-            srcs = [k for k in lanes if allowed[k[0]][o]]
+            srcs = [k for k in lanes if o in units[k[0]].outputs[k[1]]]
             out = self.output_stream(o)
             if not srcs:
                 m.d.comb += out.valid.eq(0)
                 continue
             ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
                 self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
-                count_heads=self.adaptive and o != local and self.routing.selection == "least_used")
+                count_heads=self.adaptive and o != local and self.routing.selection == "least_used",
+                lock_per_vc=self.queues == "fifo")
             for r, (i, c) in enumerate(srcs):
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
                 if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
@@ -181,9 +194,10 @@ class Router(wiring.Component):
         used = list(units)
         sel = m.submodules.fork_select = RoundRobinArbiter(used, P)
         taken = Cat(*[any_of(sel.grant[r] & units[i].want[o] for r, i in enumerate(used)) for o in range(P)])
-        # the local output has no downstream FIFO: a fork waits while it holds a stalled offer instead
-        empty = Cat(*[(~outs[o].stalled if o in outs else Const(1)) if o == local else self.output_stream(o).empty
-                      for o in range(P)])
+        # a fork waits while an output holds a stalled offer (the stream rule; on a link this matters with
+        # depth-1 FIFOs, where the downstream FIFO can be full one cycle and empty the next)
+        empty = Cat(*[(~outs[o].stalled if o in outs else Const(1)) &
+                      (Const(1) if o == local else self.output_stream(o).empty) for o in range(P)])
         m.d.comb += sel.next.eq(sel.grant & taken.any().replicate(len(used)))
         for r, i in enumerate(used):
             u = units[i]

@@ -29,7 +29,7 @@ class SourceInterface(wiring.Component):
         members = {"i": In(local_signature(router.payload_width)), "o": Out(stream.Signature(router.flit_layout)),
                    "enable": In(1, init=1)}
         members.update({name: Out(COUNTER_WIDTH) for name in ("injected", "dropped", "malformed")})
-        if router.adapter.node_generic:
+        if router.node_generic:
             members["node_id"] = In(node_width(router.topology))
         super().__init__(members)
 
@@ -42,8 +42,8 @@ class SourceInterface(wiring.Component):
         m = Module()
         r, s, w = self.router, self.i, self.o.payload
         inj = m.submodules.inject = self.inject
-        if r.adapter.node_generic:
-            m.d.comb += inj.node_id.eq(self.node_id)
+        if "node_id" in inj.signature.members:          # a VOQ router is node-specific: the node is a constant
+            m.d.comb += inj.node_id.eq(self.node_id if r.node_generic else Const(r.node, len(inj.node_id)))
         dest = s.payload.data[:DEST_WIDTH]
         m.d.comb += inj.dest.eq(dest)
         num_nodes = r.topology.num_nodes

@@ -55,7 +55,7 @@ class BroadcastSimulation(Simulation):
         fk = fork_tables(model)
         z = np.zeros(N * P, dtype=np.int64)
         # fork mask, tags, origin row; per input held, done, bmode; per router the selector's pointer and
-        # whether the local output held a stalled unicast offer last cycle (docs/router.md "Streams hold ...")
+        # the outputs that held a stalled unicast offer last cycle (a bit mask) (docs/router.md "Streams hold ...")
         self.bc = Broadcast(fk.mask, fk.tag, int(fk.origin_row), z, z.copy(), z.copy(),
                                    np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64))
 

@@ -4,8 +4,9 @@ Words: :mod:`.word`. FIFO ``(v * P + i) * V + c`` is VC c of input i of node v (
 over ``j = i * V + c``; locks per (output, VC) ``(v * P + o) * V + c`` (V = 1 is the V = 1 router).
 Per cycle, as the hardware: from registered state the sources and routers decide (recording dequeues
 and enqueues), then the clock edge applies them. :func:`run_cycles` is the unicast, adaptive
-(:func:`select`) and broadcast (:func:`fork_requests`, :func:`fork_present`) router; :func:`voq_cycles`
-the per-output-queue prototype.
+(:func:`select`), broadcast (:func:`fork_requests`, :func:`fork_present`) and per-output-queue router
+(VOQ: V = P, lane c of an input holds the flits for output c, ``Hop.vc`` = the next router's output
+from lookahead routing, one lock per output, round robin over the inputs; docs/router.md "Per-output queues").
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_M
 
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
-UNICAST, ADAPTIVE, BCAST = 0, 1, 2                             # run_cycles modes
+UNICAST, ADAPTIVE, BCAST, VOQ = 0, 1, 2, 3                     # run_cycles modes
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 phase = njit(inline="always", cache=True, nogil=True)
 # The cycle loops, one entry per mode, without numba's reference counting (nothing in them allocates): an
@@ -117,15 +118,21 @@ def eject_record(t, v, w, out, n):
 
 
 @phase
-def source_phase(mode, t, P, V, depth, nports, nfault, fcnt, src, counters, q):
-    """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes)."""
-    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
+def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, counters, q):
+    """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes).
+    VOQ: a packet goes to the local input's lane of its first output (``src.lane``, set by its head)."""
+    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle, s_lane = src
+    nports = tab.nports
     taken = ne = 0
     for v in range(nports.shape[0]):
         p = src_ptr[v]
         if p >= src_end[v] or s_release[p] > t or (mode == ADAPTIVE and nfault[v]):
             continue
         lf = (v * P + nports[v] - 1) * V
+        if mode == VOQ:
+            if s_head[p] and src_state[v] == IDLE and s_fields[p] >= 0:
+                s_lane[v] = tab.route[tab.row[v], ((s_fields[p] >> ROUTE_SHIFT) & ROUTE_MASK) ^ tab.xor[v]] & PORT_MASK
+            lf += s_lane[v]
         acc, wr, wh, st, inj, drp, mal = source_step(src_state[v], s_head[p], s_tail[p], s_fields[p] >= 0,
                                                      fcnt[lf] < depth)
         src_state[v] = st
@@ -183,8 +190,9 @@ def fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
     rem = want[j] & ~held[fi]
     if rem == 0 or held[fi] != 0:
         return False
-    for o in range(loc + 1):    # the local output: not while it holds a stalled offer (bc.stall)
-        if (rem >> o) & 1 and (lock[base + o] >= 0 or (fcnt[link[base + o]] > 0 if o != loc else bc.stall[v])):
+    for o in range(loc + 1):    # nor an output holding a stalled offer (bc.stall: the stream rule)
+        if (rem >> o) & 1 and (lock[base + o] >= 0 or (bc.stall[v] >> o) & 1 or
+                               (o != loc and fcnt[link[base + o]] > 0)):
             return False
     return True
 
@@ -266,7 +274,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
                     out.counters[v, DISCARDED] += 1
                     disc[fi] = 1 - ((w >> TAIL) & 1)
                     continue
-            if lock[(base + o) * V + cv] >= 0:
+            if lock[(base + o) * V + (0 if mode == VOQ else cv)] >= 0:   # VOQ: one lock per output
                 continue
             ent[j] = e
         else:
@@ -275,7 +283,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         if not (allowed[base + j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
                                                      fcnt[d * V + cv] >= depth):
             continue
-        req[o] |= 1 << j
+        req[o] |= 1 << (j // V if mode == VOQ else j)  # VOQ: round robin over the inputs
         tgt[j], tvc[j] = w, cv
         outs |= 1 << o
     if mode == BCAST and elig:                         # the broadcast selector takes all of W
@@ -288,7 +296,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
                 rr[base + o] = b + 1 if b + 1 < Pv else 0
                 req[o] = 0
         outs &= ~W
-    NP = Pv * V
+    NP = Pv if mode == VOQ else Pv * V
     stall = 0
     for o in range(Pv):
         if not (outs >> o) & 1:
@@ -296,14 +304,15 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         win = rr_pick(req[o], rr[base + o], NP)
         req[o] = 0
         d = link[base + o]
-        w, cv, fi = tgt[win], tvc[win], fbase + win
+        lane = win * V + o if mode == VOQ else win      # VOQ: the winner input's queue for o
+        w, cv, fi = tgt[lane], tvc[lane], fbase + lane
         if ((out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0 if d == -1 else
                 fcnt[d * V + cv] >= depth):            # offered, not taken: the winner stays first
             rr[base + o] = win                         # (docs/router.md "Streams hold their offer")
-            stall = 1 if d == -1 else stall
+            stall |= 1 << o
             continue
         rr[base + o] = win + 1 if win + 1 < NP else 0
-        lk = (base + o) * V + cv
+        win = lane
         nd = dequeue(q, nd, fi)
         head, tail = w & HEAD_MASK, (w >> TAIL) & 1
         if head:                                       # the head leaves with its new route
@@ -311,6 +320,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             cur_out[fi], cur_vc[fi] = o, cv
             if mode == ADAPTIVE and d != -1:
                 use[base + o] = (use[base + o] + 1) & USE_MASK
+        lk = (base + o) * V + (0 if mode == VOQ else cv)
         lock[lk] = lock_after(lock[lk], win, head, tail)
         if d == -1:
             ntr = eject_record(t, v, w, out, ntr)
@@ -344,7 +354,7 @@ def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src
             break
         nd = ne = 0
         if pending > 0:
-            taken, ne = source_phase(mode, t, P, V, depth, tab.nports, nfault, fifo.count, src, out.counters, q)
+            taken, ne = source_phase(mode, t, P, V, depth, tab, nfault, fifo.count, src, out.counters, q)
             pending -= taken
         if inflight > 0:
             for v in range(N):
@@ -372,79 +382,15 @@ def run_bcast(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q
     return cycles(BCAST, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
 
 
+@loop
+def run_voq(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(VOQ, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
     """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
     q = np.empty((3, tab.nports.shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
     scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
-    return (run_unicast, run_adaptive, run_bcast)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
+    return (run_unicast, run_adaptive, run_bcast, run_voq)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)
-
-
-@njit(cache=True, nogil=True)
-def voq_cycles(t_stop, depth, P, interleave, tab, fifo, arb, src, out):
-    """The per-output-queue prototype (sim/model/voq.py): queue ``(v * P + i) * P + o`` of input i
-    feeds output o only; a head's queue at the next router comes from lookahead routing."""
-    nports, link, allowed, route_tab = tab[0], tab[1], tab[2], tab[3]
-    buf, fhead, fcnt = fifo.buf, fifo.head, fifo.count
-    rr, lock, cur_vq, src_q = arb
-    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle = src
-    N = nports.shape[0]
-    q = np.empty((3, N * P * P), np.int64)
-    tgt_w, tgt_d, tgt_vq = np.empty(P, np.int64), np.empty(P, np.int64), np.empty(P, np.int64)
-    ntr = 0
-    for t in range(t_stop):
-        nd = ne = 0
-        for v in range(N):            # the source interface writes a head into its first output's queue
-            p = src_ptr[v]
-            if p >= src_end[v] or s_release[p] > t:
-                continue
-            if s_head[p]:
-                src_q[v] = (v * P + nports[v] - 1) * P + (route_tab[v, s_fields[p] >> ROUTE_SHIFT] & PORT_MASK)
-            acc, wr, wh, st, inj, drp, mal = source_step(src_state[v], s_head[p], s_tail[p], True,
-                                                         fcnt[src_q[v]] < depth)
-            src_state[v] = st
-            if acc:
-                w = (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh
-                ne = enqueue(q, ne, src_q[v], w)
-                accept_cycle[p], src_ptr[v] = t, p + 1
-                out.counters[v, INJECTED] += inj
-        for v in range(N):
-            Pv = nports[v]
-            for o in range(Pv):
-                lo = v * P + o
-                d = link[lo]
-                m = 0
-                for i in range(Pv):
-                    qi = (v * P + i) * P + o
-                    if not (allowed[v * P + i] >> o) & 1 or fcnt[qi] == 0:
-                        continue
-                    w = buf[qi, fhead[qi]]
-                    vq, dq = 0, -1
-                    if d != -1:
-                        vq = route_tab[d // P, route_tab[v, (w >> ROUTE_SHIFT) & ROUTE_MASK] >> PORT_BITS] & PORT_MASK \
-                            if w & HEAD_MASK else cur_vq[qi]
-                        dq = d * P + vq
-                    li = lo * P + (vq if interleave else 0)
-                    if lock[li] != (-1 if w & HEAD_MASK else i):
-                        continue
-                    if (fcnt[dq] < depth) if d != -1 else (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 1:
-                        m |= 1 << i
-                        tgt_w[i], tgt_d[i], tgt_vq[i] = w, dq, vq
-                win = rr_pick(m, rr[lo], Pv)
-                if win < 0:
-                    continue
-                w, qi = tgt_w[win], (v * P + win) * P + o
-                nd = dequeue(q, nd, qi)
-                li = lo * P + (tgt_vq[win] if interleave and d != -1 else 0)
-                head, tail = w & HEAD_MASK, (w >> TAIL) & 1
-                if head:
-                    rr[lo] = win + 1 if win + 1 < Pv else 0
-                    w = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((route_tab[v, (w >> ROUTE_SHIFT) & ROUTE_MASK] >> PORT_BITS) << ROUTE_SHIFT)
-                    cur_vq[qi] = tgt_vq[win]
-                lock[li] = lock_after(lock[li], win, head, tail)
-                if d == -1:
-                    ntr = eject_record(t, v, w, out, ntr)
-                else:
-                    ne = enqueue(q, ne, tgt_d[win], w)
-        clock_edge(fifo, q, nd, ne, P * P)

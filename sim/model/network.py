@@ -19,6 +19,7 @@ from .result import COUNTER_NAMES, ModelResult
 from .simulation import Simulation
 from .stimulus import Stimulus
 from .tables import build_tables
+from .voq import VoqSimulation, check_queues, voq_tables
 from .word import check_route_width
 
 __all__ = ["NetworkModel", "ModelResult", "Simulation", "COUNTER_NAMES", "default_routing", "default_allowed"]
@@ -50,17 +51,21 @@ class NetworkModel:
     """The model of one network: topology + routing function + FIFO depth."""
 
     def __init__(self, topology: Topology, routing: RoutingFunction | None = None, depth: int = 4,
-                 allowed="default", broadcast=None):
+                 allowed="default", broadcast=None, queues: str = "fifo"):
         self.topology = topology
         self.routing = routing if routing is not None else default_routing(topology)
         self.depth = require_int(depth, "depth", 1, 1 << 16)
         self.broadcast = broadcast
+        # docs/router.md "Per-output queues (VOQ)": sim/model/voq.py
+        self.queues = check_queues(queues, self.routing, broadcast, self.adaptive)
         if allowed == "default":
             allowed = default_allowed(topology, self.routing)
             if broadcast is not None:     # the crossbar also carries every broadcast turn
                 allowed = with_broadcast_turns(allowed, broadcast, self.routing)
         check_route_width(self.routing.layout.width)
         self.tables = build_tables(topology, self.routing, allowed)
+        if self.queues == "voq":
+            self.tables = voq_tables(self.tables)
         self._inject_cache: dict = {}
         self.fork = fork_tables(self) if broadcast is not None else None
 
@@ -74,6 +79,10 @@ class NetworkModel:
         return getattr(self.routing, "selection", None) is not None
 
     def start(self, stim: Stimulus, faults=None) -> "Simulation":
+        if getattr(self, "queues", "fifo") == "voq":
+            if faults is not None:
+                raise CubenocError("run-time faults and per-output queues together are not built (docs/router.md)")
+            return VoqSimulation(self, stim)
         if getattr(self, "broadcast", None) is not None:   # (tables-only models skip __init__)
             if faults is not None:
                 raise CubenocError("run-time faults and broadcast together are not built (docs/router.md)")

@@ -4,6 +4,7 @@ Verilog by the cocotb scoreboard): zero-load latency, saturation throughput, and
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -126,25 +127,51 @@ def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
     return "\n".join(rows + [""] + fits)
 
 
-def throughput_table(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
-                     window: int = 10000, voq: bool = False) -> str:
-    """Sweep offered load; ``voq`` adds rows for the per-output-queue prototype (sim/model/voq.py)."""
-    from .voq import VoqModel
-    loads = loads or [0.1 * i for i in range(1, 11)]
-    head = "| network | router | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
-    rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
-            head, "|---|---|---|" + "---|" * (len(loads) + 1)]
+#: router options (``queues``) -> (label, the cocotb test that verifies that option's Verilog against the
+#: model cycle by cycle); tests/test_model_perf.py checks that each test exists and builds the option
+ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"),
+                  "voq": ("VOQ (RTL, verified)", "tests/test_cocotb_voq.py")}
+
+
+def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
+                    window: int = 10000, queues=("fifo", "voq")) -> list[dict]:
+    """One saturation sweep per (network, router option, packet length): dicts with the network, the
+    option (``queues``), whether its Verilog is verified against the model (and by which test), the
+    packet length, the points (offered, accepted, latency) and the saturation throughput."""
+    loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
+    rows = []
     for topo in nets:
-        models = [("V=1 (RTL)", NetworkModel(topo, depth=depth))]
-        if voq:
-            models.append(("VOQ prototype", VoqModel(topo, depth=depth)))
-        for label, model in models:
+        for q in queues:
+            model = NetworkModel(topo, depth=depth, queues=q)
+            label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
-                cells = [f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts]
-                rows.append(f"| {topo!r} | {label} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
-                            + f" | **{saturation_throughput(pts):.3f}** |")
-    return "\n".join(rows)
+                rows.append({"network": repr(topo), "queues": q, "router": label, "verified": True,
+                             "verified_by": test, "depth": depth, "packet_len": L,
+                             "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency}
+                                        for p in pts],
+                             "saturation": saturation_throughput(pts)})
+    return rows
+
+
+def _trunc3(x: float) -> str:
+    """Three decimals, truncated (a figure is never rounded up)."""
+    return f"{math.floor(x * 1000) / 1000:.3f}"
+
+
+def throughput_table(rows: list[dict]) -> str:
+    """The markdown table of :func:`throughput_rows` (throughputs truncated to three decimals)."""
+    loads = [p["offered"] for p in rows[0]["points"]]
+    head = "| network | router | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
+    out = ["Accepted throughput (flits/node/cycle, truncated to 3 decimals) / mean packet latency (cycles) per "
+           "offered load:", "",
+           head, "|---|---|---|" + "---|" * (len(loads) + 1)]
+    for r in rows:
+        L = r["packet_len"]
+        cells = [f"{_trunc3(p['accepted'])} / {p['latency']:.0f}" for p in r["points"]]
+        out.append(f"| {r['network']} | {r['router']} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
+                   + f" | **{_trunc3(r['saturation'])}** |")
+    return "\n".join(out)
 
 
 def speed_table(nets, loads=(0.1, 0.5), packet_len: int = 1, cycles: int = 200_000, repeat: int = 3,

@@ -53,6 +53,7 @@ class Simulation:
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
         self.src_state = _zeros(N)
+        self.src_lane = _zeros(N)          # VOQ: the local input lane of the packet being injected
         self.counters = _zeros(N, 5)
         self.accept_cycle = np.full(F, -1, dtype=np.int64)
         self.eject_cycle = np.full(F, -1, dtype=np.int64)
@@ -83,7 +84,7 @@ class Simulation:
         """Simulate up to ``cycles`` more cycles; return the current cycle."""
         s = self.stim
         src = Sources(self.src_ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, s.release,
-                             self.accept_cycle)
+                      self.accept_cycle, self.src_lane)
         out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
         self.cycle = int(kernel.run_cycles(
             self.mode, self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth,
