@@ -88,7 +88,8 @@ class RtlTrace:
 
 
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
-                  waves: bool | None = None, faults: bool = False, broadcast=None) -> Design:
+                  waves: bool | None = None, faults: bool = False, broadcast=None,
+                  arbitration: str = "round-robin") -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -105,11 +106,15 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
     name = f"{topology.name}{tag}_w{payload_width}_d{depth}" + ("_faults" if faults else "") + ("_waves" if waves else "")
     if broadcast is not None:
         name += f"_bc_{broadcast.name}"
+    if arbitration != "round-robin":
+        name += f"_{arbitration}"
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"):
         kw = {"faults": True} if faults else {}
         if broadcast is not None:
             kw["broadcast"] = broadcast
+        if arbitration != "round-robin":
+            kw["arbitration"] = arbitration
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")

@@ -27,13 +27,16 @@ class Verdict:
 
 
 def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_width: int = 32,
-                   margin: int = 16, max_cycles: int = 200_000, broadcast=None) -> list[Verdict]:
-    model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast)
+                   margin: int = 16, max_cycles: int = 200_000, broadcast=None,
+                   arbitration: str = "round-robin") -> list[Verdict]:
+    model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, arbitration=arbitration)
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
         runs.append((name, stim, first.cycles + margin, first.drained))
     extra = {} if broadcast is None else {"broadcast": broadcast}
+    if arbitration != "round-robin":
+        extra["arbitration"] = arbitration
     design = build_network(topology, model.routing, payload_width=payload_width, depth=depth, **extra)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []

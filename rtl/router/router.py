@@ -12,7 +12,9 @@ ever happen: the other crossbar inputs are not built. The variants are policies 
 (``routing.num_vcs``: a FIFO and a lock per VC, requests masked by the downstream VC's ready, round
 robin over the lanes ``j = i * V + c``), adaptive selection and run-time faults (``routing.selection`` or
 ``faults=True``: candidate route stage, ``link_fault``/``node_fault`` inputs, ``discarded`` counter) and
-broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per link).
+broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per link), and the output
+arbiters (``arbitration="round-robin"`` or ``"fair"``: weighted by sim/routing/fairness.py, docs/router.md
+"Arbitration"; unicast routers with a fixed route).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -42,7 +44,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None):
+                 faults: bool = False, broadcast=None, arbitration: str = "round-robin"):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
@@ -56,6 +58,14 @@ class Router(wiring.Component):
         self.allowed = allowed_matrix(routing, node)
         self.broadcast = broadcast
         self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
+        from ...sim.routing.fairness import check_arbitration, source_weights
+        self.arbitration = check_arbitration(arbitration)
+        self.weights = None               # fair: {(o, j): {new route word: weight}} of this node
+        if arbitration == "fair":
+            if self.adaptive or broadcast is not None:
+                raise CubenocError("--arbitration fair is built for unicast routers with a fixed route only "
+                                   "(not with broadcast, run-time faults or a run-time selection)")
+            self.weights = source_weights(routing)[node]
         if broadcast is not None:          # docs/router.md "Broadcast and multicast"
             from ...sim.broadcast.fork import broadcast_turns, check_broadcast
             if self.adaptive:
@@ -87,6 +97,8 @@ class Router(wiring.Component):
                self.fifo_depth, None if self.adapter.node_generic else self.node, self.num_vcs)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
+        if self.weights is not None:
+            key += ("fair", tuple(sorted((k, tuple(sorted(w.items()))) for k, w in self.weights.items())))
         if self.broadcast is not None:
             from ...sim.broadcast.fork import fork_node_generic
             alg = self.broadcast
@@ -128,7 +140,8 @@ class Router(wiring.Component):
                 continue
             ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
                 self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
-                count_heads=self.adaptive and o != local and self.routing.selection == "least_used")
+                count_heads=self.adaptive and o != local and self.routing.selection == "least_used",
+                weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
                 if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
