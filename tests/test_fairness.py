@@ -71,12 +71,16 @@ def test_cli_hotspot_reports_per_source_figures(capsys):
     assert "per-source accepted throughput" in text and "max/min" in text
 
 
-def test_fair_arbitration_refused_where_not_built(capsys):
+def test_fair_arbitration_refused_where_not_built(capsys, tmp_path):
     with pytest.raises(CubenocError, match="arbitration must be one of"):
         S.SimConfig(arbitration="age").check()
     assert main(["simulate", "pdn", "--routing", "availability", "--arbitration", "fair", "--rate", "0.1",
                  "--measure", "100", "--quiet"]) == 2
     assert "fair is built for unicast routers" in capsys.readouterr().err
+    assert main(["generate", "hypercube", "--n", "3", "--broadcast", "--arbitration", "fair",
+                 "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "fair is built for unicast routers" in err and len(err.strip().splitlines()) == 1
 
 
 def test_round_robin_unchanged_by_the_weights_machinery():
