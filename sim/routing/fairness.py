@@ -75,6 +75,8 @@ def weight_array(routing: RoutingFunction, max_ports: int):
     w = np.ones((len(weights) * max_ports, max_ports * V, 1 << R), dtype=np.int32)
     for v, d in enumerate(weights):
         for (o, j), words in d.items():
-            for word, k in words.items():
+            if len(set(words.values())) == 1:     # one weight: the RTL's constant, for every word
+                w[v * max_ports + o, j, :] = next(iter(words.values()))
+            for word, k in words.items():          # else the RTL's ROM (1 for a word no walk saw)
                 w[v * max_ports + o, j, word] = k
     return w
