@@ -97,8 +97,10 @@ def test_weighted_arbiter_matches_wrr_after(data):
             assert ctx.get(dut.grant) == want, (req, rr, used)
             ctx.set(dut.next, want if taken else 0)
             ctx.set(dut.keep, want if taken is False else 0)
-            ctx.set(dut.tail, tail)
-            ctx.set(dut.weight, weight)
+            for r in range(n):      # the winner's tail and weight; the others' must not matter
+                mine = positions[r] == win
+                ctx.set(dut.tail[r], tail if mine else not tail)
+                ctx.set(dut.weight[r], weight if mine else 8 - weight)
             await ctx.tick()
             if taken is not None:
                 wrr_after(rr, used, 0, win, taken, int(tail), weight, size)

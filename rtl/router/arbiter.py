@@ -8,8 +8,9 @@ edge the pointer moves just past the requester marked in ``next`` (one-hot), or 
 ``keep`` (one-hot: a stalled winner stays first, docs/router.md "Streams hold their offer"); none: it stays.
 
 Weighted (``weight_width > 0``, the fair arbiter of docs/router.md "Arbitration"; model ``wrr_after``): a
-winner whose transfer is marked in ``next`` keeps first place while its packet's weight ``weight`` (of the
-winner, > 1) is not used up: ``used`` counts the tails (``tail``) it sent in a row from first place.
+winner whose transfer is marked in ``next`` keeps first place while its packet's weight (``weight[r]``,
+> 1) is not used up: ``used`` counts the tails (``tail[r]``) it sent in a row from first place. Each
+requester's rule is computed from its own flit, beside the grant, not from the crossbar's output.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ class RoundRobinArbiter(wiring.Component):
         n = len(self.positions)
         members = {"requests": In(n), "grant": Out(n), "next": In(n), "keep": In(n)}
         if weight_width:
-            members.update({"weight": In(weight_width), "tail": In(1)})
+            members.update({"weight": In(weight_width).array(n), "tail": In(n)})
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -51,8 +52,8 @@ class RoundRobinArbiter(wiring.Component):
                 m.d.comb += mine.eq(Mux(pri == thermometer(j, self.size), used, 0))
             with m.If(self.next[r]):
                 if self.weight_width:
-                    n = mine + self.tail
-                    with m.If((self.weight > 1) & (n < self.weight)):
+                    n, w = mine + self.tail[r], self.weight[r]
+                    with m.If((w > 1) & (n < w)):
                         m.d.sync += [pri.eq(thermometer(j, self.size)), used.eq(n)]
                     with m.Else():
                         m.d.sync += [pri.eq(thermometer(j + 1, self.size)), used.eq(0)]

@@ -93,9 +93,9 @@ class OutputUnit(wiring.Component):
                 rom(m, self.flit[r].route.as_value(), dict(sorted(table.items())), w, default=1)
             head_w.append(w)
         cur_w = Signal(ww * self.num_vcs, name="cur_w")       # per VC: the weight of the packet in it
-        mine = Signal(ww, name="win_weight")
-        m.d.comb += [mine.eq(Mux(self.payload.head, onehot_mux([(sel[r], head_w[r]) for r in range(n)]),
-                                 cur_w.word_select(vc, ww))),
-                     arb.weight.eq(mine), arb.tail.eq(self.payload.tail)]
+        for r in range(n):                  # each source's weight from its own flit (off the crossbar)
+            f = self.flit[r]
+            held = cur_w.word_select(f.vc, ww) if self.num_vcs > 1 else cur_w
+            m.d.comb += [arb.weight[r].eq(Mux(f.head, head_w[r], held)), arb.tail[r].eq(f.tail)]
         with m.If(self.xfer):
-            m.d.sync += cur_w.word_select(vc, ww).eq(mine)
+            m.d.sync += cur_w.word_select(vc, ww).eq(onehot_mux([(sel[r], arb.weight[r]) for r in range(n)]))
