@@ -140,6 +140,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
     p.add_argument("--broadcast", action="store_true", help="routers fork broadcasts (dest 0xFFFF): Algorithm B/D "
                    "(hypercube/enhanced), Sec. 4.2 (metacube), Algorithm 3 (pdn); docs/router.md")
+    p.add_argument("--arbitration", default="round-robin", choices=("round-robin", "fair"),
+                   help="output arbiters: round-robin (default) or fair (weighted by the sources behind each "
+                        "input; unicast routers with a fixed route; docs/router.md \"Arbitration\")")
     p.add_argument("--lint", action="store_true", help="run verilator --lint-only -Wall -Wno-fatal on the result")
     p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
 
@@ -152,6 +155,8 @@ def run(args) -> int:
     require_int(args.depth, "fifo depth", 1, 64)
     check_buildable(topo, routing, args.queues)
     extra = {} if args.queues == "fifo" else {"queues": args.queues}
+    if getattr(args, "arbitration", "round-robin") != "round-robin":
+        extra["arbitration"] = args.arbitration
     if getattr(args, "broadcast", False):
         from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
         extra["broadcast"] = broadcast_algorithm_for(topo)
@@ -162,6 +167,7 @@ def run(args) -> int:
                         flat=args.flat, **({"faults": True} if args.faults else {}), **extra)
     print(f"{topo!r}, {routing.name} routing" + (f" + {extra['broadcast'].name}" if "broadcast" in extra else "") +
           (f", {args.queues} queues" if args.queues != "fifo" else "") +
+          (f", {extra['arbitration']} arbitration" if "arbitration" in extra else "") +
           f": top module {gen.top}, "
           f"{len(set(gen.network.module_names))} router module(s)")
     for path in gen.verilog + [gen.describe_json, gen.describe_md]:

@@ -37,7 +37,8 @@ def add_arguments(p) -> None:
     t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (seed 001; default 0.8)")
     t.add_argument("--cluster-size", type=int, help="alpha: cluster size when the network is not hierarchical")
     t.add_argument("--hotspot", type=int, default=0, help="hotspot node (default 0)")
-    t.add_argument("--hotspot-fraction", type=float, default=0.1, help="share of packets to the hotspot")
+    t.add_argument("--hotspot-fraction", type=float, default=0.1,
+                   help="share of packets to the hotspot (1: all-to-one, the hotspot itself sends nothing)")
     t.add_argument("--length", default="1", help="packet length: L, uniform:A:B, exp:MEAN[:MAX] (default 1)")
     loads = p.add_mutually_exclusive_group()
     loads.add_argument("--rate", type=float, help="one offered load, flits/node/cycle")
@@ -47,7 +48,13 @@ def add_arguments(p) -> None:
     m.add_argument("--measure", type=int, default=5000, help="measurement window cycles (default 5000)")
     m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000)")
     m.add_argument("--depth", type=int, default=4, help="input FIFO depth in flits (default 4)")
+    m.add_argument("--arbitration", default="round-robin", choices=("round-robin", "fair"),
+                   help="output arbiters: round-robin (default) or fair (weighted by the sources behind each "
+                        "input, docs/router.md \"Arbitration\")")
     m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--per-source", action="store_true",
+                   help="per-source accepted throughput (min, max, max/min), also past saturation "
+                        "(on with --traffic hotspot)")
     m.add_argument("--no-stop", action="store_true", help="keep sweeping past the first saturated load")
     o = p.add_argument_group("output")
     o.add_argument("--plot", metavar="FILE.png", help="latency-vs-load plot (a CSV is written beside it)")
@@ -107,10 +114,12 @@ def run(args) -> int:
     targs = {"g": args.g, "alpha": args.alpha, "cluster_size": args.cluster_size, "hotspot": args.hotspot,
              "fraction": args.hotspot_fraction}
     cfg = S.SimConfig(warmup=args.warmup, measure=args.measure, drain=args.drain, seed=args.seed,
-                      depth=args.depth, length=args.length, traffic=args.traffic, traffic_args=targs).check()
+                      depth=args.depth, length=args.length, traffic=args.traffic, traffic_args=targs,
+                      per_source=args.per_source or args.traffic == "hotspot",
+                      arbitration=args.arbitration).check()
     from cubenoc.sim.traffic import make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
-        make_pattern(cfg.traffic, S.model_for(s, cfg.depth)[0].topology, **targs)
+        make_pattern(cfg.traffic, S.model_for(s, cfg.depth, cfg.arbitration)[0].topology, **targs)
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
                       stop_at_saturation=not args.no_stop)

@@ -21,6 +21,11 @@ counted. The point is declared saturated, and the run stops at once, when
 
 The message says which rule fired with the numbers (offered vs the rate the sources could inject).
 
+**Per-source figures** (``per_source``, on for ``--traffic hotspot``): accepted throughput of each source
+(its flits ejected in the window / window, flits/cycle) and their min, max and max/min over the sources
+that created packets. Fairness is measured at saturation, so with ``per_source`` a saturated point still
+runs to the end of the window (no drain) and reports these figures beside the saturation message.
+
 Results per point: mean / 50/95/99th percentile packet latency (creation to tail ejection, source
 queueing included, BookSim's ``plat``), network latency (head accepted to tail ejected), accepted and
 measured offered throughput, mean hop count, and per-channel utilisation (flits per cycle on each
@@ -133,7 +138,7 @@ def build_network(spec: str):
 
 
 @lru_cache(maxsize=8)
-def _model(spec: str, depth: int):
+def _model(spec: str, depth: int, arbitration: str = "round-robin"):
     from .model.network import NetworkModel
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
@@ -141,13 +146,16 @@ def _model(spec: str, depth: int):
     if queues != "fifo":                        # per-output queues (docs/router.md): the plain tables
         return NetworkModel(topo, routing, depth=depth, queues=queues), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
-        return symmetric_model(topo, routing, depth), label
-    return NetworkModel(topo, routing, depth=depth), label
+        model = symmetric_model(topo, routing, depth)
+        model.arbitration = arbitration
+        return model, label
+    return NetworkModel(topo, routing, depth=depth, arbitration=arbitration), label
 
 
-def model_for(spec: str, depth: int = 4):
+def model_for(spec: str, depth: int = 4, arbitration: str = "round-robin"):
     """The (cached) :class:`NetworkModel` of a spec and its label."""
-    return _model(spec, require_int(depth, "depth", 1, 1 << 16))
+    from .routing.fairness import check_arbitration
+    return _model(spec, require_int(depth, "depth", 1, 1 << 16), check_arbitration(arbitration))
 
 
 # ---- one load point ------------------------------------------------------------------------------------
@@ -165,6 +173,8 @@ class SimConfig:
     max_backlog: float = 200.0     # flits per node in the source queues: saturated beyond this
     min_backlog: float = 10.0      # ... and the growth rule needs at least this much
     growth: float = 0.02           # backlog growth (flits/node/cycle) as a fraction of the offered load
+    per_source: bool = False       # per-source accepted throughput; a saturated point runs the whole window
+    arbitration: str = "round-robin"   # or "fair" (docs/router.md "Arbitration")
 
     def check(self) -> "SimConfig":
         require_int(self.warmup, "warmup", 0)
@@ -172,6 +182,8 @@ class SimConfig:
         require_int(self.drain, "drain", 0)
         require_int(self.chunk, "chunk", 1)
         LengthDist.parse(self.length)
+        from .routing.fairness import check_arbitration
+        check_arbitration(self.arbitration)
         return self
 
 
@@ -197,11 +209,17 @@ class PointResult:
     cycles: int = 0
     util_by_port: list = field(default_factory=list)      # mean channel utilisation per port number
     util_max_by_port: list = field(default_factory=list)
+    arbitration: str = "round-robin"
+    source_accepted_min: float = math.nan     # per_source: flits/cycle over the sources that sent
+    source_accepted_max: float = math.nan
+    source_max_over_min: float = math.nan     # inf when a source got nothing through
+    source_accepted: list = field(default_factory=list)   # per node (flits/cycle; None: sent nothing)
 
     def row(self) -> dict:
         d = asdict(self)
         d.pop("util_by_port")
         d.pop("util_max_by_port")
+        d.pop("source_accepted")
         return d
 
 
@@ -258,14 +276,15 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
     cfg = (cfg or SimConfig()).check()
     rate = check_rate(rate)
     lengths = LengthDist.parse(cfg.length)
-    model, label = model_for(spec, cfg.depth)
+    model, label = model_for(spec, cfg.depth, cfg.arbitration)
     topo = model.topology
     N = topo.num_nodes
     pattern = make_pattern(cfg.traffic, topo, **cfg.traffic_args)
     W, M = cfg.warmup, cfg.measure
     stim = generate(N, pattern, rate, lengths, W + M + cfg.drain, cfg.seed)
     sim = model.start(stim)
-    res = PointResult(label, cfg.traffic, str(lengths), rate, math.nan, math.nan, False, "ok")
+    res = PointResult(label, cfg.traffic, str(lengths), rate, math.nan, math.nan, False, "ok",
+                      arbitration=cfg.arbitration)
 
     # measured packets: created in [W, W + M)
     meas = np.nonzero((stim.pkt_release >= W) & (stim.pkt_release < W + M))[0]
@@ -273,24 +292,35 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
     res.offered_measured = float(stim.pkt_len[meas].sum()) / (N * M)
     hist = []                                   # (cycle, backlog) during the window
     sent_at_w = None                            # per-link flit counters when the window opens
+    full = None                                 # per_source: the first saturation message (run on)
     while sim.cycle < W + M:
         if sim.cycle == W:
             sent_at_w = sim.link_flits.copy()
         sim.advance(min(cfg.chunk, (W if sim.cycle < W else W + M) - sim.cycle))
+        if full is not None:
+            continue
         b = source_backlog(sim)
+        msg = None
         if b > cfg.max_backlog * N:
-            return _saturated(res, sim, f"source queues hold {b / N:.0f} flits/node at cycle {sim.cycle} "
-                                        f"(limit {cfg.max_backlog:g}): offered {rate:g} flits/node/cycle is "
-                                        f"beyond saturation")
+            msg = (f"source queues hold {b / N:.0f} flits/node at cycle {sim.cycle} (limit {cfg.max_backlog:g}): "
+                   f"offered {rate:g} flits/node/cycle is beyond saturation")
         if sim.cycle > W:
             hist.append((sim.cycle, b))
-        if len(hist) >= 8:
+        if msg is None and len(hist) >= 8:
             c = np.array(hist, dtype=float)
             slope = np.polyfit(c[:, 0], c[:, 1], 1)[0] / N
             if slope > cfg.growth * rate and b > cfg.min_backlog * N:
-                return _saturated(res, sim, f"source queues grow by {slope:.3f} flits/node/cycle "
-                                            f"({b / N:.0f} flits/node at cycle {sim.cycle}): offered {rate:g} "
-                                            f"exceeds what the network accepts (about {rate - slope:.3f})")
+                msg = (f"source queues grow by {slope:.3f} flits/node/cycle ({b / N:.0f} flits/node at cycle "
+                       f"{sim.cycle}): offered {rate:g} exceeds what the network accepts (about {rate - slope:.3f})")
+        if msg is not None:
+            if not cfg.per_source:
+                return _saturated(res, sim, msg)
+            full = msg
+    if cfg.per_source:
+        _per_source(res, sim, W, M)
+        if full is not None:
+            res.accepted = float(((sim.eject_cycle >= W) & (sim.eject_cycle < W + M)).sum()) / (N * M)
+            return _saturated(res, sim, full)
     util = (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / M   # flits/cycle per link, window
     # drain: until every measured packet is delivered
     deadline = W + M + cfg.drain
@@ -330,6 +360,21 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
     return res
 
 
+def _per_source(res: PointResult, sim, W: int, M: int) -> None:
+    """Accepted throughput per source over the window [W, W + M) (flits/cycle), min/max over senders."""
+    s = sim.stim
+    N = s.num_nodes
+    src = np.repeat(np.arange(N, dtype=np.int64), np.diff(s.node_start))
+    ej = sim.eject_cycle
+    got = np.bincount(src[(ej >= W) & (ej < W + M)], minlength=N) / M
+    sent = np.bincount(s.pkt_src, minlength=N) > 0
+    res.source_accepted = [float(g) if ok else None for g, ok in zip(got, sent)]
+    if sent.any():
+        lo, hi = float(got[sent].min()), float(got[sent].max())
+        res.source_accepted_min, res.source_accepted_max = lo, hi
+        res.source_max_over_min = hi / lo if lo > 0 else math.inf
+
+
 def _saturated(res: PointResult, sim, message: str) -> PointResult:
     res.saturated = True
     res.message = message
@@ -366,7 +411,7 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     all points run as tasks and the points past a network's first saturated one are dropped."""
     cfg = (cfg or SimConfig()).check()
     for s in specs:
-        model_for(s, cfg.depth)                # bad specs fail here, before any work is scheduled
+        model_for(s, cfg.depth, cfg.arbitration)   # bad specs fail here, before any work is scheduled
     loads = [check_rate(r) for r in loads]
     if dask:
         results = _sweep_dask(specs, loads, cfg, dask, progress)
@@ -376,7 +421,7 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate")
         for s in specs:
             for r in loads:
-                bar.set_postfix_str(f"{model_for(s, cfg.depth)[1]} @ {r:g}")
+                bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r:g}")
                 p = simulate_point(s, r, cfg)
                 results.append(p)
                 bar.update(1)
@@ -474,5 +519,11 @@ def text_table(results: list[PointResult]) -> str:
                          f"{p.latency_p99:.0f}", f"{p.network_latency_mean:.2f}", f"{p.hops_mean:.2f}",
                          f"{p.link_util_max:.3f}"])
     out = table(rows, ["network", "offered", "accepted", "latency", "p99", "net latency", "hops", "max link util"])
+    fair = [[p.network, f"{p.offered:g}", f"{p.accepted:.3f}", f"{p.source_accepted_min:.4f}",
+             f"{p.source_accepted_max:.4f}", f"{p.source_max_over_min:.2f}"]
+            for p in results if math.isfinite(p.source_accepted_max)]
+    if fair:
+        out += "\nper-source accepted throughput (flits/cycle, window):\n" + table(
+            fair, ["network", "offered", "accepted", "min", "max", "max/min"])
     notes = [f"{p.network} @ {p.offered:g}: {p.message}" for p in results if p.saturated]
     return out + ("\n" + "\n".join(notes) if notes else "")

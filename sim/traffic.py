@@ -12,7 +12,9 @@ Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(n
 ``bitcomp``        bit-complement ``d = ~s`` (N = 2^n)
 ``transpose``      swap the high and low halves of the address (N = 2^n, n even)
 ``bitrev``         bit-reversal of the n-bit address (N = 2^n)
-``hotspot``        with probability ``fraction`` the ``hotspot`` node, otherwise uniform (other nodes)
+``hotspot``        with probability ``fraction`` the ``hotspot`` node, otherwise uniform (other nodes);
+                   ``fraction = 1`` is all-to-one: every other node sends only to the hotspot, which
+                   itself sends nothing (the pattern gives -1: no packet)
 ``neighbor``       a uniformly chosen network neighbour of the source (one hop)
 =================  ===========================================================================================
 
@@ -115,6 +117,9 @@ def make_pattern(name: str, topology, *, g: float = 2.0, alpha: float = 0.8, clu
         hotspot = require_int(hotspot, "hotspot node", 0, N - 1)
         if not 0.0 <= fraction <= 1.0:
             raise CubenocError(f"hotspot fraction must be in [0, 1], got {fraction}")
+
+        if fraction == 1.0:             # all-to-one: the hotspot node does not send to itself
+            return lambda src, rng: np.where(src == hotspot, -1, hotspot)
 
         def hot(src, rng):
             return np.where(rng.random(src.shape[0]) < fraction, hotspot, _uniform_other(src, N, rng))
@@ -238,6 +243,9 @@ def generate(num_nodes: int, pattern, rate: float, lengths: LengthDist, cycles: 
     order = np.argsort(src, kind="stable")                       # group by node, cycles stay in order
     cyc, src = cyc[order], src[order]
     dst = np.asarray(pattern(src, rng), dtype=np.int64)
+    keep = dst != -1                                             # -1: this source sends nothing
+    if not keep.all():
+        cyc, src, dst = cyc[keep], src[keep], dst[keep]
     if dst.size and (dst.min() < 0 or dst.max() >= num_nodes):
         raise CubenocError("traffic pattern produced an out-of-range destination")
     return packets_to_stimulus(num_nodes, src, dst, cyc, lengths.sample(src.shape[0], rng))

@@ -2,7 +2,7 @@
 (sim/model/kernel.py), Glasgow-style: random request/ready sequences from hypothesis plus directed corners.
 
 * arbiter (RoundRobinArbiter) == ``rr_pick`` with the pointer moved past each winner (``next``) or onto
-  it (``keep``);
+  it (``keep``); the weighted (fair) arbiter == ``wrr_after``;
 * output unit (OutputUnit) == ``rr_pick`` + ``lock_after`` + the crossbar (the winner's flit, bit for bit),
   the pointer staying on a winner that was not taken; and the stream rule on its output (an offer not
   taken is offered again unchanged, docs/router.md "Streams hold their offer");
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,7 +25,7 @@ from cubenoc.rtl.router.arbiter import RoundRobinArbiter
 from cubenoc.rtl.router.input_unit import InputUnit
 from cubenoc.rtl.router.output_unit import OutputUnit
 from cubenoc.rtl.router.source import SourceInterface
-from cubenoc.sim.model.kernel import lock_after, rr_pick, source_step
+from cubenoc.sim.model.kernel import lock_after, rr_pick, source_step, wrr_after
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
@@ -68,6 +70,41 @@ def test_arbiter_matches_rr_pick(data):
     cycles = data.draw(st.lists(st.tuples(st.integers(0, (1 << n) - 1), st.sampled_from([True, False, None])),
                                 min_size=1, max_size=40))
     check_arbiter(positions, size, cycles)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_weighted_arbiter_matches_wrr_after(data):
+    """The fair arbiter (docs/router.md "Arbitration"): random requests, transfers (with the tail bit and
+    the winner's weight) and stalls against the model's ``wrr_after``."""
+    size = data.draw(st.integers(2, 8))
+    positions = sorted(data.draw(st.sets(st.integers(0, size - 1), min_size=2, max_size=size)))
+    n = len(positions)
+    dut = RoundRobinArbiter(positions, size, weight_width=3)
+    full = (1 << n) - 1                # mostly everyone requests, so a winner keeps first place for long
+    weight = data.draw(st.integers(1, 4))
+    steps = data.draw(st.lists(st.tuples(st.one_of(st.just(full), st.integers(1, full)),
+                                         st.sampled_from([True, True, False, None]), st.booleans(),
+                                         st.one_of(st.just(weight), st.integers(1, 7))), min_size=1, max_size=60))
+
+    async def bench(ctx):
+        rr, used = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        for req, taken, tail, weight in steps:
+            ctx.set(dut.requests, req)
+            mask = sum(1 << positions[r] for r in range(n) if req >> r & 1)
+            win = rr_pick(mask, int(rr[0]), size)
+            want = 1 << positions.index(win)
+            assert ctx.get(dut.grant) == want, (req, rr, used)
+            ctx.set(dut.next, want if taken else 0)
+            ctx.set(dut.keep, want if taken is False else 0)
+            for r in range(n):      # the winner's tail and weight; the others' must not matter
+                mine = positions[r] == win
+                ctx.set(dut.tail[r], tail if mine else not tail)
+                ctx.set(dut.weight[r], weight if mine else 8 - weight)
+            await ctx.tick()
+            if taken is not None:
+                wrr_after(rr, used, 0, win, taken, int(tail), weight, size)
+    run(dut, bench)
 
 
 def test_arbiter_corners():

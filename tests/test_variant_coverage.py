@@ -1,7 +1,8 @@
 """The fast test set (``make test``: ``pytest -m "not slow"``) runs the Verilator-vs-model cocotb
 comparison of every router variant at its smallest network: V = 1, V > 1 (metacube and hierarchical),
-per-output queues (VOQ), adaptive routing with run-time faults, each broadcast algorithm (binomial B, enhanced D, PDN Algorithm 3,
-metacube) and the safety-level broadcast under each of SL(1), SL(2), DSL(1), DSL(2).
+per-output queues (VOQ), adaptive routing with run-time faults, each broadcast algorithm (binomial B, enhanced D,
+PDN Algorithm 3, metacube), the safety-level broadcast under each of SL(1), SL(2), DSL(1), DSL(2), and the
+fair arbiter.
 
 Checked on what pytest itself collects and deselects from tests/test_cocotb_*.py with ``-m "not slow"``
 (in a subprocess), so moving one of them to ``@slow`` (or skipping it) fails here."""
@@ -33,6 +34,8 @@ REQUIRED = {
     "safety broadcast SL(2)": r"test_cocotb_safety_broadcast\.py::test_\w+\[SL2\]",
     "safety broadcast DSL(1)": r"test_cocotb_safety_broadcast\.py::test_\w+\[DSL1\]",
     "safety broadcast DSL(2)": r"test_cocotb_safety_broadcast\.py::test_\w+\[DSL2\]",
+    "fair arbitration (constant weights)": r"test_cocotb_fair\.py::test_fair_network_matches_model\[hypercube_n3\]",
+    "fair arbitration (weight ROM, V = 2)": r"test_cocotb_fair\.py::test_fair_network_matches_model\[mc11\]",
 }
 
 # run in a fresh interpreter: collect with -m "not slow", report the selected items (with their skip

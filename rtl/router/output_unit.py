@@ -15,6 +15,10 @@ without the arbiter (the fork holds the lock); ``acquire`` locks the output for 
 (one-hot) and moves the pointer past it; ``out.payload.bcast`` is set for presented flits; ``stalled``
 (registered) says last cycle's winner was not taken: a fork may not acquire the output then.
 Least-used policy (seed 001 Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
+Fair arbitration (docs/router.md "Arbitration"): ``weights[r]`` maps the new route word of a head from
+source r to its weight (sim/routing/fairness.py; one entry ``{0: w}`` at the local output); the winner's
+head gives the weighted arbiter its weight from these constants, a body/tail flit the weight its head had
+(``cur_w`` per VC).
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from amaranth import Module, Mux
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gates import any_of, onehot_mux
+from ..gates import any_of, onehot_mux, rom
 from .arbiter import RoundRobinArbiter
 
 USE_WIDTH = 16
@@ -30,9 +34,10 @@ USE_WIDTH = 16
 
 class OutputUnit(wiring.Component):
     def __init__(self, layout, positions, size: int, num_vcs: int = 1, *, broadcast: bool = False,
-                 count_heads: bool = False, lock_per_vc: bool = True):
+                 count_heads: bool = False, lock_per_vc: bool = True, weights=None):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
         self.lock_per_vc = lock_per_vc          # False (VOQ): one lock for the output, ready still per VC
+        self.weights = weights
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
         members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
@@ -46,7 +51,8 @@ class OutputUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n, out = len(self.positions), self.payload
-        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size)
+        ww = max(1, max(max(w.values(), default=1) for w in self.weights).bit_length()) if self.weights else 0
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
         # valid from the requests, not the grants (the arbiter grants whenever someone requests): it need not
@@ -71,6 +77,8 @@ class OutputUnit(wiring.Component):
                 m.d.sync += lock.eq(1)
         else:
             m.d.comb += arb.next.eq(passed)
+        if ww:
+            self._weight(m, arb, sel, vc, ww)
         with m.If(self.xfer):
             with m.If(out.tail):
                 m.d.sync += lock.eq(0)
@@ -80,3 +88,22 @@ class OutputUnit(wiring.Component):
                 with m.If(out.head):
                     m.d.sync += self.use.eq(self.use + 1)
         return m
+
+    def _weight(self, m, arb, sel, vc, ww) -> None:
+        """The winner's packet weight: a head's from its new route word, a body flit's from its head."""
+        n = len(self.positions)
+        head_w = []
+        for r, table in enumerate(self.weights):
+            w = Signal(ww, name=f"head_weight_{r}")
+            if len(set(table.values())) <= 1:                 # one weight whatever the word (or none)
+                m.d.comb += w.eq(next(iter(table.values()), 1))
+            else:
+                rom(m, self.flit[r].route.as_value(), dict(sorted(table.items())), w, default=1)
+            head_w.append(w)
+        cur_w = Signal(ww * self.num_vcs, name="cur_w")       # per VC: the weight of the packet in it
+        for r in range(n):                  # each source's weight from its own flit (off the crossbar)
+            f = self.flit[r]
+            held = cur_w.word_select(f.vc, ww) if self.num_vcs > 1 else cur_w
+            m.d.comb += [arb.weight[r].eq(Mux(f.head, head_w[r], held)), arb.tail[r].eq(f.tail)]
+        with m.If(self.xfer):
+            m.d.sync += cur_w.word_select(vc, ww).eq(onehot_mux([(sel[r], arb.weight[r]) for r in range(n)]))

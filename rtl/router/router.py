@@ -17,6 +17,8 @@ broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per 
 output it may turn to, the link's ``vc`` names the next router's output (lookahead routing,
 :class:`~cubenoc.sim.model.lookahead.LookaheadVoqRouting`, V = the largest P) with one ready bit per
 queue, one lock per output; the router is then node-specific (its lookahead units know the neighbours).
+The output arbiters: ``arbitration="round-robin"`` or ``"fair"`` (weighted by sim/routing/fairness.py,
+docs/router.md "Arbitration"; unicast routers with a fixed route and single FIFOs).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -49,8 +51,8 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None, queues: str = "fifo", fifo_memory: bool | None = None,
-                 counters: bool = True):
+                 faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
+                 fifo_memory: bool | None = None, counters: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.check_node(node)
@@ -69,6 +71,15 @@ class Router(wiring.Component):
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
         self.broadcast = broadcast
+        from ...sim.routing.fairness import check_arbitration, source_weights
+        self.arbitration = check_arbitration(arbitration)
+        self.weights = None               # fair: {(o, j): {new route word: weight}} of this node
+        if arbitration == "fair":
+            if self.adaptive or broadcast is not None or self.queues != "fifo":
+                raise CubenocError("--arbitration fair is built for unicast routers with a fixed route and one "
+                                   "FIFO per input only (not with broadcast, run-time faults, a run-time "
+                                   "selection or per-output queues)")
+            self.weights = source_weights(routing)[node]
         if broadcast is not None:          # docs/router.md "Broadcast and multicast"
             from ...sim.broadcast.fork import broadcast_turns, check_broadcast
             if self.adaptive:
@@ -101,6 +112,8 @@ class Router(wiring.Component):
                self.fifo_memory, self.counters)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
+        if self.weights is not None:
+            key += ("fair", tuple(sorted((k, tuple(sorted(w.items()))) for k, w in self.weights.items())))
         if self.broadcast is not None:
             from ...sim.broadcast.fork import fork_node_generic
             alg = self.broadcast
@@ -143,7 +156,8 @@ class Router(wiring.Component):
             ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
                 self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
                 count_heads=self.adaptive and o != local and self.routing.selection == "least_used",
-                lock_per_vc=self.queues == "fifo")
+                lock_per_vc=self.queues == "fifo",
+                weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
                 if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch

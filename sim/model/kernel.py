@@ -58,6 +58,20 @@ def source_step(state, head, tail, dest_ok, room):
 
 
 @phase
+def wrr_after(rr, used, k, win, taken, tail, weight, n):
+    """The pointer of output k after its winner ``win`` (docs/router.md "Arbitration"; rtl/router/arbiter.py).
+    Not taken: it stays on the winner. Taken: weight 1 (round robin) moves it past the winner; a weight w > 1
+    (the fair arbiter) keeps the winner first until its w-th packet ends (``used`` counts its tails)."""
+    k_used = used[k] if rr[k] == win else 0
+    if not taken:
+        rr[k], used[k] = win, k_used
+    elif weight > 1 and k_used + tail < weight:
+        rr[k], used[k] = win, k_used + tail
+    else:
+        rr[k], used[k] = (win + 1 if win + 1 < n else 0), 0
+
+
+@phase
 def lock_after(lock, owner, head, tail):
     """The wormhole lock of one (output, VC) after a transfer (docs/router.md "Router", Transfer): a head
     that is not a tail takes it for ``owner``, a tail frees it (-1), anything else keeps it."""
@@ -237,7 +251,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
     """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
     nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
     buf, fhead, fcnt = fifo.buf, fifo.head, fifo.count
-    rr, lock, cur_out, cur_vc = arb
+    rr, lock, cur_out, cur_vc, wt, used, cur_w = arb
     req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
     disc, use = ad.disc, ad.use
     Pv, base = nports[v], v * P
@@ -293,7 +307,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         for o in range(Pv):
             if (W >> o) & 1:
                 lock[base + o] = b
-                rr[base + o] = b + 1 if b + 1 < Pv else 0
+                rr[base + o], used[base + o] = (b + 1 if b + 1 < Pv else 0), 0
                 req[o] = 0
         outs &= ~W
     NP = Pv if mode == VOQ else Pv * V
@@ -306,12 +320,15 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         d = link[base + o]
         lane = win * V + o if mode == VOQ else win      # VOQ: the winner input's queue for o
         w, cv, fi = tgt[lane], tvc[lane], fbase + lane
-        if ((out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0 if d == -1 else
-                fcnt[d * V + cv] >= depth):            # offered, not taken: the winner stays first
-            rr[base + o] = win                         # (docs/router.md "Streams hold their offer")
+        taken = ((out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0 if d == -1 else
+                 fcnt[d * V + cv] < depth)             # not taken: the winner stays first
+        lk = (base + o) * V + (0 if mode == VOQ else cv)   # fair arbiter: a head's weight by its new route word
+        wgt = 1 if wt.shape[0] == 1 else (wt[base + o, win, 0 if d == -1 else ent[win] >> PORT_BITS]
+                                           if w & HEAD_MASK else cur_w[lk])
+        wrr_after(rr, used, base + o, win, taken, (w >> TAIL) & 1, wgt, NP)
+        if not taken:
             stall |= 1 << o
             continue
-        rr[base + o] = win + 1 if win + 1 < NP else 0
         win = lane
         nd = dequeue(q, nd, fi)
         head, tail = w & HEAD_MASK, (w >> TAIL) & 1
@@ -320,8 +337,8 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             cur_out[fi], cur_vc[fi] = o, cv
             if mode == ADAPTIVE and d != -1:
                 use[base + o] = (use[base + o] + 1) & USE_MASK
-        lk = (base + o) * V + (0 if mode == VOQ else cv)
         lock[lk] = lock_after(lock[lk], win, head, tail)
+        cur_w[lk] = wgt
         if d == -1:
             ntr = eject_record(t, v, w, out, ntr)
         else:

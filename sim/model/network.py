@@ -51,10 +51,12 @@ class NetworkModel:
     """The model of one network: topology + routing function + FIFO depth."""
 
     def __init__(self, topology: Topology, routing: RoutingFunction | None = None, depth: int = 4,
-                 allowed="default", broadcast=None, queues: str = "fifo"):
+                 allowed="default", broadcast=None, queues: str = "fifo", arbitration: str = "round-robin"):
+        from ..routing.fairness import check_arbitration
         self.topology = topology
         self.routing = routing if routing is not None else default_routing(topology)
         self.depth = require_int(depth, "depth", 1, 1 << 16)
+        self.arbitration = check_arbitration(arbitration)   # docs/router.md "Arbitration"
         self.broadcast = broadcast
         # docs/router.md "Per-output queues (VOQ)": sim/model/voq.py
         self.queues = check_queues(queues, self.routing, broadcast, self.adaptive)

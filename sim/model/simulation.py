@@ -47,9 +47,18 @@ class Simulation:
         self.tab = Tables(tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
         self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N))
-        # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc
+        # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
+        # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
+        if getattr(model, "arbitration", "round-robin") == "fair":
+            from ..routing.fairness import weight_array
+            if self.mode != kernel.UNICAST:
+                raise CubenocError("--arbitration fair is built for unicast routers with a fixed route only "
+                                   "(not with broadcast, run-time faults or a run-time selection)")
+            wt = weight_array(model.routing, P)
+        else:
+            wt = np.ones((1, 1, 1), dtype=np.int32)
         self.arb = Arbiters(_zeros(N * P), np.full(N * P * V, -1, dtype=np.int64), _zeros(N * P * V),
-                                   _zeros(N * P * V))
+                            _zeros(N * P * V), wt, _zeros(N * P), _zeros(N * P * V))
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
         self.src_state = _zeros(N)

@@ -8,7 +8,8 @@ from collections import namedtuple
 
 Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # tables.py; symmetric rows
 Fifos = namedtuple("Fifos", "buf head count occupied")                      # FIFO (v*P+i)*V+c; flits per node
-Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc")                  # rr per output, lock per (o, VC)
+# rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
+Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane")   # per node + stimulus
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
 Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
