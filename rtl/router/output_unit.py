@@ -22,7 +22,7 @@ head gives the weighted arbiter its weight from these constants, a body/tail fli
 """
 from __future__ import annotations
 
-from amaranth import Module, Mux
+from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
