@@ -88,7 +88,8 @@ class RtlTrace:
 
 
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
-                  waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo") -> Design:
+                  waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo",
+                  pipeline: bool = False) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -107,6 +108,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
         name += f"_bc_{broadcast.name}"
     if queues != "fifo":
         name += f"_{queues}"
+    if pipeline:
+        name += "_pipe"
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"):
         kw = {"faults": True} if faults else {}
@@ -114,6 +117,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
             kw["broadcast"] = broadcast
         if queues != "fifo":
             kw["queues"] = queues
+        if pipeline:
+            kw["pipeline"] = True
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")

@@ -27,8 +27,9 @@ class Verdict:
 
 
 def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_width: int = 32,
-                   margin: int = 16, max_cycles: int = 200_000, broadcast=None, queues: str = "fifo") -> list[Verdict]:
-    model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, queues=queues)
+                   margin: int = 16, max_cycles: int = 200_000, broadcast=None, queues: str = "fifo",
+                   pipeline: bool = False) -> list[Verdict]:
+    model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, queues=queues, pipeline=pipeline)
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
@@ -36,6 +37,8 @@ def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_wi
     extra = {} if broadcast is None else {"broadcast": broadcast}
     if queues != "fifo":
         extra["queues"] = queues
+    if pipeline:
+        extra["pipeline"] = True
     design = build_network(topology, model.routing, payload_width=payload_width, depth=depth, **extra)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []

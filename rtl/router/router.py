@@ -17,6 +17,9 @@ broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per 
 output it may turn to, the link's ``vc`` names the next router's output (lookahead routing,
 :class:`~cubenoc.sim.model.lookahead.LookaheadVoqRouting`, V = the largest P) with one ready bit per
 queue, one lock per output; the router is then node-specific (its lookahead units know the neighbours).
+``pipeline=True`` (docs/router.md "Pipelined router"; one-VC unicast oblivious routing, one FIFO per
+input): each lane registers its FIFO head with the route unit's output in a stage register, and the output
+units arbitrate over the stage registers: two cycles per hop (model: sim/model/pipeline.py).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -32,6 +35,7 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
+from ...sim.model.pipeline import check_pipeline
 from ...sim.model.voq import check_queues
 from ...sim.routing.turns import allowed_matrix
 from ..flit import link_flit_layout, link_signature, local_signature
@@ -48,7 +52,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None, queues: str = "fifo"):
+                 faults: bool = False, broadcast=None, queues: str = "fifo", pipeline: bool = False):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.check_node(node)
@@ -74,6 +78,7 @@ class Router(wiring.Component):
             check_broadcast(broadcast, routing)
             for i, o in broadcast_turns(broadcast)[node]:
                 self.allowed[i][o] = True
+        self.pipeline = check_pipeline(pipeline, routing, broadcast, self.adaptive, self.queues)
         self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
         self.link_signature = link_signature(routing, payload_width, broadcast)
         members = {}
@@ -94,7 +99,7 @@ class Router(wiring.Component):
     @property
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
-               self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues)
+               self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues, self.pipeline)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.broadcast is not None:

@@ -46,7 +46,9 @@ class Simulation:
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
         self.tab = Tables(tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N))
+        # stage: the pipelined router's stage register per FIFO (-1 empty; sim/model/pipeline.py)
+        self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N),
+                          np.full(N * P * V, -1, dtype=np.int64))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc
         self.arb = Arbiters(_zeros(N * P), np.full(N * P * V, -1, dtype=np.int64), _zeros(N * P * V),
                                    _zeros(N * P * V))

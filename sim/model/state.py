@@ -7,7 +7,7 @@ over the lanes ``j = i * V + c``; lock per (output, VC) ``(v * P + o) * V + c`` 
 from collections import namedtuple
 
 Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # tables.py; symmetric rows
-Fifos = namedtuple("Fifos", "buf head count occupied")                      # FIFO (v*P+i)*V+c; flits per node
+Fifos = namedtuple("Fifos", "buf head count occupied stage")     # FIFO (v*P+i)*V+c; flits per node; PIPE stage
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc")                  # rr per output, lock per (o, VC)
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane")   # per node + stimulus
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
