@@ -144,25 +144,16 @@ class InputUnit(wiring.Component):
 
     def _stage(self, m, c, head, port, new, fifo, live, pop):
         """docs/router.md "Pipelined router", stage 1: the FIFO head, its output and new route, registered
-        when the stage is empty or sent this cycle; returns the registered (head flit, port, new route).
-        Two entries in turn: the idle one follows the FIFO head every cycle and a pop makes it the
-        active one, so the arbiter's ``sent`` drives no enable of the stage's data (the same timing as one
-        register loaded on a pop: sim/model/pipeline.py)."""
+        when the stage is empty or sent this cycle; returns the registered (head flit, port, new route)."""
         r = self.router
-        s_valid, ptr = Signal(name=f"stage_valid_{c}"), Signal(name=f"stage_ptr_{c}")
-        ents = [Signal(r.flit_layout, name=f"stage_{c}_{k}") for k in range(2)]
-        ports = [Signal(range(r.num_ports), name=f"stage_port_{c}_{k}") for k in range(2)]
-        for k in range(2):
-            with m.If(ptr != k):
-                m.d.sync += [ports[k].eq(port), ents[k].head.eq(head.head), ents[k].tail.eq(head.tail),
-                             ents[k].data.eq(head.data), ents[k].route.eq(new)]
+        s_valid, s_port = Signal(name=f"stage_valid_{c}"), Signal(range(r.num_ports), name=f"stage_port_{c}")
+        s_flit = Signal(r.flit_layout, name=f"stage_{c}")
         m.d.comb += [live.eq(s_valid), pop.eq(fifo.r_rdy & (~s_valid | self.sent[c]))]
         with m.If(pop):
-            m.d.sync += [s_valid.eq(1), ptr.eq(~ptr)]
+            m.d.sync += [s_valid.eq(1), s_port.eq(port), s_flit.head.eq(head.head), s_flit.tail.eq(head.tail),
+                         s_flit.data.eq(head.data), s_flit.route.eq(new)]
         with m.Elif(self.sent[c]):
             m.d.sync += s_valid.eq(0)
-        s_flit, s_port = Signal(r.flit_layout, name=f"stage_{c}"), Signal(range(r.num_ports), name=f"stage_port_{c}")
-        m.d.comb += [s_flit.eq(Mux(ptr, ents[1].as_value(), ents[0].as_value())), s_port.eq(Mux(ptr, *ports[::-1]))]
         return s_flit, s_port, s_flit.route.as_value()
 
     def _select(self, m, c, head, route, fifo, live, pop, port, vc, new) -> None:
