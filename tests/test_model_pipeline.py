@@ -110,7 +110,7 @@ def test_cli_pipeline_flag(tmp_path, capsys):
     that is not built: one line, exit 2."""
     assert main(["generate", "hypercube", "--n", "2", "--pipeline", "-o", str(tmp_path)]) == 0
     assert json.loads((tmp_path / "cubenoc_hypercube_n2.json").read_text())["pipeline"] is True
-    assert "stage_ptr_0" in (tmp_path / "cubenoc_hypercube_n2_router.v").read_text()
+    assert "stage_want_0" in (tmp_path / "cubenoc_hypercube_n2_router.v").read_text()
     capsys.readouterr()
     assert main(["simulate", "hypercube", "--n", "4", "--pipeline", "--rate", "0.02", "--json", "--quiet"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
