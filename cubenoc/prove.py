@@ -31,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=10, help="BMC depth in cycles (default 10)")
     p.add_argument("--fifo-depth", type=int, default=2, help="input FIFO depth of the proved routers (default 2)")
     p.add_argument("--work-dir", default="build/prove", help="solver runs and counterexample VCDs (default build/prove)")
+    p.add_argument("--broadcast", action="store_true",
+                   help="prove the broadcast routers (the family's broadcast algorithm; forks leave by their fork sets)")
     p.add_argument("--json", action="store_true", help="print the outcomes as JSON")
 
 
@@ -46,11 +48,17 @@ def run(args) -> int:
     from .rtl.formal.plan import prove_network, supported
     plans = []
     for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs
+        alg = None
+        if args.broadcast:
+            from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
+            alg = broadcast_algorithm_for(topo)
+            check_broadcast(alg, routing)
+            label += f" {alg.name}"
         shapes = [(s.node, s.nodes, s.router) for s in
-                  router_shapes(fam, label, topo, routing, payload=32, depth=fifo_depth)]
+                  router_shapes(fam, label, topo, routing, payload=32, depth=fifo_depth, broadcast=alg)]
         for _node, _count, router in shapes:
             supported(label, routing, router)
-        plans.append((label, topo, routing, shapes))
+        plans.append((label, topo, routing, shapes, alg))
 
     def show(o) -> None:
         if args.json:
@@ -65,9 +73,9 @@ def run(args) -> int:
 
     t0 = time.monotonic()
     outcomes = []
-    for label, topo, routing, shapes in plans:
+    for label, topo, routing, shapes, alg in plans:
         outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth, fifo_depth=fifo_depth,
-                                  report=show)
+                                  broadcast=alg, report=show)
     failed = [o for o in outcomes if o.status == "failed"]
     if args.json:
         print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),

@@ -120,14 +120,14 @@ class Shape:
 
 
 def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
-                  queues: str = "fifo", pipeline: bool = False) -> list[Shape]:
+                  queues: str = "fifo", broadcast=None, pipeline: bool = False) -> list[Shape]:
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues,
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast,
                    pipeline=pipeline)
         r._MustUse__silence = True                  # only representatives are converted
         key = r.shape_key
@@ -214,7 +214,7 @@ def shapes_for(args) -> list[Shape]:
     shapes = []
     for fam, label, topo, routing in networks(args):
         shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues,
-                                 args.pipeline)
+                                 pipeline=args.pipeline)
     return shapes
 
 

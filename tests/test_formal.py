@@ -91,6 +91,23 @@ def test_two_vc_router_holds_to_depth_6(group, tmp_path):
     assert res.passed, (res.failed, res.log[-1500:])
 
 
+def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
+    """Property 2 for the broadcast fork (Algorithm B on Q(2)): the tracked flit leaves by no output
+    outside its fork set, once per output, and by all of them before its lane's next flit; a fork unit
+    that forgets a branch fails."""
+    from cubenoc.rtl.formal.router import RouterHarness, output_sets
+    from cubenoc.sim.broadcast.fork import broadcast_algorithm_for
+    t, r = _q2()
+    alg = broadcast_algorithm_for(t)
+    sets = output_sets(r, alg, 0)
+    assert sets[2][1] == {0: 0b011}          # from the local port: both dimensions, not back to itself
+    ok = prove(RouterHarness(t, r, 0, groups=("conservation",), broadcast=alg), "bc", tmp_path, depth=6, mode="bmc")
+    assert ok.passed, (ok.failed, ok.log[-1500:])
+    bad = prove(RouterHarness(t, r, 0, groups=("conservation",), broadcast=alg, seeded_bug="fork loses a branch"),
+                "bc_bug", tmp_path, depth=6, mode="bmc")
+    assert not bad.passed and bad.failed == ["every copy before the next flit"], bad.failed
+
+
 def test_seeded_stall_bug_fails_the_stream_rule(tmp_path):
     """An output unit whose arbiter may change its winner under a stall breaks AXI's rule."""
     from cubenoc.rtl.formal.router import RouterHarness

@@ -57,9 +57,10 @@ def arbiter_shapes(router) -> list[tuple[list[int], int]]:
 
 
 def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int = 10, fifo_depth: int = 2,
-                  report=lambda outcome: None) -> list[Outcome]:
+                  broadcast=None, report=lambda outcome: None) -> list[Outcome]:
     """Every check of every shape (``shapes``: ``(node, nodes using it, router)``); ``report`` is called
-    with each :class:`Outcome` as it finishes."""
+    with each :class:`Outcome` as it finishes. With ``broadcast`` (an algorithm) the routers fork and
+    conservation is the tracked flit's: it leaves by exactly its fork set."""
     from .arbiter import ArbiterHarness
     from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
@@ -93,9 +94,10 @@ def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int 
             done(_outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction"))
         for group in GROUPS:
             harness = RouterHarness(topology, routing, node, depth=fifo_depth, groups=(group,),
-                                    local_free=group == "counters")
+                                    local_free=group == "counters", broadcast=broadcast)
             res = prove(harness, f"{tag}_n{node}_{group}", work, depth=depth, mode="bmc")
-            done(_outcome(label, shape, GROUP_TITLES[group], res, f"BMC depth {depth}, FIFO depth {fifo_depth}"))
+            title = GROUP_TITLES[group] + (" (fork sets)" if broadcast is not None and group == "conservation" else "")
+            done(_outcome(label, shape, title, res, f"BMC depth {depth}, FIFO depth {fifo_depth}"))
     return outcomes
 
 

@@ -34,8 +34,11 @@ from amaranth.hdl import Assume
 
 from cubenoc.errors import CubenocError
 
+from ...sim.broadcast.fork import BROADCAST_DEST, ForkEntry, fork_entry
 from ..flit import DEST_WIDTH
 from ..router import router as router_module
+from ..route.fork import ForkUnit
+from ..router import input_unit as input_unit_module
 from ..router.input_unit import InputUnit
 from ..router.output_unit import OutputUnit
 from ..router.router import COUNTERS, Router
@@ -62,6 +65,37 @@ def arrivals(routing, node: int) -> dict:
                 if v == node:
                     seen.setdefault((port, hop.vc), set()).add(layout.pack(hdr))
     return seen
+
+
+def output_sets(routing, alg, node: int) -> dict:
+    """Per input port: ``({unicast key: output mask}, {fork tag word: output mask})``: the outputs a head
+    arriving there leaves by (the local port's unicast key is the destination, its fork set key 0)."""
+    topo, layout = routing.topology, routing.layout
+    local = topo.local_port(node)
+
+    def mask(e):
+        return sum(1 << p for p in e.ports) | (e.keep << local)
+    out = {}
+    for (port, _vc), words in arrivals(routing, node).items():
+        out[port] = ({w: 1 << routing.route(node, layout.unpack(w)).port for w in words}, {})
+    for port in range(local):
+        out.setdefault(port, ({}, {}))
+    out[local] = ({d: 1 << routing.route(node, routing.inject(node, d)).port for d in topo.nodes()},
+                  {0: mask(fork_entry(alg, node, True, 0))})
+    for src in topo.nodes():                       # the tags that arrive here (sim/broadcast/fork.py)
+        e = fork_entry(alg, src, True, 0)
+        frontier, seen = [(src, p, e.new_tags[p]) for p in e.ports], set()
+        while frontier:
+            v, p, word = frontier.pop()
+            u, q = topo.neighbor(v, p)
+            if (u, q, word) in seen:
+                continue
+            seen.add((u, q, word))
+            f = fork_entry(alg, u, False, word)
+            if u == node:
+                out[q][1][word] = mask(f)
+            frontier += [(u, o, f.new_tags[o]) for o in f.ports]
+    return out
 
 
 # ---- seeded bugs: a unit replaced by a broken one while the harness is elaborated ----------------------
@@ -93,10 +127,19 @@ class _ReadyWaitsForValid(InputUnit):
         return m
 
 
-#: name -> (the unit of rtl/router/router.py it replaces, the broken unit)
-SEEDED_BUGS = {"dropped flit": ("OutputUnit", _DropsStalledBody),
-               "payload changes under stall": ("OutputUnit", _OfferNotHeld),
-               "ready waits for valid": ("InputUnit", _ReadyWaitsForValid)}
+class _ForkLosesABranch(ForkUnit):
+    """Forgets the lowest port of every fork set with more than one port: a copy is never sent."""
+
+    def _drive(self, m, entry):
+        ports = entry.ports[1:] if len(entry.ports) > 1 else entry.ports
+        super()._drive(m, ForkEntry(entry.keep, ports, {p: entry.new_tags[p] for p in ports}))
+
+
+#: name -> (module, the unit's name there, the broken unit that replaces it)
+SEEDED_BUGS = {"dropped flit": (router_module, "OutputUnit", _DropsStalledBody),
+               "payload changes under stall": (router_module, "OutputUnit", _OfferNotHeld),
+               "ready waits for valid": (router_module, "InputUnit", _ReadyWaitsForValid),
+               "fork loses a branch": (input_unit_module, "ForkUnit", _ForkLosesABranch)}
 
 
 @contextmanager
@@ -106,13 +149,13 @@ def seeded(bug: str | None):
         return
     if bug not in SEEDED_BUGS:
         raise CubenocError(f"seeded bug must be one of {', '.join(SEEDED_BUGS)}, got {bug!r}")
-    with mock.patch.object(router_module, *SEEDED_BUGS[bug]):
+    with mock.patch.object(*SEEDED_BUGS[bug]):
         yield
 
 
 class RouterHarness(Elaboratable):
     def __init__(self, topology, routing, node: int, *, depth: int = 2, groups=GROUPS, local_free: bool = False,
-                 seeded_bug: str | None = None):
+                 seeded_bug: str | None = None, broadcast=None):
         if getattr(routing, "selection", None) is not None:
             raise CubenocError("formal proofs cover oblivious routers (no run-time selection) so far")
         self.groups = tuple(groups)
@@ -127,6 +170,9 @@ class RouterHarness(Elaboratable):
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
         self.payload_width = DEST_WIDTH + self.tag_bits + SEQ_BITS + 2
         self.arrivals = arrivals(routing, node)
+        self.broadcast = broadcast
+        if broadcast is not None:
+            self.masks = output_sets(routing, broadcast, node)
         self.properties: dict = {}
 
     @contextmanager
@@ -142,7 +188,7 @@ class RouterHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         r = m.submodules.router = Router(self.topology, self.routing, self.node, payload_width=self.payload_width,
-                                         fifo_depth=self.depth)
+                                         fifo_depth=self.depth, broadcast=self.broadcast)
         P, V, local = r.num_ports, r.num_vcs, r.local
         if "node_id" in r.signature.members:
             m.d.comb += r.node_id.eq(self.node)
@@ -154,12 +200,19 @@ class RouterHarness(Elaboratable):
         tracked_lane, tracked_seq = AnyConst(self.tag_bits), AnyConst(SEQ_BITS)
         tracked_data = AnyConst(self.payload_width)
         checked_lanes = [j for j in range(lanes) if not (self.local_free and j // V == local)]
+        if self.broadcast is not None:       # a forked flit leaves several times: the tracked flit's checks
+            checked_lanes = []
+            self.tracked_in, self.tracked_mask = Signal(name="tracked_in"), Signal(P, name="tracked_mask")
+            self.departed = Signal(P, name="tracked_departed")
+            self.departing = []
         for i in range(P):
             self._drive_input(m, r, i, in_seq, arrived, tracked_lane, tracked_seq, tracked_data)
         out_seq = [Signal(SEQ_BITS, name=f"out_seq_{j}") for j in range(lanes)]
         leaving = {j: [] for j in range(lanes)}          # lane j's flit taken at an output, per output
         for o in range(P):
             self._watch_output(m, r, o, out_seq, leaving, tracked_lane, tracked_seq, tracked_data, checked_lanes)
+        if self.broadcast is not None and "conservation" in self.groups:
+            m.d.sync += self.departed.eq(self.departed | Cat(*self.departing))
         for j in range(lanes):
             here = Cat(*leaving[j]) if leaving[j] else Const(0, 1)
             m.d.comb += left[j].eq(here.any())
@@ -199,7 +252,9 @@ class RouterHarness(Elaboratable):
                                    (hbit == s.payload.head) & (tbit == s.payload.tail))
                 with m.If((tag == tracked_lane) & (seq == tracked_seq)):
                     m.d.comb += Assume(s.payload.data == tracked_data)
-                if i == local:
+                if self.broadcast is not None:
+                    self._broadcast_input(m, r, i, j, s, mine, tag == tracked_lane, seq == tracked_seq)
+                elif i == local:
                     num = r.topology.num_nodes
                     m.d.comb += Assume(~s.payload.head | (s.payload.data[:DEST_WIDTH] < num))
                 else:
@@ -215,6 +270,9 @@ class RouterHarness(Elaboratable):
         out = r.output_stream(o)
         ready = AnySeq(len(out.ready))
         m.d.comb += out.ready.eq(ready)
+        if self.broadcast is not None and o != local:     # the downstream FIFO is empty: it has room
+            empty = AnySeq(1)
+            m.d.comb += [out.empty.eq(empty), Assume(~empty | ready)]
         name = "local_out" if o == local else f"out_p{o}"
         vc = out.payload.vc if (o != local and V > 1) else Const(0, 1)
         xfer = out.valid & ready.bit_select(vc, 1)
@@ -232,6 +290,8 @@ class RouterHarness(Elaboratable):
                 leaving[j].append(here)
                 with m.If(here):
                     m.d.sync += out_seq[j].eq(out_seq[j] + 1)
+            if self.broadcast is not None:
+                self._broadcast_output(m, r, o, name, xfer & (tag == tracked_lane), seq, tracked_seq)
             check(m, self, f"unchanged {name}", ~xfer | ((hbit == out.payload.head) & (tbit == out.payload.tail)))
             check(m, self, f"unchanged {name}", ~(xfer & (tag == tracked_lane) & (seq == tracked_seq)) |
                   (out.payload.data == tracked_data))
@@ -247,6 +307,57 @@ class RouterHarness(Elaboratable):
                         m.d.sync += owner.eq(tag)
         if o == local:
             self.local_xfer_tail = xfer & out.payload.tail
+
+    def _broadcast_input(self, m, r, i, j, s, mine, is_lane, is_seq):
+        """A legal upstream of a broadcast router: heads are unicast (a route word that arrives here) or
+        broadcast (a fork tag that arrives here; from the local port, destination 0xFFFF); body flits
+        keep their head's kind. Records each packet's output set and the tracked flit's."""
+        P, local = r.num_ports, r.local
+        unicast, fork = self.masks[i]
+        head, bc = s.payload.head, Signal(name=f"in{i}_bcast")
+        if i == local:
+            dest = s.payload.data[:DEST_WIDTH]
+            m.d.comb += bc.eq(dest == BROADCAST_DEST)
+            key, words = dest, unicast
+        else:
+            route = s.payload.route
+            m.d.comb += bc.eq(s.payload.bcast)
+            tw = self.broadcast.layout.width
+            key = route
+            words = unicast
+        pkt_bc, pkt_mask, mask = Signal(name=f"in{i}_pkt_bcast"), Signal(P, name=f"in{i}_pkt_mask"), Signal(P, name=f"in{i}_mask")
+        with m.If(head & ~bc):
+            with m.Switch(key):
+                for w, mk in words.items():
+                    with m.Case(w):
+                        m.d.comb += mask.eq(mk)
+            m.d.comb += Assume(Cat(*[key == w for w in words]).any() if words else Const(0))
+        with m.If(head & bc):
+            if i == local:
+                m.d.comb += mask.eq(fork[0])
+            else:
+                with m.Switch(route[:tw]):
+                    for w, mk in fork.items():
+                        with m.Case(w):
+                            m.d.comb += mask.eq(mk)
+                m.d.comb += Assume(((route >> tw) == 0) & (Cat(*[route[:tw] == w for w in fork]).any()
+                                                           if fork else Const(0)))
+        with m.If(~head):
+            m.d.comb += [mask.eq(pkt_mask), Assume(bc == pkt_bc)]
+        with m.If(mine & head):
+            m.d.sync += [pkt_mask.eq(mask), pkt_bc.eq(bc)]
+        with m.If(mine & is_lane & is_seq):
+            m.d.sync += [self.tracked_in.eq(1), self.tracked_mask.eq(mask)]
+
+    def _broadcast_output(self, m, r, o, name, from_lane, seq, tracked_seq):
+        """The tracked flit leaves by exactly its output set: never elsewhere, once per output, and by all
+        of them before the lane's next flit leaves anywhere."""
+        tracked = from_lane & (seq == tracked_seq)
+        self.departing.append(tracked)
+        check(m, self, "fork set", ~tracked | (self.tracked_in & self.tracked_mask.bit_select(o, 1)))
+        check(m, self, "one copy per output", ~tracked | ~self.departed.bit_select(o, 1))
+        check(m, self, "every copy before the next flit", ~(from_lane & (seq == tracked_seq + 1)) |
+              ~self.tracked_in | (self.departed == self.tracked_mask))
 
     def _counters(self, m, r):
         """The source framing of docs/verification.md, restated: IDLE / FORWARD / DROP."""
