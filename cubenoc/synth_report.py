@@ -120,14 +120,15 @@ class Shape:
 
 
 def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
-                  queues: str = "fifo", broadcast=None) -> list[Shape]:
+                  queues: str = "fifo", broadcast=None, pipeline: bool = False) -> list[Shape]:
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast)
+        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast,
+                   pipeline=pipeline)
         r._MustUse__silence = True                  # only representatives are converted
         key = r.shape_key
         if r.queues != "fifo" and r.adapter.node_generic:
@@ -171,6 +172,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
                    help="input queues: one FIFO per input (default) or per-output queues (VOQ, docs/router.md)")
+    p.add_argument("--pipeline", action="store_true",
+                   help="the pipelined router: two registered stages, 2 cycles per hop (docs/router.md)")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
@@ -210,7 +213,8 @@ def shapes_for(args) -> list[Shape]:
     check_payload_width(args.payload)
     shapes = []
     for fam, label, topo, routing in networks(args):
-        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues)
+        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues,
+                                 pipeline=args.pipeline)
     return shapes
 
 
@@ -222,7 +226,8 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     cache = Path(args.work_dir) / "cache" / f"{key}.json"
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
-           "payload": args.payload, "depth": args.depth, "queues": args.queues}
+           "payload": args.payload, "depth": args.depth, "queues": args.queues,
+           "pipeline": args.pipeline}
     if cache.exists() and not args.force:
         return row | json.loads(cache.read_text()) | {"cached": True}
     work = Path(args.work_dir) / key
