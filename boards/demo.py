@@ -46,10 +46,11 @@ def _tree_sum(values):
 
 class TrafficSystem(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
-                 max_length: int = 7, stall_rate: int = 0, counters: bool = True):
+                 max_length: int = 7, stall_rate: int = 0, counters: bool = True, pipeline: bool = False):
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth = payload_width, fifo_depth
-        self.network = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth)
+        self.network = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
+                               pipeline=pipeline)
         N = topology.num_nodes
         self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length,
                                             counters=counters)
@@ -132,12 +133,12 @@ class DemoTop(wiring.Component):
 
     def __init__(self, topology, routing, *, clk_freq: float, payload_width: int = 16, fifo_depth: int = 4,
                  rate: int = 64, baud: int = 115200, report_period: float = 1.0, safety: bool = False,
-                 debounce_cycles: int | None = None):
+                 debounce_cycles: int | None = None, pipeline: bool = False):
         self._MustUse__silence = True            # no "never used" warning when refused here
         n_safety = safety_dimension(topology) if safety else None      # refuse before building anything
         self._MustUse__silence = False
         self.system = TrafficSystem(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
-                                    rate=rate, counters=False)     # network-wide totals only (area)
+                                    rate=rate, counters=False, pipeline=pipeline)   # network-wide totals only (area)
         self.clk_freq = float(clk_freq)
         self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)
         self.report_cycles = max(1000, int(self.clk_freq * report_period))

@@ -29,9 +29,11 @@ class BoardDemo(Elaboratable):
     """:class:`~cubenoc.boards.demo.DemoTop` wired to a board's LEDs and UART."""
 
     def __init__(self, board: Board, topology, routing, *, payload_width: int, fifo_depth: int, rate: int,
-                 safety: bool = False):
+                 safety: bool = False, pipeline: bool = False):
         self.board, self.topology, self.routing = board, topology, routing
         self.kw = dict(payload_width=payload_width, fifo_depth=fifo_depth, rate=rate, safety=safety)
+        if pipeline:
+            self.kw["pipeline"] = True
 
     def elaborate(self, platform):
         m = Module()
@@ -75,7 +77,7 @@ class BuildReport:
 
 def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
                build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
-               safety: bool = False) -> BuildReport:
+               safety: bool = False, pipeline: bool = False) -> BuildReport:
     if safety:
         check_safety_board(board, topology)
     est = check_fits(board, topology, routing, payload_width, fifo_depth, safety)
@@ -84,7 +86,7 @@ def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo
     platform = board.make_platform()
     out = Path(build_dir) / board.name
     top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate,
-                    safety=safety)
+                    safety=safety, pipeline=pipeline)
     plan = platform.build(top, name="top", do_build=False,
                           nextpnr_opts=f"--report top.report.json --seed {seed}")
     try:

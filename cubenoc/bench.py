@@ -63,8 +63,9 @@ def _throughput_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
     p.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
-    p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq"],
-                   help="router options: one FIFO per input (fifo) and/or per-output queues (voq); default both")
+    p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq", "pipe"],
+                   help="router options: one FIFO per input (fifo), per-output queues (voq), the pipelined "
+                        "router (pipe, 2 cycles/hop); default fifo voq")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
 
 

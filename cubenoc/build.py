@@ -40,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=None, help="input FIFO depth (default: the board's, 2 or 4)")
     p.add_argument("--rate", type=int, default=64,
                    help="injection rate: packets started per 256 idle cycles per node, 0..256 (default 64)")
+    p.add_argument("--pipeline", action="store_true", help="the pipelined router (2 cycles/hop, docs/router.md)")
     p.add_argument("--safety", action="store_true",
                    help="hypercube demos: fault-injection buttons and SL(1) safety levels on LEDs and UART")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
@@ -75,7 +76,7 @@ def network_for(board, args):
         raise CubenocError("the board demo does not support the bipartite PDN: its switch nodes have no local "
                            "port, but every demo node sends and checks traffic; use the plain PDN (--set/--delta)")
     topo, routing = FAMILIES[fam](argparse.Namespace(**opts))
-    check_buildable(topo, routing)
+    check_buildable(topo, routing, pipeline=getattr(args, "pipeline", False))
     payload = args.payload if args.payload is not None else payload
     depth = getattr(args, "depth", None) if getattr(args, "depth", None) is not None else depth
     return topo, routing, payload, depth
@@ -91,7 +92,9 @@ def run(args) -> int:
     require_int(args.rate, "injection rate", 0, 256)
     if topo.num_nodes > 256:
         raise CubenocError(f"the traffic demo supports at most 256 nodes (8-bit source ids), got {topo.num_nodes}")
-    safety = getattr(args, "safety", False)
+    safety, pipeline = getattr(args, "safety", False), getattr(args, "pipeline", False)
+    if safety and pipeline:
+        raise CubenocError("--safety and --pipeline together are not built: the safety panel runs adaptive routers")
     if safety:
         check_safety_board(board, topo)
     lut, ff = check_fits(board, topo, routing, payload, depth, safety)
@@ -102,7 +105,8 @@ def run(args) -> int:
         return 0
     from .boards.flow import build_demo, program
     rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
-                     build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety)
+                     build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
+                     pipeline=pipeline)
     print(rep.text())
     if args.program:
         print("programmed:", program(board, rep.bitstream))

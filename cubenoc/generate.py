@@ -93,17 +93,19 @@ FAMILIES = {
 }
 
 
-def check_buildable(topo, routing, queues: str = "fifo") -> None:
+def check_buildable(topo, routing, queues: str = "fifo", pipeline: bool = False) -> None:
     """Fail early, in one line, when the router core cannot build this routing function (e.g. it needs
     more virtual channels than rtl/router/ accepts): asks the router itself, nothing hard-coded."""
     from .rtl.router import Router
     from .sim.model.voq import check_queues
+    from .sim.model.pipeline import check_pipeline
     check_queues(queues, routing, adaptive=getattr(routing, "selection", None) is not None)
+    check_pipeline(pipeline, routing, adaptive=getattr(routing, "selection", None) is not None, queues=queues)
     try:
-        probe = Router(topo, routing, 0, queues=queues)
+        probe = Router(topo, routing, 0, queues=queues, pipeline=pipeline)
         probe._MustUse__silence = True        # a probe, never elaborated (no UnusedElaboratable warning)
     except CubenocError as exc:
-        if routing.num_vcs > 1 and queues == "fifo":
+        if routing.num_vcs > 1 and queues == "fifo" and not pipeline:
             raise CubenocError(f"{topo!r} with {routing.name} routing needs {routing.num_vcs} virtual channels "
                                f"for deadlock freedom and the router core refuses it: {exc}") from None
         raise
@@ -137,6 +139,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--queues", choices=("fifo", "voq"), default="fifo", help="input queues: one FIFO per input "
                    "(per VC; default) or one per output chosen by lookahead routing (docs/router.md, VOQ)")
+    p.add_argument("--pipeline", action="store_true", help="the pipelined router: two registered stages per hop "
+                   "(route, then arbitrate + traverse), 2 cycles/hop, for clock speed (docs/router.md)")
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
     p.add_argument("--broadcast", action="store_true", help="routers fork broadcasts (dest 0xFFFF): Algorithm B/D "
                    "(hypercube/enhanced), Sec. 4.2 (metacube), Algorithm 3 (pdn); docs/router.md")
@@ -153,20 +157,24 @@ def run(args) -> int:
     topo, routing = FAMILIES[args.family](args)
     check_payload_width(args.payload)
     require_int(args.depth, "fifo depth", 1, 64)
-    check_buildable(topo, routing, args.queues)
+    check_buildable(topo, routing, args.queues, args.pipeline)
     extra = {} if args.queues == "fifo" else {"queues": args.queues}
     if getattr(args, "arbitration", "round-robin") != "round-robin":
         extra["arbitration"] = args.arbitration
+    if args.pipeline:
+        extra["pipeline"] = True
     if getattr(args, "broadcast", False):
         from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
         extra["broadcast"] = broadcast_algorithm_for(topo)
         check_broadcast(extra["broadcast"], routing)
     from .sim.model.voq import check_queues
     check_queues(args.queues, routing, extra.get("broadcast"))      # before any router is built
+    from .sim.model.pipeline import check_pipeline
+    check_pipeline(args.pipeline, routing, extra.get("broadcast"), args.faults, args.queues)
     gen = write_network(topo, routing, args.out, payload_width=args.payload, fifo_depth=args.depth,
                         flat=args.flat, **({"faults": True} if args.faults else {}), **extra)
     print(f"{topo!r}, {routing.name} routing" + (f" + {extra['broadcast'].name}" if "broadcast" in extra else "") +
-          (f", {args.queues} queues" if args.queues != "fifo" else "") +
+          (f", {args.queues} queues" if args.queues != "fifo" else "") + (", pipelined" if args.pipeline else "") +
           (f", {extra['arbitration']} arbitration" if "arbitration" in extra else "") +
           f": top module {gen.top}, "
           f"{len(set(gen.network.module_names))} router module(s)")

@@ -30,6 +30,8 @@ def add_arguments(p) -> None:
                                      "(Algorithm 2, preferred candidate) or availability (run-time selection)")
     g.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
                    help="router input queues: one FIFO per input (default) or per-output queues (docs/router.md)")
+    g.add_argument("--pipeline", action="store_true",
+                   help="the pipelined router: 2 cycles per hop (docs/router.md)")
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
@@ -93,6 +95,8 @@ def spec_from_args(args) -> str:
             parts.append(f"routing={args.routing}")
     if getattr(args, "queues", "fifo") != "fifo":
         parts.append(f"queues={args.queues}")
+    if getattr(args, "pipeline", False):
+        parts.append("pipeline=1")
     return f"{fam}:" + ",".join(parts)
 
 

@@ -120,7 +120,7 @@ class Shape:
 
 
 def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
-                  queues: str = "fifo", broadcast=None, **options) -> list[Shape]:
+                  queues: str = "fifo", broadcast=None, pipeline: bool = False, **options) -> list[Shape]:
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants).
@@ -129,7 +129,7 @@ def router_shapes(family: str, label: str, topo, routing, payload: int, depth: i
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
         r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast,
-                   **options)
+                   pipeline=pipeline, **options)
         r._MustUse__silence = True                  # only representatives are converted
         key = r.shape_key
         if r.queues != "fifo" and r.adapter.node_generic:
@@ -173,6 +173,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
                    help="input queues: one FIFO per input (default) or per-output queues (VOQ, docs/router.md)")
+    p.add_argument("--pipeline", action="store_true",
+                   help="the pipelined router: two registered stages, 2 cycles per hop (docs/router.md)")
     p.add_argument("--fifo-memory", action="store_true",
                    help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
@@ -229,7 +231,7 @@ def shapes_for(args) -> list[Shape]:
     shapes = []
     for fam, label, topo, routing in networks(args):
         shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues,
-                                **router_options(args))
+                                pipeline=args.pipeline, **router_options(args))
     return shapes
 
 
@@ -241,7 +243,8 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     pnr = not args.no_pnr
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
-           "payload": args.payload, "depth": args.depth, "queues": args.queues} | router_options(args)
+           "payload": args.payload, "depth": args.depth, "queues": args.queues,
+           "pipeline": args.pipeline} | router_options(args)
     results, cached = [], True
     for seed in seeds(args) if pnr else [seeds(args)[0]]:
         key = cache_key(il, target, pnr, seed, tools)

@@ -51,6 +51,7 @@ def describe(net: Network, top: str) -> dict:
         "payload_width": net.payload_width,
         "fifo_depth": net.fifo_depth,
         "queues": getattr(net, "queues", "fifo"),
+        "pipeline": getattr(net, "pipeline", False),
         "dest_width": DEST_WIDTH,
         "clock": "clk", "reset": "rst (synchronous, active high)",
         "local_flit": _fields(local),
@@ -131,14 +132,14 @@ def _markdown(d: dict) -> str:
 
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                   top: str | None = None, flat: bool = False, faults: bool = False,
-                  broadcast=None, queues: str = "fifo",
-                  arbitration: str = "round-robin") -> tuple[dict[str, str], Network, str]:
+                  broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
+                  pipeline: bool = False) -> tuple[dict[str, str], Network, str]:
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
                   flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues,
-                  arbitration=arbitration)
+                  arbitration=arbitration, pipeline=pipeline)
     files = {f"{top}.v": verilog.convert(net, name=top)}
     for name, router in net.router_modules().items():
         files[f"{name}.v"] = flat_verilog(router, name)

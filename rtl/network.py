@@ -38,19 +38,20 @@ STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTE
 class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                  structural: bool = False, flat: bool = False, module_prefix: str | None = None,
-                 faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin"):
+                 faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
+                 pipeline: bool = False):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
-        self.flat, self.queues = flat, queues
+        self.flat, self.queues, self.pipeline = flat, queues, pipeline
         self.broadcast = broadcast
         extra = {} if broadcast is None else {"broadcast": broadcast}
         if arbitration != "round-robin":
             extra["arbitration"] = arbitration
         self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
-                               faults=faults, queues=queues, **extra) for v in topology.nodes()]
+                               faults=faults, queues=queues, pipeline=pipeline, **extra) for v in topology.nodes()]
         prefix = module_prefix or f"cubenoc_{topology.name}_router"
         shapes: dict[tuple, str] = {}
         for r in self.routers:

@@ -49,7 +49,7 @@ from .traffic import LengthDist, check_rate, generate, make_pattern
 FAMILIES = ("hypercube", "enhanced", "pdn", "metacube", "hin")
 SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9[,routing=adaptive|availability] | "
              "metacube:k=1,m=3 | hin:d=3,level2=bh,size=3[,r=2][,routing=balanced|least_used]; "
-             "any of them [,queues=voq] (per-output queues, docs/router.md)")
+             "any of them [,queues=voq] (per-output queues) [,pipeline=1] (the pipelined router), docs/router.md")
 
 
 # ---- networks ------------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def build_network(spec: str):
     raise: the model supports one VC until issue 4."""
     fam, params = parse_spec(spec)
     allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set", "routing"}, "metacube": {"k", "m"},
-               "hin": {"d", "level2", "size", "r", "routing"}}[fam] | {"queues"}
+               "hin": {"d", "level2", "size", "r", "routing"}}[fam] | {"queues", "pipeline"}
     extra = set(params) - allowed
     if extra:
         raise CubenocError(f"{fam} takes parameters {', '.join(sorted(allowed))}, got {', '.join(sorted(extra))}")
@@ -134,7 +134,14 @@ def build_network(spec: str):
     label = f"{topo!r}" if "routing" not in params else f"{topo!r} {params['routing'].lower()}"
     if params.get("queues", "fifo") != "fifo":
         label += f" {params['queues']}"
+    if _pipeline(params):
+        label += " pipelined"
     return topo, routing, label
+
+
+def _pipeline(params) -> bool:
+    """The spec's ``pipeline=0|1`` (the pipelined router, docs/router.md)."""
+    return bool(_int(params, "pipeline", 0, lo=0, hi=1))
 
 
 @lru_cache(maxsize=8)
@@ -142,9 +149,10 @@ def _model(spec: str, depth: int, arbitration: str = "round-robin"):
     from .model.network import NetworkModel
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
-    queues = parse_spec(spec)[1].get("queues", "fifo").lower()
-    if queues != "fifo":                        # per-output queues (docs/router.md): the plain tables
-        return NetworkModel(topo, routing, depth=depth, queues=queues), label
+    params = parse_spec(spec)[1]
+    queues, pipeline = params.get("queues", "fifo").lower(), _pipeline(params)
+    if queues != "fifo" or pipeline:            # per-output queues, pipelined (docs/router.md): the plain tables
+        return NetworkModel(topo, routing, depth=depth, queues=queues, pipeline=pipeline), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
         model = symmetric_model(topo, routing, depth)
         model.arbitration = arbitration

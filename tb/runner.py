@@ -89,7 +89,7 @@ class RtlTrace:
 
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
                  waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo",
-                 arbitration: str = "round-robin") -> Design:
+                 arbitration: str = "round-robin", pipeline: bool = False) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -110,6 +110,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
         name += f"_{queues}"
     if arbitration != "round-robin":
         name += f"_{arbitration}"
+    if pipeline:
+        name += "_pipe"
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"):
         kw = {"faults": True} if faults else {}
@@ -119,6 +121,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
             kw["queues"] = queues
         if arbitration != "round-robin":
             kw["arbitration"] = arbitration
+        if pipeline:
+            kw["pipeline"] = True
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")

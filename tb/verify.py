@@ -28,9 +28,9 @@ class Verdict:
 
 def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_width: int = 32,
                   margin: int = 16, max_cycles: int = 200_000, broadcast=None, queues: str = "fifo",
-                  arbitration: str = "round-robin") -> list[Verdict]:
+                  arbitration: str = "round-robin", pipeline: bool = False) -> list[Verdict]:
     model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, queues=queues,
-                         arbitration=arbitration)
+                         arbitration=arbitration, pipeline=pipeline)
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
@@ -40,6 +40,8 @@ def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_wi
         extra["queues"] = queues
     if arbitration != "round-robin":
         extra["arbitration"] = arbitration
+    if pipeline:
+        extra["pipeline"] = True
     design = build_network(topology, model.routing, payload_width=payload_width, depth=depth, **extra)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []

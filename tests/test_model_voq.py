@@ -124,7 +124,7 @@ def test_throughput_options_name_the_test_that_verifies_them():
     for q, (_label, test) in ROUTER_OPTIONS.items():
         text = (root / test).read_text()
         assert "verify_network(" in text
-        assert (f'queues="{q}"' in text) == (q != "fifo")
+        assert (f'queues="{q}"' in text or (q == "pipe" and "pipeline=True" in text)) == (q != "fifo")
 
 
 def test_cli_queues_flag(tmp_path, capsys):

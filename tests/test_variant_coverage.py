@@ -1,8 +1,8 @@
 """The fast test set (``make test``: ``pytest -m "not slow"``) runs the Verilator-vs-model cocotb
 comparison of every router variant at its smallest network: V = 1, V > 1 (metacube and hierarchical),
-per-output queues (VOQ), adaptive routing with run-time faults, each broadcast algorithm (binomial B, enhanced D,
-PDN Algorithm 3, metacube), the safety-level broadcast under each of SL(1), SL(2), DSL(1), DSL(2), and the
-fair arbiter.
+per-output queues (VOQ), the pipelined router, adaptive routing with run-time faults, each broadcast algorithm
+(binomial B, enhanced D, PDN Algorithm 3, metacube), the safety-level broadcast under each of SL(1), SL(2),
+DSL(1), DSL(2), and the fair arbiter.
 
 Checked on what pytest itself collects and deselects from tests/test_cocotb_*.py with ``-m "not slow"``
 (in a subprocess), so moving one of them to ``@slow`` (or skipping it) fails here."""
@@ -23,6 +23,7 @@ REQUIRED = {
     "V = 1 (hypercube)": r"test_cocotb_network\.py::test_network_matches_model\[hypercube_n3\]",
     "V > 1 metacube": r"test_cocotb_vc\.py::test_vc_network_matches_model\[metacube_mc11\]",
     "per-output queues (VOQ)": r"test_cocotb_voq\.py::test_voq_network_matches_model\[enhanced_q30\]",
+    "pipelined router": r"test_cocotb_pipeline\.py::test_pipelined_network_matches_model\[q3\]",
     "V > 1 hierarchical": r"test_cocotb_families\.py::test_family_network_matches_model\[hin_bh(2_br4|1_ccc2)\]",
     "adaptive with faults (PDN)": r"test_cocotb_adaptive\.py::test_pdn7_availability_with_runtime_faults$",
     "adaptive with faults (hierarchical)": r"test_cocotb_adaptive\.py::test_hin_least_used_with_runtime_faults$",

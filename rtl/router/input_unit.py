@@ -106,8 +106,9 @@ class InputUnit(wiring.Component):
         live, pop = Signal(name=f"live_{c}"), Signal(name=f"pop_{c}")
         port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
         new = Signal(r.routing.layout.width, name=f"new_route_{c}")
-        m.d.comb += [live.eq(fifo.r_rdy), pop.eq(self.sent[c])]
-        forking = Const(0)
+        if not r.pipeline:
+            m.d.comb += [live.eq(fifo.r_rdy), pop.eq(self.sent[c])]
+        forking, want = Const(0), None
         if r.adaptive:
             self._select(m, c, head, route, fifo, live, pop, port, vc, new)
         else:
@@ -121,6 +122,8 @@ class InputUnit(wiring.Component):
                 m.d.comb += vc.eq(Mux(ru.port == local, 0, ru.vc))
             if r.broadcast is not None:
                 forking = self._fork(m, head, route, fifo, pop)
+        if r.pipeline:                                  # the arbiter sees the stage register, not the FIFO
+            head, port, new, want = self._stage(m, c, head, port, new, fifo, live, pop, cur_out)
         masked = V > 1 or r.adaptive
         out_vc = Mux(head.head, vc, cur_vc)
         for o in self.outputs[c]:
@@ -129,8 +132,9 @@ class InputUnit(wiring.Component):
             room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
             fault = self.fault[o] if r.adaptive else Const(0)
             taken = self.taken[o] if r.broadcast is not None else Const(0)
-            m.d.comb += self.request[c][o].eq(live & room & ~forking & ~taken &
-                                              Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o))
+            hit = (Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o) if want is None
+                   else want[o] & (~head.head | ~lock))
+            m.d.comb += self.request[c][o].eq(live & room & ~forking & ~taken & hit)
         f = self.flit[c]
         m.d.comb += [f.head.eq(head.head), f.tail.eq(head.tail), f.data.eq(head.data), f.route.eq(new),
                      fifo.r_en.eq(pop)]
@@ -138,6 +142,23 @@ class InputUnit(wiring.Component):
             m.d.comb += f.vc.eq(out_vc)
         with m.If(self.sent[c] & head.head):
             m.d.sync += [cur_out.eq(port), cur_vc.eq(vc)]
+
+    def _stage(self, m, c, head, port, new, fifo, live, pop, cur_out):
+        """docs/router.md "Pipelined router", stage 1: the FIFO head, its output and new route, registered
+        when the stage is empty or sent this cycle; returns the registered (head flit, port, new route,
+        one-hot output ``want``: the head's port, or for a body flit its packet's output, which is the
+        stage's own ``want`` while the stage holds the packet, else ``cur_out``)."""
+        r = self.router
+        s_valid, s_port = Signal(name=f"stage_valid_{c}"), Signal(range(r.num_ports), name=f"stage_port_{c}")
+        s_flit, s_want = Signal(r.flit_layout, name=f"stage_{c}"), Signal(r.num_ports, name=f"stage_want_{c}")
+        m.d.comb += [live.eq(s_valid), pop.eq(fifo.r_rdy & (~s_valid | self.sent[c]))]
+        with m.If(pop):
+            m.d.sync += [s_valid.eq(1), s_port.eq(port), s_flit.head.eq(head.head), s_flit.tail.eq(head.tail),
+                         s_flit.data.eq(head.data), s_flit.route.eq(new),
+                         s_want.eq(Mux(head.head, 1 << port, Mux(s_valid, s_want, 1 << cur_out)))]
+        with m.Elif(self.sent[c]):
+            m.d.sync += s_valid.eq(0)
+        return s_flit, s_port, s_flit.route.as_value(), s_want
 
     def _select(self, m, c, head, route, fifo, live, pop, port, vc, new) -> None:
         """The adaptive route stage: pick a candidate; discard a packet whose candidates are all faulty."""

@@ -18,7 +18,10 @@ output it may turn to, the link's ``vc`` names the next router's output (lookahe
 :class:`~cubenoc.sim.model.lookahead.LookaheadVoqRouting`, V = the largest P) with one ready bit per
 queue, one lock per output; the router is then node-specific (its lookahead units know the neighbours).
 The output arbiters: ``arbitration="round-robin"`` or ``"fair"`` (weighted by sim/routing/fairness.py,
-docs/router.md "Arbitration"; unicast routers with a fixed route and single FIFOs).
+docs/router.md "Arbitration"; unicast routers with a fixed route and single FIFOs, not pipelined).
+``pipeline=True`` (docs/router.md "Pipelined router"; one-VC unicast oblivious routing, one FIFO per
+input): each lane registers its FIFO head with the route unit's output in a stage register, and the output
+units arbitrate over the stage registers: two cycles per hop (model: sim/model/pipeline.py).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -35,6 +38,7 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
+from ...sim.model.pipeline import check_pipeline
 from ...sim.model.voq import check_queues
 from ...sim.routing.turns import allowed_matrix
 from ..flit import link_flit_layout, link_signature, local_signature
@@ -52,7 +56,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 fifo_memory: bool | None = None, counters: bool = True):
+                 pipeline: bool = False, fifo_memory: bool | None = None, counters: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.check_node(node)
@@ -75,10 +79,10 @@ class Router(wiring.Component):
         self.arbitration = check_arbitration(arbitration)
         self.weights = None               # fair: {(o, j): {new route word: weight}} of this node
         if arbitration == "fair":
-            if self.adaptive or broadcast is not None or self.queues != "fifo":
+            if self.adaptive or broadcast is not None or self.queues != "fifo" or pipeline:
                 raise CubenocError("--arbitration fair is built for unicast routers with a fixed route and one "
                                    "FIFO per input only (not with broadcast, run-time faults, a run-time "
-                                   "selection or per-output queues)")
+                                   "selection, per-output queues or --pipeline)")
             self.weights = source_weights(routing)[node]
         if broadcast is not None:          # docs/router.md "Broadcast and multicast"
             from ...sim.broadcast.fork import broadcast_turns, check_broadcast
@@ -88,6 +92,7 @@ class Router(wiring.Component):
             check_broadcast(broadcast, routing)
             for i, o in broadcast_turns(broadcast)[node]:
                 self.allowed[i][o] = True
+        self.pipeline = check_pipeline(pipeline, routing, broadcast, self.adaptive, self.queues)
         self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
         self.link_signature = link_signature(routing, payload_width, broadcast)
         members = {}
@@ -109,7 +114,7 @@ class Router(wiring.Component):
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
                self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues,
-               self.fifo_memory, self.counters)
+               self.fifo_memory, self.counters, self.pipeline)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.weights is not None:

@@ -17,7 +17,7 @@ from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_M
 
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
-UNICAST, ADAPTIVE, BCAST, VOQ = 0, 1, 2, 3                     # run_cycles modes
+UNICAST, ADAPTIVE, BCAST, VOQ, PIPE = 0, 1, 2, 3, 4            # run_cycles modes (PIPE: sim/model/pipeline.py)
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 phase = njit(inline="always", cache=True, nogil=True)
 # The cycle loops, one entry per mode, without numba's reference counting (nothing in them allocates): an
@@ -109,12 +109,23 @@ def enqueue(q, n, f, word):
 
 
 @phase
-def clock_edge(fifo, q, nd, ne, per_node):
-    """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns ne - nd."""
-    buf, fhead, fcnt, nocc = fifo
+def clock_edge(mode, fifo, q, nd, ne, per_node):
+    """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns ne - nd. PIPE: a
+    dequeue empties a lane's stage register, then every empty stage takes its FIFO's head (the FIFO's
+    level before this edge's writes), docs/router.md "Pipelined router"."""
+    buf, fhead, fcnt, nocc, stage = fifo
     for j in range(nd):
-        fifo_pop(fhead, fcnt, q[0][j], buf.shape[1])
+        if mode == PIPE:
+            stage[q[0][j]] = -1
+        else:
+            fifo_pop(fhead, fcnt, q[0][j], buf.shape[1])
         nocc[q[0][j] // per_node] -= 1
+    for v in range(nocc.shape[0] if mode == PIPE else 0):
+        if nocc[v]:
+            for f in range(v * per_node, (v + 1) * per_node):
+                if stage[f] < 0 and fcnt[f] > 0:
+                    stage[f] = buf[f, fhead[f]]
+                    fifo_pop(fhead, fcnt, f, buf.shape[1])
     for j in range(ne):
         fifo_push(buf, fhead, fcnt, q[1][j], q[2][j])
         nocc[q[1][j] // per_node] += 1
@@ -259,9 +270,9 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
     outs = bmask = elig = 0
     for j in range(Pv * V):
         fi = fbase + j
-        if fcnt[fi] == 0:
+        if (fifo.stage[fi] < 0) if mode == PIPE else fcnt[fi] == 0:
             continue
-        w = buf[fi, fhead[fi]]
+        w = fifo.stage[fi] if mode == PIPE else buf[fi, fhead[fi]]   # PIPE: the lane's stage register
         if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
             nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
@@ -378,7 +389,7 @@ def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src
                 if fifo.occupied[v]:
                     nd, ne, ntr = router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr,
                                               scratch)
-        inflight += clock_edge(fifo, q, nd, ne, P * V)
+        inflight += clock_edge(mode, fifo, q, nd, ne, P * V)
         t += 1
     scal[0], scal[1], scal[2] = inflight, ntr, pending
     return t
@@ -404,10 +415,15 @@ def run_voq(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, 
     return cycles(VOQ, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
 
 
+@loop
+def run_pipe(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
+    return cycles(PIPE, t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
+
+
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
     """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
     q = np.empty((3, tab.nports.shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
     scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
-    return (run_unicast, run_adaptive, run_bcast, run_voq)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
+    return (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)

@@ -15,6 +15,7 @@ from ..routing.base import RoutingFunction
 from ..topology.base import Topology
 from .adaptive import AdaptiveSimulation
 from .broadcast import BroadcastSimulation, fork_tables, with_broadcast_turns
+from .pipeline import PipelineSimulation, check_pipeline
 from .result import COUNTER_NAMES, ModelResult
 from .simulation import Simulation
 from .stimulus import Stimulus
@@ -48,10 +49,12 @@ def default_allowed(topology: Topology, routing: RoutingFunction):
 
 
 class NetworkModel:
-    """The model of one network: topology + routing function + FIFO depth."""
+    """The model of one network: topology + routing function + FIFO depth (+ router options: ``queues``,
+    ``pipeline``, docs/router.md)."""
 
     def __init__(self, topology: Topology, routing: RoutingFunction | None = None, depth: int = 4,
-                 allowed="default", broadcast=None, queues: str = "fifo", arbitration: str = "round-robin"):
+                 allowed="default", broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
+                 pipeline: bool = False):
         from ..routing.fairness import check_arbitration
         self.topology = topology
         self.routing = routing if routing is not None else default_routing(topology)
@@ -60,6 +63,8 @@ class NetworkModel:
         self.broadcast = broadcast
         # docs/router.md "Per-output queues (VOQ)": sim/model/voq.py
         self.queues = check_queues(queues, self.routing, broadcast, self.adaptive)
+        # docs/router.md "Pipelined router": sim/model/pipeline.py
+        self.pipeline = check_pipeline(pipeline, self.routing, broadcast, self.adaptive, self.queues)
         if allowed == "default":
             allowed = default_allowed(topology, self.routing)
             if broadcast is not None:     # the crossbar also carries every broadcast turn
@@ -81,6 +86,10 @@ class NetworkModel:
         return getattr(self.routing, "selection", None) is not None
 
     def start(self, stim: Stimulus, faults=None) -> "Simulation":
+        if getattr(self, "pipeline", False):
+            if faults is not None:
+                raise CubenocError("run-time faults and the pipelined router together are not built (docs/router.md)")
+            return PipelineSimulation(self, stim)
         if getattr(self, "queues", "fifo") == "voq":
             if faults is not None:
                 raise CubenocError("run-time faults and per-output queues together are not built (docs/router.md)")

@@ -127,10 +127,12 @@ def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
     return "\n".join(rows + [""] + fits)
 
 
-#: router options (``queues``) -> (label, the cocotb test that verifies that option's Verilog against the
-#: model cycle by cycle); tests/test_model_perf.py checks that each test exists and builds the option
+#: router options (``queues``; ``pipe``: the pipelined router, docs/router.md) -> (label, the cocotb test that
+#: verifies that option's Verilog against the model cycle by cycle); tests/test_model_voq.py checks that each
+#: test exists and builds the option
 ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"),
-                  "voq": ("VOQ (RTL, verified)", "tests/test_cocotb_voq.py")}
+                  "voq": ("VOQ (RTL, verified)", "tests/test_cocotb_voq.py"),
+                  "pipe": ("V=1 pipelined, 2 cycles/hop (RTL, verified)", "tests/test_cocotb_pipeline.py")}
 
 
 def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
@@ -142,7 +144,7 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup
     rows = []
     for topo in nets:
         for q in queues:
-            model = NetworkModel(topo, depth=depth, queues=q)
+            model = NetworkModel(topo, depth=depth, **({"pipeline": True} if q == "pipe" else {"queues": q}))
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)

@@ -46,14 +46,17 @@ class Simulation:
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
         self.tab = Tables(tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N))
+        # stage: the pipelined router's stage register per FIFO (-1 empty; sim/model/pipeline.py)
+        self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N),
+                          np.full(N * P * V, -1, dtype=np.int64))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":
             from ..routing.fairness import weight_array
             if self.mode != kernel.UNICAST:
-                raise CubenocError("--arbitration fair is built for unicast routers with a fixed route only "
-                                   "(not with broadcast, run-time faults or a run-time selection)")
+                raise CubenocError("--arbitration fair is built for unicast routers with a fixed route and one "
+                                   "FIFO per input only (not with broadcast, run-time faults, a run-time "
+                                   "selection, per-output queues or the pipelined router)")
             wt = weight_array(model.routing, P)
         else:
             wt = np.ones((1, 1, 1), dtype=np.int32)
