@@ -106,6 +106,9 @@ def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
     bad = prove(RouterHarness(t, r, 0, groups=("conservation",), broadcast=alg, seeded_bug="fork loses a branch"),
                 "bc_bug", tmp_path, depth=6, mode="bmc")
     assert not bad.passed and bad.failed == ["every copy before the next flit"], bad.failed
+    counters = prove(RouterHarness(t, r, 0, groups=("counters",), broadcast=alg, local_free=True), "bc_counters",
+                     tmp_path, depth=6, mode="bmc")    # destination 0xFFFF is injected, not dropped
+    assert counters.passed, counters.failed
 
 
 def test_broadcast_router_with_depth_1_fifos_holds_its_offer(tmp_path):

@@ -368,6 +368,8 @@ class RouterHarness(Elaboratable):
         s = r.local_in
         take = s.valid & s.ready
         dest_ok = s.payload.data[:DEST_WIDTH] < r.topology.num_nodes
+        if self.broadcast is not None:         # 0xFFFF: a broadcast from here (docs/router.md)
+            dest_ok = dest_ok | (s.payload.data[:DEST_WIDTH] == BROADCAST_DEST)
         expect = {n: Signal(16, name=f"expected_{n}") for n in COUNTERS}
         in_packet, dropping = Signal(name="mon_in_packet"), Signal(name="mon_dropping")
         with m.If(take):
