@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from .errors import CubenocError
+
 
 # ---- area (rtl helper): yosys synth_ice40 / synth_ecp5 per router ----------------------------------
 def _area_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,9 +34,30 @@ def _area_run(args) -> int:
 def _net_arguments(p: argparse.ArgumentParser, write_default: str | None = None) -> None:
     p.add_argument("--n", type=int, default=6, help="cube dimension (default 6: the 64-node 6-cube)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
+    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
+                   help="networks as catalog specs instead of Q(n) and Q(n, k) (pdn:set=0,1,3,9, q60, "
+                        "metacube:k=1,m=2; docs/networks.md)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
                    "page (docs/performance.md)")
+
+
+def _nets(args) -> list:
+    """(topology, routing) pairs: --network specs, or Q(n) and Q(n, k)."""
+    from .sim.catalog import NetworkSpec
+    from .sim.model.perf import networks
+    if not args.network:
+        return networks(args.n, args.k)
+    specs = [NetworkSpec.parse(t) for t in args.network]
+    for sp in specs:
+        if sp.queues != "fifo" or sp.pipeline or sp.broadcast:
+            raise CubenocError(f"{sp}: give router options with the benchmark's own flags (--queues), not in the spec")
+    return [sp.build("model") for sp in specs]
+
+
+def _net_command(args, name: str) -> str:
+    return (f"cubenoc bench {name} " + (f"--network {' '.join(args.network)}" if args.network
+                                       else f"--n {args.n} --k {args.k}"))
 
 
 def _print_and_write(args, name: str, command: str, text: str) -> int:
@@ -53,9 +76,9 @@ def _latency_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _latency_run(args) -> int:
-    from .sim.model.perf import latency_table, networks
-    text = latency_table(networks(args.n, args.k), args.packet_len, args.depth)
-    return _print_and_write(args, "latency", f"cubenoc bench latency --n {args.n} --k {args.k}", text)
+    from .sim.model.perf import latency_table
+    text = latency_table(_nets(args), args.packet_len, args.depth)
+    return _print_and_write(args, "latency", _net_command(args, "latency"), text)
 
 
 def _throughput_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,13 +95,12 @@ def _throughput_arguments(p: argparse.ArgumentParser) -> None:
 def _throughput_run(args) -> int:
     import json
 
-    from .errors import CubenocError
-    from .sim.model.perf import networks, throughput_rows, throughput_table
+    from .sim.model.perf import throughput_rows, throughput_table
     if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
         raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
-    rows = throughput_rows(networks(args.n, args.k), args.packet_len, args.loads, args.depth,
+    rows = throughput_rows(_nets(args), args.packet_len, args.loads, args.depth,
                            window=args.window, queues=args.queues)
-    cmd = f"cubenoc bench throughput --n {args.n} --k {args.k}"
+    cmd = _net_command(args, "throughput")
     if args.depth != 4:
         cmd += f" --depth {args.depth}"
     if args.queues != ["fifo", "voq"]:
@@ -106,9 +128,9 @@ def _speed_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _speed_run(args) -> int:
-    from .sim.model.perf import networks, speed_table
-    text = speed_table(networks(args.n, args.k), args.loads, args.packet_len, args.cycles, depth=args.depth)
-    return _print_and_write(args, "model-speed", f"cubenoc bench model-speed --n {args.n} --k {args.k}", text)
+    from .sim.model.perf import speed_table
+    text = speed_table(_nets(args), args.loads, args.packet_len, args.cycles, depth=args.depth)
+    return _print_and_write(args, "model-speed", _net_command(args, "model-speed"), text)
 
 
 #: name -> (help, add_arguments, run); the model helper adds latency, throughput, model-speed here

@@ -168,6 +168,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
                    help="router families (default all)")
     p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families; {sizes}")
+    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
+                   help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
+                        "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
@@ -196,6 +199,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def networks(args) -> list[tuple[str, str, object, object]]:
     """(family, label, topology, routing) for the chosen families and sizes."""
     out = []
+    if getattr(args, "network", None):
+        from .sim.catalog import NetworkSpec
+        if args.size or args.n:
+            raise CubenocError("give --network SPEC ... or --family/--size, not both")
+        specs = [NetworkSpec.parse(text) for text in args.network]
+        opts = {(sp.queues, sp.pipeline) for sp in specs} | {(args.queues, args.pipeline)} - {("fifo", False)}
+        if len(opts) > 1:
+            raise CubenocError("one synth-report runs one router option: give every --network the same queues/"
+                               "pipeline (or use --queues/--pipeline)")
+        args.queues, args.pipeline = opts.pop() if opts else ("fifo", False)
+        for spec in specs:
+            if spec.broadcast:
+                raise CubenocError(f"{spec}: synth-report measures unicast routers (broadcast=1 is for generate)")
+            topo, routing = spec.build("rtl")
+            out.append((spec.family, spec.label(topo), topo, routing))
+        return out
     sizes = args.size if args.size is not None else ([str(n) for n in args.n] if args.n else None)
     if args.n and args.size:
         raise CubenocError("give --n or --size, not both")
