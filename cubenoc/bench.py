@@ -159,11 +159,16 @@ BENCHES["families"] = ("PDN, hierarchical, metacube: latency, saturation through
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", required=True, parser_class=type(parser))
+    parser._bench_parsers = {}
     for name, (help_text, add_args, run_fn) in BENCHES.items():
         p = sub.add_parser(name, help=help_text)
         add_args(p)
         p.set_defaults(bench_run=run_fn)
+        parser._bench_parsers[name] = p
 
 
 def run(args) -> int:
+    from .outputs import writable_file
+    if isinstance(getattr(args, "write", None), str):
+        writable_file(args.write, "--write")
     return int(args.bench_run(args) or 0)

@@ -85,6 +85,8 @@ def run(args) -> int:
         raise CubenocError("--safety and --pipeline together are not built: the safety panel runs adaptive routers")
     if safety:
         check_safety_board(board, topo)
+    from .outputs import writable_dir
+    writable_dir(args.build_dir, "--build-dir")
     lut, ff = check_fits(board, topo, routing, payload, depth, safety)
     print(f"{board.name} ({board.device}): {topo!r}{' + safety panel' if safety else ''}, {routing.name} routing"
           f"{f' ({routing.num_vcs} VCs)' if routing.num_vcs > 1 else ''}, W={payload}, FIFO depth {depth}; "

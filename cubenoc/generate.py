@@ -32,7 +32,7 @@ def check_buildable(topo, routing, queues: str = "fifo", pipeline: bool = False)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .netargs import add_family_flags
-    p.add_argument("network", metavar="NETWORK", help="a network spec (pdn:set=0,1,3,9, enhanced:n=4,k=0, "
+    p.add_argument("network", metavar="NETWORK", nargs="?", help="a network spec (pdn:set=0,1,3,9, enhanced:n=4,k=0, "
                    "hin:level1=bh:3,level2=ccc:2, a preset such as q60) or a family name (hypercube, enhanced, "
                    "metacube, pdn, hin) with the flags below; docs/networks.md")
     add_family_flags(p)
@@ -58,6 +58,9 @@ def network_spec(args):
     """The catalog spec of the arguments: NETWORK (spec, preset or family + flags) and the router flags
     --queues/--pipeline/--broadcast, which add to the spec's own options (docs/networks.md)."""
     from .netargs import spec_from_args
+    if not args.network:
+        raise CubenocError("give the network: a spec (pdn:set=0,1,3,9), a preset (q4) or a family name with flags "
+                           "(hypercube --n 4), or --config FILE.toml")
     spec = spec_from_args(args.network, args)
     over = {"queues": getattr(args, "queues", "fifo"), "pipeline": getattr(args, "pipeline", False),
             "broadcast": getattr(args, "broadcast", False)}
@@ -73,6 +76,8 @@ def run(args) -> int:
     topo, routing = spec.build("rtl")
     check_payload_width(args.payload)
     require_int(args.depth, "fifo depth", 1, 64)
+    from .outputs import writable_dir
+    writable_dir(args.out, "-o/--out")
     check_buildable(topo, routing, args.queues, args.pipeline)
     extra = {} if args.queues == "fifo" else {"queues": args.queues}
     if getattr(args, "arbitration", "round-robin") != "round-robin":

@@ -96,6 +96,9 @@ def run(args) -> int:
         specs.insert(0, spec_from_args(args))
     if not specs:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
+    from .outputs import writable_file
+    writable_file(args.csv, "--csv")
+    writable_file(args.plot, "--plot")
     if args.sweep:
         loads = S.parse_sweep(args.sweep)
     else:
@@ -131,6 +134,9 @@ def run(args) -> int:
 
 def _bench_speed(args) -> int:
     from cubenoc.sim.speed import speed_report
+
+    from .outputs import writable_file
+    writable_file(args.write, "--write")
     text = speed_report(progress=not args.quiet)
     print(text)
     if args.write:

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CubenocError
+from .errors import CubenocError, ToolError
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: issue 7 targets for a 5-port router with a 32-bit payload
@@ -297,6 +297,10 @@ def run(args) -> int:
         return 0
     if args.jobs < 1:
         raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
+    from .outputs import writable_dir, writable_file
+    writable_dir(args.work_dir, "--work-dir")
+    if args.write:
+        writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "performance.md", "--doc")
     tools = tool_versions(args.toolchain)
     tasks = [(s, t) for s in shapes for t in args.targets]
     rows: list[dict | None] = [None] * len(tasks)
@@ -335,7 +339,7 @@ def run(args) -> int:
     else:
         print(markdown_table(rows))
     if failures:
-        raise CubenocError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
+        raise ToolError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
                            + "; ".join(failures) + (" -- docs not updated" if args.write else ""))
     if args.write:
         doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "performance.md"
