@@ -140,8 +140,10 @@ def _bench_speed(args) -> int:
     text = speed_report(progress=not args.quiet)
     print(text)
     if args.write:
-        from cubenoc.sim.speed import write_speed_section
-        write_speed_section(args.write, text)
+        from cubenoc.sim.speed import BEGIN, END
+
+        from .bench.render import replace_section
+        replace_section(args.write, BEGIN, END, text)
         print(f"section written to {args.write}", file=sys.stderr)
     return 0
 

