@@ -94,9 +94,11 @@ def run(args) -> int:
     if args.estimate_only:
         return 0
     from .boards.flow import build_demo, program
-    rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
-                     build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
-                     pipeline=pipeline)
+    from .outputs import working
+    with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5)"):
+        rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
+                         build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
+                         pipeline=pipeline)
     print(rep.text())
     if args.program:
         print("programmed:", program(board, rep.bitstream))

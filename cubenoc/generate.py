@@ -8,6 +8,7 @@ microarchitecture is docs/router.md; the port names are in the written ``<top>.m
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .errors import CubenocError, require_int
 
@@ -52,6 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "input; unicast routers with a fixed route; docs/router.md \"Arbitration\")")
     p.add_argument("--lint", action="store_true", help="run verilator --lint-only -Wall -Wno-fatal on the result")
     p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
 def network_spec(args):
@@ -92,8 +94,17 @@ def run(args) -> int:
     check_queues(args.queues, routing, extra.get("broadcast"))      # before any router is built
     from .sim.model.pipeline import check_pipeline
     check_pipeline(args.pipeline, routing, extra.get("broadcast"), args.faults, args.queues)
+    from tqdm import tqdm
+    bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
+               leave=False)
+
+    def progress(done, total, what):
+        bar.total = total
+        bar.n = done
+        bar.set_postfix_str(what, refresh=True)
     gen = write_network(topo, routing, args.out, payload_width=args.payload, fifo_depth=args.depth,
-                        flat=args.flat, **({"faults": True} if args.faults else {}), **extra)
+                        flat=args.flat, progress=progress, **({"faults": True} if args.faults else {}), **extra)
+    bar.close()
     print(f"{topo!r}, {routing.name} routing" + (f" + {extra['broadcast'].name}" if "broadcast" in extra else "") +
           (f", {args.queues} queues" if args.queues != "fifo" else "") + (", pipelined" if args.pipeline else "") +
           (f", {extra['arbitration']} arbitration" if "arbitration" in extra else "") +
@@ -103,7 +114,9 @@ def run(args) -> int:
         print(f"  {path}")
     if args.lint:
         from .rtl.tools import verilator_lint
-        res = verilator_lint(gen.verilog, gen.top)
+        from .outputs import working
+        with working(f"verilator --lint-only ({len(gen.verilog)} files)", getattr(args, "quiet", False)):
+            res = verilator_lint(gen.verilog, gen.top)
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(res.by_kind.items()))
         print(f"verilator --lint-only -Wall: {res.errors} errors, {res.warnings} warnings ({kinds})")
         if res.errors:

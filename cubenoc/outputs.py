@@ -41,3 +41,32 @@ def writable_dir(path, option: str, what: str | None = None) -> Path | None:
     if not os.access(p, os.W_OK | os.X_OK):
         raise CubenocError(f"{option} {what or p}: the folder {p} is not writable")
     return p
+
+
+class working:
+    """``with working("nextpnr", quiet):`` shows that a long step is alive: its name and the seconds so far,
+    refreshed every second on stderr (nothing when ``quiet`` or stderr is not a terminal)."""
+
+    def __init__(self, what: str, quiet: bool = False):
+        self.what, self.quiet = what, quiet
+
+    def __enter__(self):
+        import threading
+
+        from tqdm import tqdm
+        self.bar = tqdm(desc=self.what, bar_format="{desc}: {elapsed}", file=__import__("sys").stderr,
+                        disable=self.quiet or None, leave=False)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._tick, daemon=True)
+        self.thread.start()
+        return self
+
+    def _tick(self):
+        while not self.stop.wait(1.0):
+            self.bar.refresh()
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        self.bar.close()
+        return False
