@@ -47,7 +47,8 @@ def add_arguments(p) -> None:
     m.add_argument("--arbitration", default="round-robin", choices=("round-robin", "fair"),
                    help="output arbiters: round-robin (default) or fair (weighted by the sources behind each "
                         "input, docs/router.md \"Arbitration\")")
-    m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--seed", type=int, default=1, help="random seed of the traffic (default 1); the same seed "
+                   "gives the same result")
     m.add_argument("--per-source", action="store_true",
                    help="per-source accepted throughput (min, max, max/min), also past saturation "
                         "(on with --traffic hotspot)")

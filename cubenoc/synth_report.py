@@ -181,8 +181,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fifo-memory", action="store_true",
                    help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
-    p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
-    p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp")
+    p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
+                   help=f"FPGA parts to synthesise for (default {' '.join(TARGETS)})")
+    p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
+                   help="yowasp: the PyPI yosys/nextpnr of this venv (default); system: the ones on PATH")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
     p.add_argument("--seed", type=int, nargs="+", default=[1],
                    help="nextpnr placement seed(s) (default 1); with several, Fmax is their median")

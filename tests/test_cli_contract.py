@@ -80,3 +80,21 @@ def test_a_failed_check_is_exit_1(monkeypatch, capsys, tmp_path):
     from cubenoc.rtl.tools import LintResult
     monkeypatch.setattr(tools, "verilator_lint", lambda *a, **k: LintResult(1, 1, 0, {"WIDTH": 1}, "%Error: x"))
     assert main(["generate", "hypercube:n=2", "-o", str(tmp_path), "--lint"]) == 1
+
+
+def test_every_option_has_help_text():
+    import argparse
+
+    from cubenoc.cli import build_parser
+    parser = build_parser()
+    missing = []
+
+    def walk(p, path):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, f"{path} {name}")
+            elif a.option_strings and a.help is None:
+                missing.append(f"{path} {a.option_strings[-1]}")
+    walk(parser, "cubenoc")
+    assert missing == []
