@@ -7,7 +7,8 @@ import pytest
 
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError
-from cubenoc.sim.analysis import enhanced as E
+from cubenoc.sim.analysis import enhanced_formulas as E
+from cubenoc.sim.analysis import enhanced_measure as EM
 
 GS = (1.0, 1.2, 1.5)
 
@@ -23,7 +24,7 @@ def test_eq2_normalisation_and_uniform_case():
 @pytest.mark.parametrize("n", range(1, 9))
 def test_eq1_against_bfs_on_qn(n):
     for g in GS:
-        assert math.isclose(E.dmean_hypercube(n, g), E.bfs_dmean(n, None, g, sources=[0, 2 ** n - 1]))
+        assert math.isclose(E.dmean_hypercube(n, g), EM.bfs_dmean(n, None, g, sources=[0, 2 ** n - 1]))
     assert math.isclose(E.dmean_hypercube(n, 1.0), n * 2 ** (n - 1) / (2 ** n - 1))
 
 
@@ -32,7 +33,7 @@ def test_eqs_3_to_5_against_bfs(n):
     srcs = None if n <= 6 else [0, 5]            # every source for n <= 6 (ALL_PAIRS_MAX_N)
     for k in range(n - 1):
         for g in GS:
-            assert math.isclose(E.dmean_enhanced(n, k, g), E.bfs_dmean(n, k, g, sources=srcs), rel_tol=1e-12)
+            assert math.isclose(E.dmean_enhanced(n, k, g), EM.bfs_dmean(n, k, g, sources=srcs), rel_tol=1e-12)
 
 
 def test_eq3_eq4_cover_every_class():
@@ -58,7 +59,7 @@ def test_eq5_at_k_n_minus_1_and_n_is_the_regular_cube():
 def test_eqs_6_7_against_algorithm_c_traversals_all_pairs(n):
     for k in range(n - 1):
         for g in (1.0, 1.5):
-            tc = E.traversal_counts(n, k, g, sources=range(2 ** n))
+            tc = EM.traversal_counts(n, k, g, sources=range(2 ** n))
             dims, skip = tc["per_port"][:n], tc["per_port"][n]
             assert math.isclose(skip, E.td_skip(n, k, g))
             assert math.isclose(sum(dims) / n, E.td_regular(n, k, g))
@@ -78,21 +79,21 @@ def test_eqs_6_7_against_algorithm_c_traversals_all_pairs(n):
 
 def test_node_0_walk_matches_all_pairs():
     n, k, g = 6, 2, 1.2
-    full = E.traversal_counts(n, k, g, sources=range(2 ** n))
-    one = E.traversal_counts(n, k, g, sources=[0])
+    full = EM.traversal_counts(n, k, g, sources=range(2 ** n))
+    one = EM.traversal_counts(n, k, g, sources=[0])
     assert all(math.isclose(a, b) for a, b in zip(full["per_port"], one["per_port"]))
 
 
 def test_theorem_2_and_3_in_measured_rows():
     for n in (4, 7):
         for k in range(n - 1):
-            row = E.enhanced_row(n, k, 1.2)
+            row = EM.enhanced_row(n, k, 1.2)
             m = row["measured"]
             assert row["diameter"] == m["diameter"] == k + -(-(n - k) // 2)
             assert m["broadcast_steps"] == row["broadcast_steps"] and m["broadcast_exactly_once"]
             assert math.isclose(m["D_mean"], row["D_mean"]) and math.isclose(m["D_mean_routed"], row["D_mean"])
             assert math.isclose(m["TD_r"], row["TD_r"]) and math.isclose(m["TD_s"], row["TD_s"])
-    assert E.enhanced_row(14, 0, 1.0)["measured"] is None          # formula only beyond CHECK_MAX_N
+    assert EM.enhanced_row(14, 0, 1.0)["measured"] is None          # formula only beyond CHECK_MAX_N
 
 
 def test_td_s_never_exceeds_td_r():
@@ -126,7 +127,7 @@ def test_prose_claims_sec_iv():
 def test_table_i_against_printed_values():
     """Table I at k = k_opt(D_mean). TD_r, TD_s within rounding; the ratio row within 0.01 (for g = 1.5
     the paper evidently divided the rounded TD_r by the rounded TD)."""
-    t = E.table_i()
+    t = EM.table_i()
     for g, cols in t.items():
         for i, c in enumerate(cols):
             assert abs(c["TD_r"] - E.TABLE_I[g]["TD_r"][i]) <= 0.0051
@@ -138,7 +139,7 @@ def test_table_i_against_printed_values():
 
 
 def test_table_ii_against_printed_values():
-    t = E.table_ii()
+    t = EM.table_ii()
     misses = []
     for g, cols in t["upper"].items():
         for i, c in enumerate(cols):
@@ -163,18 +164,18 @@ def test_eta_definition():
 
 
 def test_figure_data():
-    f4 = E.figure_data(4)
+    f4 = EM.figure_data(4)
     s = f4["series"]["n=10, g=1.0"]
     assert s["k"] == list(range(11)) and math.isclose(s["D_mean"][10], E.dmean_hypercube(10, 1.0))
     assert min(s["D_mean"]) == s["D_mean"][0]
-    f5 = E.figure_data(5)
+    f5 = EM.figure_data(5)
     red = f5["series"]["n=20"]["reduction"]
     assert red == sorted(red, reverse=True)            # the reduction shrinks as g grows
-    assert E.figure_data(1)["series"]["n=20"][0] == pytest.approx(10.0, abs=1e-4)
-    f8 = E.figure_data(8)["series"]["g=1.5"]
+    assert EM.figure_data(1)["series"]["n=20"][0] == pytest.approx(10.0, abs=1e-4)
+    f8 = EM.figure_data(8)["series"]["g=1.5"]
     assert all(s <= r for s, r in zip(f8["TD_s"], f8["TD_r_min"]))
     with pytest.raises(CubenocError, match="--figure must be one of"):
-        E.figure_data(2)
+        EM.figure_data(2)
 
 
 # ---- CLI -------------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@ import json
 import pytest
 
 from cubenoc.cli import main
-from cubenoc.sim.analysis.pdn import (PAPER_TABLE1, exact_bisection, fault_diameter, hamiltonian_chords,
-                                      product_sizes, scalability, single_fault_diameters, table1, table2)
+from cubenoc.sim.analysis.pdn_formulas import PAPER_TABLE1, scalability
+from cubenoc.sim.analysis.pdn_measure import (exact_bisection, fault_diameter, hamiltonian_chords, product_sizes,
+                                              single_fault_diameters, table1, table2)
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, registry_set, zero_free
 
 
