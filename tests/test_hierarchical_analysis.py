@@ -88,6 +88,18 @@ def test_ccc_level2_load_is_not_uniform():
     assert got["max_util_NCL"] > 1.0 and math.isinf(got["R"])
 
 
+
+def test_fig_6_ccc_finite_at_alpha_08_by_formula_only():
+    """Fig. 6's network (d = 3, K = 64, D_c = 4, lam = 1, mu = 3): eq. (21) gives a finite BH/CCC delay at
+    alpha = 0.8 (where the paper starts its curve); with the paper's random routing on the explicit graph a
+    level-2 link is saturated there and the delay is finite only at 0.85 (docs/papers/hierarchical.md)."""
+    loads = hm.random_routing_loads("BH/CCC", 3, 64)
+    assert math.isinf(hf.queueing("BH/CCC", 0.75, 3, 64, 1.0, 3.0, 3.0)["R"])
+    assert math.isfinite(hf.queueing("BH/CCC", 0.8, 3, 64, 1.0, 3.0, 3.0)["R"])
+    at_08 = hm.kleinrock(loads, 0.8, 1.0, 3.0, 3.0, 512)
+    assert at_08["max_util_NCL"] >= 1.0 and math.isinf(at_08["R"])
+    assert math.isfinite(hm.kleinrock(loads, 0.85, 1.0, 3.0, 3.0, 512)["R"])
+
 def test_p_j_accounts_for_every_outbound_message():
     for d in range(1, 8):
         for j in range(1, d + 1):

@@ -144,8 +144,8 @@ def _table_result(which: int) -> AnalysisResult:
                     " / ".join(f"{c[v]:.3f}" for v in ("text", "fit") if v in c) + f" ({TABLE_II[half][g][i]:.2f})"
                     for i, c in enumerate(cols)])
         text = ("Table II: eta at k = k_opt for D_mean; ours (paper's printed value)\n"
-                "upper: C_pe:C_nl:C_cc = 10:1:1; lower: 1000:10:1 as the text states / 100:10:1 (the reading "
-                "the printed values fit)\n" + table(rows, ["half", "g"] + [f"n={n}" for n in PAPER_SIZES]))
+                "upper: C_pe:C_nl:C_cc = 10:1:1; lower: 1000:10:1 as the text states / 100:10:1 (closer to the "
+                "printed values; no single cost ratio gives them all)\n" + table(rows, ["half", "g"] + [f"n={n}" for n in PAPER_SIZES]))
         data = {"table": 2, "ours": {h: {str(g): v for g, v in byg.items()} for h, byg in t.items()},
                 "paper": {h: {str(g): v for g, v in byg.items()} for h, byg in TABLE_II.items()},
                 "costs": {"upper": COSTS_UPPER, "lower_text": COSTS_LOWER_TEXT, "lower_fit": COSTS_LOWER_FIT}}
