@@ -97,6 +97,14 @@ def test_theorem_2_and_3_in_measured_rows():
     assert EM.enhanced_row(14, 0, 1.0)["measured"] is None          # formula only beyond CHECK_MAX_N
 
 
+
+def test_busiest_regular_link_is_least_loaded_at_k_0():
+    """docs/papers/enhanced.md: measured by the busiest regular link (TD_r_max), k = 0 is optimal for every
+    n = 3..30 and g in {1, 1.1, 1.2, 1.5, 2, 10}, although eq. (7)'s mean TD_r has k_opt > 0 for some."""
+    gs = (1.0, 1.1, 1.2, 1.5, 2.0, 10.0)
+    assert all(E.k_opt(n, g, "TD_r_max") == 0 for n in range(3, 31) for g in gs)
+    assert any(E.k_opt(n, g, "TD_r") > 0 for n in range(3, 31) for g in gs)
+
 def test_td_s_never_exceeds_td_r():
     """Sec. IV-B: TD_s <= TD_r for every n, k, g (skips never become bottlenecks)."""
     for n in range(2, 25):
