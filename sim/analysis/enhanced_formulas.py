@@ -47,10 +47,12 @@ COSTS_LOWER_FIT = (100.0, 10.0, 1.0)
 
 # ---- parameters (the domain of the formulas) -------------------------------------------------------
 def check_n(n, lo: int = 2) -> int:
+    """The cube dimension n, lo..MAX_N (a one-line CubenocError otherwise)."""
     return require_int(n, "n", lo, MAX_N)
 
 
 def check_k(n: int, k, upto: int | None = None) -> int:
+    """Q(n, k) needs 0 <= k <= n - 2 (Sec. III); ``upto`` widens it (Fig. 4 runs k to n)."""
     hi = n - 2 if upto is None else upto
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= hi:
         raise CubenocError(f"k must be in 0..{'n-2' if upto is None else 'n'} for an n-cube (n={n}), got {k}")
@@ -58,6 +60,7 @@ def check_k(n: int, k, upto: int | None = None) -> int:
 
 
 def check_g(g) -> float:
+    """The locality g >= 1 of Sec. II-A (g = 1 uniform), at most MAX_G."""
     try:
         g = float(g)
     except (TypeError, ValueError):
@@ -79,7 +82,7 @@ def alpha0(n: int, g: float) -> float:
 
 
 def p_l(n: int, g: float, l: int) -> float:
-    """Probability that a message goes to one given node of class H_l (l >= 1)."""
+    """Sec. II-A: probability that a message goes to one given node of class H_l (l >= 1), alpha0 g^-l."""
     return alpha0(n, g) * g ** -l if l > 0 else 0.0
 
 
@@ -99,7 +102,7 @@ def td_hypercube(n: int, g: float) -> float:
 
 
 def diameter_enhanced(n: int, k: int) -> int:
-    """Theorem 2: ``k + ceil((n-k)/2)``."""
+    """Theorem 2: the diameter of Q(n, k), ``k + ceil((n-k)/2)`` (also Theorem 3's broadcast steps)."""
     return k + _ceil_half(n - k)
 
 

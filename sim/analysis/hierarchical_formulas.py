@@ -48,6 +48,7 @@ def level2_size(code: str, k: int) -> int:
 
 
 def exists(code: str, k: int) -> bool:
+    """Whether the level-2 family has a member with ``k`` nodes (BH: 2^m, CCC: D_c 2^D_c)."""
     try:
         level2_size(code, k)
         return True
@@ -136,7 +137,8 @@ def lp_ratio(code: str, alpha: float, d: int, k: int) -> float:
 
 # ---- queueing analysis (Sec. III-B): eqs (15)-(21) ----------------------------------------------
 def mm1(mu: float, lam: float) -> float:
-    """M/M/1 delay 1/(mu - lam); infinite at or beyond saturation."""
+    """Sec. III-B: each link an M/M/1 queue (Kleinrock's independence assumption), delay 1/(mu - lam);
+    infinite at or beyond saturation."""
     return 1.0 / (mu - lam) if lam < mu else INF
 
 
