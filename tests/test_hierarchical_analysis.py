@@ -100,6 +100,16 @@ def test_fig_6_ccc_finite_at_alpha_08_by_formula_only():
     assert at_08["max_util_NCL"] >= 1.0 and math.isinf(at_08["R"])
     assert math.isfinite(hm.kleinrock(loads, 0.85, 1.0, 3.0, 3.0, 512)["R"])
 
+    def finite(code, alpha, explicit):
+        if explicit:
+            return math.isfinite(hm.kleinrock(hm.random_routing_loads(code, 3, 64), alpha, 1.0, 3.0, 3.0, 512)["R"])
+        return math.isfinite(hf.queueing(code, alpha, 3, 64, 1.0, 3.0, 3.0)["R"])
+    # the saturation points to 1e-4: BH/BH, BH/BR (and BH/CC, never) the same by formula and on the graph
+    for code, a in (("BH/BH", 0.2617), ("BH/BR", 0.9538), ("BH/CCC", 0.8154)):
+        assert finite(code, a + 1e-4, True) and not finite(code, a, True)
+        assert finite(code, a, False) == (code == "BH/CCC") and finite(code, a + 1e-4, False)
+    assert finite("BH/CC", 0.0, True) and finite("BH/CC", 0.0, False)
+
 def test_p_j_accounts_for_every_outbound_message():
     for d in range(1, 8):
         for j in range(1, d + 1):
