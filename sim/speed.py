@@ -74,9 +74,3 @@ def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
                 f"is single-threaded. Stimulus generation, table building and compilation are excluded.")
     rows.extend(notes)
     return "\n".join(rows)
-
-
-def write_speed_section(path, text: str) -> None:
-    """Replace the text between the simulate-speed markers of ``path`` (appended if absent)."""
-    from cubenoc.docs_section import replace_section
-    replace_section(path, BEGIN, END, text)
