@@ -30,9 +30,10 @@ def test_packet_order_kept_by_fixed_routes_not_by_run_time_selection():
     for model in (NetworkModel(pdn, ObliviousPDNRouting(pdn)), NetworkModel(pdn, AdaptivePDNRouting(pdn)),
                   NetworkModel(q3, EcubeRouting(q3), queues="voq")):
         assert share(model, 1.0, 1, cycles=4000) == 0.0
-        assert share(model, 1.0, 4, cycles=4000) == 0.0
+        assert share(model, 1.0, 4, cycles=4000, p_ready=0.5) == 0.0
     run_time = NetworkModel(pdn, AdaptivePDNRouting(pdn, selection="availability"))
     assert 0.0 < share(run_time, 1.0, 1, cycles=4000) < 0.1
+    assert 0.0 < share(run_time, 1.0, 1, cycles=4000, p_ready=0.5) < 0.2
 
 
 def test_hop_table_block():
