@@ -42,8 +42,8 @@ def run(dut, bench):
 
 
 # ---- arbiter ----------------------------------------------------------------------------------------------
-def check_arbiter(positions, size, cycles):
-    dut = RoundRobinArbiter(positions, size)
+def check_arbiter(positions, size, cycles, pairwise=False):
+    dut = RoundRobinArbiter(positions, size, pairwise=pairwise)
 
     async def bench(ctx):
         pointer = 0
@@ -69,7 +69,7 @@ def test_arbiter_matches_rr_pick(data):
     n = len(positions)
     cycles = data.draw(st.lists(st.tuples(st.integers(0, (1 << n) - 1), st.sampled_from([True, False, None])),
                                 min_size=1, max_size=40))
-    check_arbiter(positions, size, cycles)
+    check_arbiter(positions, size, cycles, pairwise=data.draw(st.booleans()))   # pairwise: the pipelined router's
 
 
 @settings(max_examples=25, deadline=None)

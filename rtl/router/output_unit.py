@@ -34,10 +34,11 @@ USE_WIDTH = 16
 
 class OutputUnit(wiring.Component):
     def __init__(self, layout, positions, size: int, num_vcs: int = 1, *, broadcast: bool = False,
-                 count_heads: bool = False, lock_per_vc: bool = True, weights=None):
+                 count_heads: bool = False, lock_per_vc: bool = True, weights=None, pipelined: bool = False):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
         self.lock_per_vc = lock_per_vc          # False (VOQ): one lock for the output, ready still per VC
         self.weights = weights
+        self.pipelined = pipelined              # the pipelined router's shorter grant -> state paths
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
         members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
@@ -52,7 +53,7 @@ class OutputUnit(wiring.Component):
         m = Module()
         n, out = len(self.positions), self.payload
         ww = max(1, max(max(w.values(), default=1) for w in self.weights).bit_length()) if self.weights else 0
-        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww)
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww, pairwise=self.pipelined)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
         # valid from the requests, not the grants (the arbiter grants whenever someone requests): it need not
@@ -68,7 +69,9 @@ class OutputUnit(wiring.Component):
             ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
             m.d.comb += passed[r].eq(self.grant[r] & ready)
             taken.append(sel[r] & ready)
-        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(self.grant & ~passed)]
+        m.d.comb += arb.keep.eq(self.grant & ~passed)
+        if not self.pipelined:
+            m.d.comb += self.xfer.eq(any_of(taken))
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 and self.lock_per_vc else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
@@ -79,6 +82,12 @@ class OutputUnit(wiring.Component):
             m.d.comb += arb.next.eq(passed)
         if ww:
             self._weight(m, arb, sel, vc, ww)
+        if self.pipelined:                   # V = 1, unicast: the lock from each source's own tail bit, not the
+            ready = self.ready[0]            # crossbar's (the lock is the owner's while locked; a head sets it)
+            xfer = self.valid & ready
+            m.d.comb += self.xfer.eq(xfer)
+            m.d.sync += lock.eq(any_of(self.grant[r] & ~self.flit[r].tail for r in range(n)) & ready | lock & ~xfer)
+            return m
         with m.If(self.xfer):
             with m.If(out.tail):
                 m.d.sync += lock.eq(0)

@@ -161,7 +161,7 @@ class Router(wiring.Component):
             ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
                 self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
                 count_heads=self.adaptive and o != local and self.routing.selection == "least_used",
-                lock_per_vc=self.queues == "fifo",
+                lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
                 weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
