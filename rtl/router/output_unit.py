@@ -38,7 +38,7 @@ class OutputUnit(wiring.Component):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
         self.lock_per_vc = lock_per_vc          # False (VOQ): one lock for the output, ready still per VC
         self.weights = weights
-        self.pipelined = pipelined              # the pipelined router's shorter grant -> state paths
+        self.pipelined = pipelined              # docs/router.md "Pipelined router": a registered grant
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
         members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
@@ -47,13 +47,17 @@ class OutputUnit(wiring.Component):
             members.update({"present": In(n), "acquire": In(1), "acquirer": In(n), "stalled": Out(1)})
         if count_heads:
             members["use"] = Out(USE_WIDTH)
+        if pipelined:
+            members["cand_tail"] = In(n)
         super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
         n, out = len(self.positions), self.payload
+        if self.pipelined:
+            return self._pipelined(m)
         ww = max(1, max(max(w.values(), default=1) for w in self.weights).bit_length()) if self.weights else 0
-        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww, pairwise=self.pipelined)
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
         # valid from the requests, not the grants (the arbiter grants whenever someone requests): it need not
@@ -69,9 +73,7 @@ class OutputUnit(wiring.Component):
             ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
             m.d.comb += passed[r].eq(self.grant[r] & ready)
             taken.append(sel[r] & ready)
-        m.d.comb += arb.keep.eq(self.grant & ~passed)
-        if not self.pipelined:
-            m.d.comb += self.xfer.eq(any_of(taken))
+        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(self.grant & ~passed)]
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 and self.lock_per_vc else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
@@ -82,12 +84,6 @@ class OutputUnit(wiring.Component):
             m.d.comb += arb.next.eq(passed)
         if ww:
             self._weight(m, arb, sel, vc, ww)
-        if self.pipelined:                   # V = 1, unicast: the lock from each source's own tail bit, not the
-            ready = self.ready[0]            # crossbar's (the lock is the owner's while locked; a head sets it)
-            xfer = self.valid & ready
-            m.d.comb += self.xfer.eq(xfer)
-            m.d.sync += lock.eq(any_of(self.grant[r] & ~self.flit[r].tail for r in range(n)) & ready | lock & ~xfer)
-            return m
         with m.If(self.xfer):
             with m.If(out.tail):
                 m.d.sync += lock.eq(0)
@@ -96,6 +92,24 @@ class OutputUnit(wiring.Component):
             if self.count_heads:
                 with m.If(out.head):
                     m.d.sync += self.use.eq(self.use + 1)
+        return m
+
+    def _pipelined(self, m):
+        """docs/router.md "Pipelined router" (V = 1, unicast): the requests already hold the downstream's
+        room one cycle ahead, so every grant crosses: ``sent`` is the grant, registered in ``granted``;
+        next cycle ``valid`` (registered) and the crossbar select that register over the sources' stage
+        registers. Lock and pointer move on the grant, the lock from each source's own tail bit."""
+        n = len(self.positions)
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
+        granted, any_req = Signal(n, name="granted"), self.request.any()
+        m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant), self.sent.eq(arb.grant),
+                     arb.next.eq(arb.grant), self.xfer.eq(self.valid & self.ready[0])]
+        m.d.sync += [granted.eq(arb.grant), self.valid.eq(any_req),
+                     self.locked.eq(any_of(arb.grant[r] & ~self.cand_tail[r] for r in range(n)) |
+                                    self.locked & ~any_req)]
+        for name, _ in self.layout:
+            m.d.comb += getattr(self.payload, name).eq(onehot_mux([(granted[r], getattr(self.flit[r], name))
+                                                                   for r in range(n)]))
         return m
 
     def _weight(self, m, arb, sel, vc, ww) -> None:

@@ -13,6 +13,8 @@ stage from its FIFO (:func:`.kernel.clock_edge`). Built for one-VC unicast obliv
 """
 from __future__ import annotations
 
+import numpy as np
+
 from cubenoc.errors import CubenocError
 
 from . import kernel
@@ -38,3 +40,10 @@ class PipelineSimulation(Simulation):
     """A :class:`Simulation` in the kernel's PIPE mode (same arrays; ``fifo.stage`` in use)."""
 
     mode = kernel.PIPE
+
+    @staticmethod
+    def pipe_state(N: int, lanes: int) -> tuple:
+        """Per lane: stage register (-1 empty), the output its registered grant crosses to (-1 none); per
+        node: the ejection buffer (kernel.EJECT_DEPTH words) and its count."""
+        return (np.full(N * lanes, -1, dtype=np.int64), np.full(N * lanes, -1, dtype=np.int64),
+                np.zeros((N, kernel.EJECT_DEPTH), dtype=np.int64), np.zeros(N, dtype=np.int64))
