@@ -155,7 +155,8 @@ class InputUnit(wiring.Component):
         its head's route, so it gets the same output); FIFO entries are the routed flit and its one-hot
         ``want``. The stage register holds the flit that crosses this cycle (``crossing``: granted last
         cycle) or waits; the candidate is the FIFO head when the stage is empty or crossing, else the stage.
-        All of it from registers: the FIFO pops (into the stage) on ``advance`` = crossing | stage empty."""
+        All of it from registers: the FIFO pops (into the stage) on ``advance`` (a register: crossing |
+        stage empty)."""
         r, s = self.router, self.i
         P, lay = r.num_ports, r.flit_layout
         ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
@@ -169,17 +170,17 @@ class InputUnit(wiring.Component):
             m.d.comb += s.ready2.eq(fifo.w_rdy2)
         head, f_want = data.View(lay, fifo.r_data[:lay.size]), fifo.r_data[lay.size:]
         stage, s_want = Signal(lay, name=f"stage_{c}"), Signal(P, name=f"stage_want_{c}")
-        s_valid, crossing, adv = Signal(name=f"stage_valid_{c}"), Signal(name=f"crossing_{c}"), Signal(name=f"advance_{c}")
+        adv = Signal(name=f"advance_{c}", init=1)     # a register: crossing | stage empty
         want, is_head = Signal(P, name=f"want_{c}"), Signal(name=f"cand_head_{c}")
-        m.d.comb += [adv.eq(crossing | ~s_valid), fifo.r_en.eq(adv), self.flit[c].eq(stage),
+        m.d.comb += [fifo.r_en.eq(adv), self.flit[c].eq(stage),
                      want.eq(Mux(adv, Mux(fifo.r_rdy, f_want, 0), s_want)),
                      is_head.eq(Mux(adv, head.head, stage.head)),
                      self.cand_tail[c].eq(Mux(adv, head.tail, stage.tail))]
         for o in self.outputs[c]:
             m.d.comb += self.request[c][o].eq(want[o] & (~is_head | ~self.locked[o]) & self.room[o])
         with m.If(adv):
-            m.d.sync += [stage.eq(head), s_want.eq(Mux(fifo.r_rdy, f_want, 0)), s_valid.eq(fifo.r_rdy)]
-        m.d.sync += crossing.eq(self.sent[c])
+            m.d.sync += [stage.eq(head), s_want.eq(Mux(fifo.r_rdy, f_want, 0))]
+        m.d.sync += adv.eq(self.sent[c] | (adv & ~fifo.r_rdy))   # granted now, or the stage stays empty
 
     def _select(self, m, c, head, route, fifo, live, pop, port, vc, new) -> None:
         """The adaptive route stage: pick a candidate; discard a packet whose candidates are all faulty."""
