@@ -16,7 +16,8 @@ Pairwise (``pairwise=True``, the pipelined router's, docs/router.md "Pipelined r
 robin, with the pointer kept as one register per pair of requesters, ``before[q][r]`` = "q comes before r
 from the pointer" (a function of the pointer): a grant is then its request and, per other requester, one
 AND-NOT of two registers (two LUT4 levels for five requesters instead of three), and the pairs' next values
-are worked out from the winner beside the pointer's.
+are worked out from the winner beside the pointer's. ``every_grant=True``: the pointer moves past every
+grant (``next`` and ``keep`` unused), enabled by the requests, not by the grants.
 """
 from __future__ import annotations
 
@@ -33,9 +34,10 @@ def thermometer(pointer: int, size: int) -> int:
 
 
 class RoundRobinArbiter(wiring.Component):
-    def __init__(self, positions, size: int, weight_width: int = 0, pairwise: bool = False):
+    def __init__(self, positions, size: int, weight_width: int = 0, pairwise: bool = False, every_grant: bool = False):
         self.positions, self.size, self.weight_width = list(positions), size, weight_width
         self.pairwise = pairwise and not weight_width and len(self.positions) > 1
+        self.every_grant = every_grant      # the pointer moves past every grant (``next`` is the grant)
         n = len(self.positions)
         members = {"requests": In(n), "grant": Out(n), "next": In(n), "keep": In(n)}
         if weight_width:
@@ -89,9 +91,10 @@ class RoundRobinArbiter(wiring.Component):
 
         def order(pointer, q, r):   # q before r when the pointer is at ``pointer`` (constants)
             return (pos[q] - pointer) % size < (pos[r] - pointer) % size
-        moved = any_of(list(self.next) + list(self.keep))
+        moved = self.requests.any() if self.every_grant else any_of(list(self.next) + list(self.keep))
+        nxt = self.grant if self.every_grant else self.next       # (a grant whenever someone requests)
         for (q, r), b in before.items():
-            ones = [self.next[w] for w in range(n) if order(pos[w] + 1, q, r)]
+            ones = [nxt[w] for w in range(n) if order(pos[w] + 1, q, r)]
             ones += [self.keep[w] for w in range(n) if order(pos[w], q, r)]
             with m.If(moved):
                 m.d.sync += b.eq(any_of(ones))
