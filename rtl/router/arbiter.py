@@ -91,10 +91,14 @@ class RoundRobinArbiter(wiring.Component):
 
         def order(pointer, q, r):   # q before r when the pointer is at ``pointer`` (constants)
             return (pos[q] - pointer) % size < (pos[r] - pointer) % size
-        moved = self.requests.any() if self.every_grant else any_of(list(self.next) + list(self.keep))
-        nxt = self.grant if self.every_grant else self.next       # (a grant whenever someone requests)
+        if self.every_grant:        # q stays first unless the winner lies in [q, r): no enable, no `next`
+            for (q, r), b in before.items():
+                m.d.sync += b.eq((b | self.requests.any()) &
+                                 ~any_of(self.grant[w] for w in range(n) if not order(pos[w] + 1, q, r)))
+            return m
+        moved = any_of(list(self.next) + list(self.keep))
         for (q, r), b in before.items():
-            ones = [nxt[w] for w in range(n) if order(pos[w] + 1, q, r)]
+            ones = [self.next[w] for w in range(n) if order(pos[w] + 1, q, r)]
             ones += [self.keep[w] for w in range(n) if order(pos[w], q, r)]
             with m.If(moved):
                 m.d.sync += b.eq(any_of(ones))
