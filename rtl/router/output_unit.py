@@ -48,7 +48,7 @@ class OutputUnit(wiring.Component):
         if count_heads:
             members["use"] = Out(USE_WIDTH)
         if pipelined:
-            members["cand_tail"] = In(n)
+            members.update({"cand_tail": In(n), "tail": Out(1)})
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -104,7 +104,8 @@ class OutputUnit(wiring.Component):
         granted, any_req = Signal(n, name="granted"), self.request.any()
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant), self.sent.eq(arb.grant),
                      arb.next.eq(arb.grant), self.xfer.eq(self.valid & self.ready[0])]
-        m.d.sync += [granted.eq(arb.grant), self.valid.eq(any_req),
+        m.d.sync += [granted.eq(arb.grant), self.valid.eq(any_req),     # ``tail``: the crossing flit's, registered
+                     self.tail.eq(any_of(arb.grant[r] & self.cand_tail[r] for r in range(n))),
                      self.locked.eq(any_of(arb.grant[r] & ~self.cand_tail[r] for r in range(n)) |
                                     self.locked & ~any_req)]
         for name, _ in self.layout:

@@ -213,8 +213,8 @@ class Router(wiring.Component):
                      buf.r_en.eq(out.ready), out.valid.eq(buf.r_rdy | ou.valid)]
         for name in ("head", "tail", "data"):
             m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(ou.payload, name)))
-        if self.counters:
-            with m.If(out.valid & out.ready & out.payload.tail):
+        if self.counters:           # the tail bit from registers (not through the crossbar)
+            with m.If(out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail)):
                 m.d.sync += self.ejected.eq(self.ejected + 1)
 
     def _faults_and_discards(self, m, src, units, outs) -> None:
