@@ -13,11 +13,10 @@ winner whose transfer is marked in ``next`` keeps first place while its packet's
 requester's rule is computed from its own flit, beside the grant, not from the crossbar's output.
 
 Pairwise (``pairwise=True``, the pipelined router's, docs/router.md "Pipelined router"): the same round
-robin, with the pointer kept as one register per pair of requesters, ``before[q][r]`` = "q comes before r
-from the pointer" (a function of the pointer): a grant is then its request and, per other requester, one
-AND-NOT of two registers (two LUT4 levels for five requesters instead of three), and the pairs' next values
-are worked out from the winner beside the pointer's. ``every_grant=True``: the pointer moves past every
-grant (``next`` and ``keep`` unused), enabled by the requests, not by the grants.
+robin with the pointer moving past every grant (``next`` and ``keep`` unused), kept as one register per
+pair of requesters, ``before[q][r]`` = "q comes before r from the pointer": a grant is then its request
+and, per other requester, one AND-NOT of two registers (two LUT4 levels for five requesters instead of
+three), and a pair's next value is "the winner is not in [q, r)", with no clock enable.
 """
 from __future__ import annotations
 
@@ -34,10 +33,9 @@ def thermometer(pointer: int, size: int) -> int:
 
 
 class RoundRobinArbiter(wiring.Component):
-    def __init__(self, positions, size: int, weight_width: int = 0, pairwise: bool = False, every_grant: bool = False):
+    def __init__(self, positions, size: int, weight_width: int = 0, pairwise: bool = False):
         self.positions, self.size, self.weight_width = list(positions), size, weight_width
         self.pairwise = pairwise and not weight_width and len(self.positions) > 1
-        self.every_grant = every_grant      # the pointer moves past every grant (``next`` is the grant)
         n = len(self.positions)
         members = {"requests": In(n), "grant": Out(n), "next": In(n), "keep": In(n)}
         if weight_width:
@@ -91,15 +89,7 @@ class RoundRobinArbiter(wiring.Component):
 
         def order(pointer, q, r):   # q before r when the pointer is at ``pointer`` (constants)
             return (pos[q] - pointer) % size < (pos[r] - pointer) % size
-        if self.every_grant:        # q stays first unless the winner lies in [q, r): no enable, no `next`
-            for (q, r), b in before.items():
-                m.d.sync += b.eq((b | self.requests.any()) &
-                                 ~any_of(self.grant[w] for w in range(n) if not order(pos[w] + 1, q, r)))
-            return m
-        moved = any_of(list(self.next) + list(self.keep))
-        for (q, r), b in before.items():
-            ones = [self.next[w] for w in range(n) if order(pos[w] + 1, q, r)]
-            ones += [self.keep[w] for w in range(n) if order(pos[w], q, r)]
-            with m.If(moved):
-                m.d.sync += b.eq(any_of(ones))
+        for (q, r), b in before.items():       # q stays first unless the winner lies in [q, r)
+            m.d.sync += b.eq((b | self.requests.any()) &
+                             ~any_of(self.grant[w] for w in range(n) if not order(pos[w] + 1, q, r)))
         return m

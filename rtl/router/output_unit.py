@@ -100,7 +100,7 @@ class OutputUnit(wiring.Component):
         next cycle ``valid`` (registered) and the crossbar select that register over the sources' stage
         registers. Lock and pointer move on the grant, the lock from each source's own tail bit."""
         n = len(self.positions)
-        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True, every_grant=True)
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
         granted, any_req = Signal(n, name="granted"), self.request.any()
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant), self.sent.eq(arb.grant),
                      arb.next.eq(arb.grant), self.xfer.eq(self.valid & self.ready[0])]

@@ -272,9 +272,9 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
     outs = bmask = elig = 0
     for j in range(Pv * V):
         fi = fbase + j
-        if (fifo.stage[fi] < 0) if mode == PIPE else fcnt[fi] == 0:
+        if fcnt[fi] == 0:
             continue
-        w = fifo.stage[fi] if mode == PIPE else buf[fi, fhead[fi]]   # PIPE: the lane's stage register
+        w = buf[fi, fhead[fi]]
         if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
             nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
