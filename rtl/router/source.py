@@ -48,6 +48,9 @@ class SourceInterface(wiring.Component):
         m.d.comb += inj.dest.eq(dest)
         num_nodes = r.topology.num_nodes
         dest_ok = (dest < num_nodes) if num_nodes < (1 << DEST_WIDTH) else Const(1)
+        b = (num_nodes - 1).bit_length()
+        if r.pipeline and num_nodes < (1 << DEST_WIDTH):   # the same test without a 16-bit carry chain
+            dest_ok = ~dest[b:].any() & ((dest[:b] < num_nodes) if num_nodes < (1 << b) else Const(1))
         route = inj.route.as_value()
         if r.broadcast is not None:
             is_bc = dest == BROADCAST_DEST
