@@ -19,6 +19,9 @@ Fair arbitration (docs/router.md "Arbitration"): ``weights[r]`` maps the new rou
 source r to its weight (sim/routing/fairness.py; one entry ``{0: w}`` at the local output); the winner's
 head gives the weighted arbiter its weight from these constants, a body/tail flit the weight its head had
 (``cur_w`` per VC).
+Pipelined (docs/router.md "Pipelined router"): a pairwise-priority arbiter; the grant is registered
+(``granted``) and selects the crossbar next cycle, ``valid`` is registered, the lock and the crossing
+flit's ``tail`` come from the sources' candidate tail bits (``cand_tail``) at the grant.
 """
 from __future__ import annotations
 

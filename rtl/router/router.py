@@ -20,8 +20,10 @@ queue, one lock per output; the router is then node-specific (its lookahead unit
 The output arbiters: ``arbitration="round-robin"`` or ``"fair"`` (weighted by sim/routing/fairness.py,
 docs/router.md "Arbitration"; unicast routers with a fixed route and single FIFOs, not pipelined).
 ``pipeline=True`` (docs/router.md "Pipelined router"; one-VC unicast oblivious routing, one FIFO per
-input): each lane registers its FIFO head with the route unit's output in a stage register, and the output
-units arbitrate over the stage registers: two cycles per hop (model: sim/model/pipeline.py).
+input): the FIFOs hold routed flits, the output units register their grants (requests only when the
+downstream FIFO will have room: the link's ``ready2``) and the granted lane's stage register crosses the
+crossbar next cycle; ``local_out`` sits behind a 2-entry ejection buffer: two cycles per hop (model:
+sim/model/pipeline.py).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
