@@ -46,9 +46,8 @@ class Simulation:
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
         self.tab = Tables(tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        # stage: the pipelined router's stage register per FIFO (-1 empty; sim/model/pipeline.py)
         self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N),
-                          np.full(N * P * V, -1, dtype=np.int64))
+                          *self.pipe_state(N, P * V))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":
@@ -80,6 +79,11 @@ class Simulation:
         # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr, stall
         self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1), _zeros(1))
         self.cycle = 0
+
+    @staticmethod
+    def pipe_state(N: int, lanes: int) -> tuple:
+        """``stage``, ``trav``, ``eject``, ``ecount`` of :class:`.state.Fifos` (the PIPE mode's; unused here)."""
+        return _zeros(1), _zeros(1), _zeros(1, 1), _zeros(1)
 
     def trace_size(self) -> int:
         return self.stim.num_flits
