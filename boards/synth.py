@@ -22,13 +22,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cubenoc.errors import ToolError
-
 from amaranth import Cat, Module, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from cubenoc.errors import CubenocError
+from cubenoc.errors import CubenocError, ToolError
+from cubenoc.rtl.area import count
 
 from .toolchain import find_tool
 
@@ -40,14 +39,7 @@ TARGETS = {
 }
 TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5"}
 
-#: yosys cell types -> report column
-CELL_CLASSES = {
-    "ice40": {"lut4": ("SB_LUT4",), "carry": ("SB_CARRY",), "bram": ("SB_RAM40_4K",), "lutram": (),
-              "ff": ("SB_DFF", "SB_DFFE", "SB_DFFSR", "SB_DFFR", "SB_DFFS", "SB_DFFESR", "SB_DFFER",
-                     "SB_DFFES", "SB_DFFSS", "SB_DFFESS", "SB_DFFN", "SB_DFFNE", "SB_DFFNSR", "SB_DFFNESR")},
-    "ecp5": {"lut4": ("LUT4",), "carry": ("CCU2C",), "bram": ("DP16KD", "PDPW16KD"), "lutram": ("TRELLIS_DPR16X4",),
-             "ff": ("TRELLIS_FF",)},
-}
+#: yosys cell types -> report column: rtl/area.py CELL_CLASSES and count(), the one cell counting
 
 
 class RouterHarness(wiring.Component):
@@ -112,8 +104,7 @@ def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:
     """``(column counts, raw cell counts)`` from yosys ``stat -json``."""
     mods = stat_json.get("modules", {})
     cells = (mods.get(f"\\{top}") or mods.get(top) or stat_json.get("design") or {}).get("num_cells_by_type", {})
-    counts = {col: sum(cells.get(t, 0) for t in types) for col, types in CELL_CLASSES[family].items()}
-    return counts, dict(cells)
+    return count(cells, family), dict(cells)
 
 
 def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,

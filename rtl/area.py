@@ -69,12 +69,20 @@ def synthesize(verilog_text: str, target: str, top: str = "router") -> tuple[dic
     return stat["design"]["num_cells_by_type"], seconds
 
 
+#: yosys cell types per column, per FPGA family: the one cell counting of the project (``cubenoc bench``
+#: and ``synth-report`` alike)
+CELL_CLASSES = {
+    "ice40": {"lut4": ("SB_LUT4",), "carry": ("SB_CARRY",), "bram": ("SB_RAM40_4K",), "lutram": (),
+              "ff": ("SB_DFF", "SB_DFFE", "SB_DFFSR", "SB_DFFR", "SB_DFFS", "SB_DFFESR", "SB_DFFER",
+                     "SB_DFFES", "SB_DFFSS", "SB_DFFESS", "SB_DFFN", "SB_DFFNE", "SB_DFFNSR", "SB_DFFNESR")},
+    "ecp5": {"lut4": ("LUT4",), "carry": ("CCU2C",), "bram": ("DP16KD", "PDPW16KD"), "lutram": ("TRELLIS_DPR16X4",),
+             "ff": ("TRELLIS_FF",)},
+}
+
+
 def count(cells: dict, target: str) -> dict:
-    if target == "ice40":
-        return {"lut4": cells.get("SB_LUT4", 0), "ff": sum(v for k, v in cells.items() if k.startswith("SB_DFF")),
-                "lutram": 0, "carry": cells.get("SB_CARRY", 0)}
-    return {"lut4": cells.get("LUT4", 0), "ff": cells.get("TRELLIS_FF", 0),
-            "lutram": cells.get("TRELLIS_DPR16X4", 0), "carry": cells.get("CCU2C", 0)}
+    """``{"lut4", "carry", "bram", "lutram", "ff"}`` from yosys' cells by type (``target``: ice40 or ecp5)."""
+    return {col: sum(cells.get(t, 0) for t in types) for col, types in CELL_CLASSES[target].items()}
 
 
 def measure(family: str, n: int, k: int, targets, payload_width=32, fifo_depth=4, jobs=2) -> list[AreaResult]:
