@@ -48,6 +48,8 @@ from cubenoc.errors import CubenocError, require_int
 from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
 from .traffic import LengthDist, check_rate, make_pattern
 
+#: Q_n / Q(n, k) up to 2^20 nodes: the model's state for Q(20, 0) peaks at about 5 GB (docs/simulator.md)
+MAX_CUBE_N = 20
 FAMILIES = ("hypercube", "enhanced", "pdn", "metacube", "hin")
 SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9[,routing=adaptive|availability] | "
              "metacube:k=1,m=3 | hin:d=3,level2=bh,size=3[,r=2][,routing=balanced|least_used]; "
@@ -96,7 +98,10 @@ def build_network(spec: str):
     if fam in ("hypercube", "enhanced"):
         from .routing.hypercube import EcubeRouting
         from .topology.hypercube import EnhancedHypercube, Hypercube
-        n = _int(params, "n", lo=1, hi=16)
+        n = _int(params, "n", lo=1)
+        if n > MAX_CUBE_N:
+            raise CubenocError(f"n must be in 1..{MAX_CUBE_N} for the simulator (2^{MAX_CUBE_N} nodes: what the "
+                               f"memory of a 23 GB machine allows, docs/simulator.md), got {n}")
         topo = Hypercube(n) if fam == "hypercube" else EnhancedHypercube(n, _int(params, "k", lo=0))
         routing = EcubeRouting(topo)
     elif fam == "pdn":
@@ -155,6 +160,9 @@ def _model(spec: str, depth: int, arbitration: str = "round-robin"):
     queues, pipeline = params.get("queues", "fifo").lower(), _pipeline(params)
     if queues != "fifo" or pipeline:            # per-output queues, pipelined (docs/router.md): the plain tables
         return NetworkModel(topo, routing, depth=depth, queues=queues, pipeline=pipeline), label
+    if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
+        from .model.ecube import ecube_model
+        return ecube_model(topo, routing, depth, arbitration), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
         model = symmetric_model(topo, routing, depth)
         model.arbitration = arbitration
@@ -316,6 +324,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     while not sim.all_delivered:
         if sim.cycle >= deadline:
             left = sim.created - sim.delivered
+            res.accepted = sim.ejected / (N * M)        # the window is complete: its accepted load is known
             return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after a "
                                         f"drain of {cfg.drain} cycles: offered {rate:g} is at or beyond saturation")
         sim.advance(min(cfg.chunk, deadline - sim.cycle))

@@ -1,0 +1,84 @@
+"""Issue 17: streamed runs (memory flat in the run length), the table-free e-cube model for 2^20 nodes,
+trace-driven traffic and the Dask sweep."""
+import numpy as np
+import pytest
+
+from cubenoc.sim import simulator as S
+from cubenoc.sim import traffic as T
+from cubenoc.sim.model.ecube import ecube_model
+from cubenoc.sim.model.stream import hist_percentile
+from cubenoc.sim.model.tables import build_tables, ecube_inject
+from cubenoc.sim.model.network import default_allowed
+from cubenoc.sim.routing.hypercube import EcubeRouting
+from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+
+
+def _upfront(spec, rate, cfg):
+    """The reference: every packet generated up front (generate), the model run on the whole stimulus,
+    the figures computed from the per-flit cycles (what simulate_point did before issue 17)."""
+    model, _ = S.model_for(spec, cfg.depth)
+    N, W, M = model.num_nodes, cfg.warmup, cfg.measure
+    stim = T.generate(N, T.make_pattern(cfg.traffic, model.topology), rate, T.LengthDist.parse(cfg.length),
+                      W + M + cfg.drain, cfg.seed)
+    sim = model.start(stim)
+    sim.advance(W)
+    at_w = sim.link_flits.copy()
+    sim.advance(M)
+    util = (sim.link_flits - at_w) / M
+    sim.advance(cfg.drain)
+    ej = sim.eject_cycle
+    meas = np.nonzero((stim.pkt_release >= W) & (stim.pkt_release < W + M))[0]
+    last = stim.pkt_first[meas] + stim.pkt_len[meas] - 1
+    assert (ej[last] >= 0).all()
+    lat = ej[last] - stim.pkt_release[meas]
+    return dict(accepted=((ej >= W) & (ej < W + M)).sum() / (N * M), packets=meas.size, latency_mean=lat.mean(),
+                pct=list(np.percentile(lat, [50, 95, 99])), link_util_max=util[model.tables.link >= 0].max(),
+                network_latency_mean=(ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
+
+
+@pytest.mark.parametrize("spec,length,span", [("hypercube:n=4", "uniform:1:4", 37),
+                                              ("pdn:set=0,1,3,9,routing=availability", "uniform:1:3", 23),
+                                              ("hypercube:n=3,pipeline=1", "3", 41)])
+def test_streamed_run_equals_upfront_run(spec, length, span):
+    """Same seed, same packets (BernoulliSource is generate's source): the streamed run, renumbering the
+    in-flight flits every ``span`` cycles, is cycle for cycle the up-front run, so the figures are equal
+    (the mean latency up to float summation order)."""
+    cfg = S.SimConfig(warmup=300, measure=2000, drain=3000, length=length)
+    p = S.simulate_point(spec, 0.3, cfg, span=span)
+    r = _upfront(spec, 0.3, cfg)
+    assert not p.saturated and p.packets == r["packets"] > 1000
+    assert p.accepted == r["accepted"] and p.link_util_max == r["link_util_max"]
+    assert [p.latency_p50, p.latency_p95, p.latency_p99] == r["pct"]
+    assert p.latency_mean == pytest.approx(r["latency_mean"], rel=1e-12)
+    assert p.network_latency_mean == pytest.approx(r["network_latency_mean"], rel=1e-12)
+
+
+def test_hist_percentile_is_numpy_percentile():
+    rng = np.random.default_rng(4)
+    for size in (1, 2, 7, 1000):
+        x = rng.geometric(0.1, size=size)
+        h = np.bincount(x)
+        for q in (0, 13, 50, 95, 99, 100):
+            assert hist_percentile(h, q) == np.percentile(x, q), (size, q)
+
+
+@pytest.mark.parametrize("topo", [Hypercube(4), EnhancedHypercube(5, 1), EnhancedHypercube(4, 0)])
+def test_table_free_ecube_equals_table_route(topo):
+    """The e-cube / Algorithm C model from the addresses (sim/model/ecube.py) = the dense tables that
+    routing.route / routing.inject / topology.neighbor / the turn walk give."""
+    routing = EcubeRouting(topo)
+    a = ecube_model(topo, routing).tables
+    b = build_tables(topo, routing, default_allowed(topo, routing))
+    N = topo.num_nodes
+    assert (a.lookup(np.repeat(np.arange(N), 1 << a.route_width), np.tile(np.arange(1 << a.route_width), N))
+            == b.route.ravel()).all()
+    assert (a.link == b.link).all() and (a.allowed == b.allowed).all() and (a.nports == b.nports).all()
+    s, d = np.divmod(np.arange(N * N), N)
+    assert (ecube_inject(routing, s, d) ==
+            [routing.layout.pack(routing.inject(int(x), int(y))) for x, y in zip(s, d)]).all()
+
+
+def test_cube_size_limit_is_a_clear_error():
+    from cubenoc.errors import CubenocError
+    with pytest.raises(CubenocError, match=r"1\.\.20 .*2\^20 nodes"):
+        S.build_network("hypercube:n=21")
