@@ -387,30 +387,44 @@ def parse_sweep(text: str) -> list[float]:
     return loads
 
 
-def _point_task(spec, rate, cfg_dict):
+def _point_task(spec, rate, cfg_dict, trace=None):
     """A picklable unit of work for Dask workers."""
-    return simulate_point(spec, rate, SimConfig(**cfg_dict))
+    return simulate_point(spec, rate, SimConfig(**cfg_dict), trace=trace)
 
 
 def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, progress: bool = True,
-          dask: str | bool | None = None, stop_at_saturation: bool = True) -> list[PointResult]:
-    """Every network in ``specs`` at every offered load. Sequentially (a tqdm bar), a network's sweep
-    stops at its first saturated point; with ``dask`` (True: a local cluster, or a scheduler address)
-    all points run as tasks and the points past a network's first saturated one are dropped."""
+          dask: str | bool | None = None, stop_at_saturation: bool = True, jobs: int | None = None,
+          trace: str | None = None, record: str | None = None) -> list[PointResult]:
+    """Every network in ``specs`` at every offered load (``trace``: the file's packets instead, one point
+    per network; ``record``: write the one point's packets). Sequentially (a tqdm bar), a network's sweep
+    stops at its first saturated point; on Dask (``jobs``: a local cluster of that many worker processes;
+    ``dask``: True for a local cluster of the default size, or a scheduler address) all points run as
+    tasks and the points past a network's first saturated one are dropped."""
     cfg = (cfg or SimConfig()).check()
     for s in specs:
         model_for(s, cfg.depth, cfg.arbitration)   # bad specs fail here, before any work is scheduled
-    loads = [check_rate(r) for r in loads]
+    loads = [None] if trace is not None else [check_rate(r) for r in loads]
+    if trace is not None:                          # a malformed trace fails here, before any progress bar
+        from .traffic import TraceSource
+        for n in sorted({model_for(s, cfg.depth, cfg.arbitration)[0].num_nodes for s in specs}):
+            TraceSource(trace, n)
+    if record is not None and len(specs) * len(loads) != 1:
+        raise CubenocError(f"--record writes the packets of one run: give one network and one --rate, "
+                           f"got {len(specs)} network(s) x {len(loads)} load(s)")
+    if jobs is not None:
+        dask = dask if isinstance(dask, str) else int(require_int(jobs, "--jobs", 1, 256))
     if dask:
-        results = _sweep_dask(specs, loads, cfg, dask, progress)
+        if record is not None:
+            raise CubenocError("--record runs in this process: drop --jobs/--dask/--scheduler")
+        results = _sweep_dask(specs, loads, cfg, dask, progress, trace)
     else:
         from tqdm import tqdm
         results = []
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate")
         for s in specs:
             for r in loads:
-                bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r:g}")
-                p = simulate_point(s, r, cfg)
+                bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r if r is not None else 'trace'}")
+                p = simulate_point(s, r, cfg, trace=trace, record=record)
                 results.append(p)
                 bar.update(1)
                 if p.saturated and stop_at_saturation:
@@ -430,7 +444,7 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     return out
 
 
-def _sweep_dask(specs, loads, cfg, dask, progress):
+def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -438,12 +452,13 @@ def _sweep_dask(specs, loads, cfg, dask, progress):
     cfg_dict = asdict(cfg)
     if isinstance(dask, str):
         client, cluster = Client(dask), None
-    else:
-        cluster = LocalCluster(processes=True, threads_per_worker=1, dashboard_address=None)
+    else:       # dask is True (Dask's default size) or the number of worker processes (--jobs N)
+        size = {} if dask is True else {"n_workers": int(dask)}
+        cluster = LocalCluster(processes=True, threads_per_worker=1, dashboard_address=None, **size)
         client = Client(cluster)
     try:
         jobs = [(s, r) for s in specs for r in loads]
-        futures = [client.submit(_point_task, s, r, cfg_dict, pure=False) for s, r in jobs]
+        futures = [client.submit(_point_task, s, r, cfg_dict, trace, pure=False) for s, r in jobs]
         if progress:
             from tqdm import tqdm
             for _ in tqdm(as_completed(futures), total=len(futures), unit="point", desc="simulate (dask)"):

@@ -82,3 +82,39 @@ def test_cube_size_limit_is_a_clear_error():
     from cubenoc.errors import CubenocError
     with pytest.raises(CubenocError, match=r"1\.\.20 .*2\^20 nodes"):
         S.build_network("hypercube:n=21")
+
+
+def test_record_then_replay_gives_identical_results(tmp_path):
+    """--record writes the packets a run offered; --trace replays them: the same run, the same figures."""
+    cfg = S.SimConfig(warmup=200, measure=1500, drain=2000, length="uniform:1:4")
+    path = tmp_path / "rec.csv"
+    a = S.simulate_point("enhanced:n=4,k=0", 0.3, cfg, record=str(path))
+    b = S.simulate_point("enhanced:n=4,k=0", None, cfg, trace=str(path))
+    lines = path.read_text().splitlines()
+    assert lines[0] == "cycle,source,destination,length" and len(lines) > 1000
+    assert not a.saturated and a.packets > 1000
+    same = ("accepted", "offered_measured", "packets", "latency_mean", "latency_p50", "latency_p99",
+            "network_latency_mean", "hops_mean", "link_util_max", "cycles", "util_by_port")
+    assert {k: getattr(a, k) for k in same} == {k: getattr(b, k) for k in same}
+    assert b.traffic == "trace:rec.csv" and abs(b.offered - 0.3) < 0.01
+
+
+@pytest.mark.parametrize("text,msg", [("cycle,source,destination,length\n1,2,3,1\n5,2,x,1\n", "t.csv:3: expected four"),
+                                      ("cycle,src\n", "t.csv:1: a trace starts with the header"),
+                                      ("cycle,source,destination,length\n1,2,9,1\n", "t.csv:2: need cycle >= 0")])
+def test_malformed_trace_is_one_line_naming_the_line(tmp_path, capsys, text, msg):
+    from cubenoc.cli import main
+    (tmp_path / "t.csv").write_text(text)
+    assert main(["simulate", "hypercube", "--n", "3", "--trace", str(tmp_path / "t.csv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cubenoc: error:") and msg in err[0], err
+
+
+def test_dask_sweep_on_a_local_cluster_equals_serial():
+    """--jobs 2: a local Dask cluster of two worker processes; the same seeds give the same points."""
+    pytest.importorskip("dask.distributed")
+    specs, loads = ["hypercube:n=3", "enhanced:n=3,k=0"], [0.2, 0.5]
+    cfg = S.SimConfig(warmup=100, measure=600, drain=1000)
+    serial = S.sweep(specs, loads, cfg, progress=False)
+    par = S.sweep(specs, loads, cfg, progress=False, jobs=2)
+    assert len(par) == 4 and S.to_json(par) == S.to_json(serial)     # (NaN fields compare as null)
