@@ -99,16 +99,44 @@ def _throughput_run(args) -> int:
 
 
 def _speed_arguments(p: argparse.ArgumentParser) -> None:
-    _net_arguments(p)
-    p.add_argument("--loads", type=float, nargs="+", default=[0.1, 0.5], help="offered loads (default 0.1 0.5)")
-    p.add_argument("--cycles", type=int, default=200_000, help="simulated cycles per run (default 200000)")
-    p.add_argument("--packet-len", type=int, default=1, help="flits per packet (default 1)")
+    p.add_argument("--n", type=int, nargs="+", default=[6, 10, 14],
+                   help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~5 GB)")
+    p.add_argument("--family", nargs="+", default=["hypercube"], choices=["hypercube", "enhanced"],
+                   help="Q_n and/or Q(n, k) (default hypercube)")
+    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
+    p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
+    p.add_argument("--node-cycles", type=float, default=2e7,
+                   help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
+    p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
+                   "page (docs/performance.md)")
 
 
 def _speed_run(args) -> int:
-    from .sim.model.perf import networks, speed_table
-    text = speed_table(networks(args.n, args.k), args.loads, args.packet_len, args.cycles, depth=args.depth)
-    return _print_and_write(args, "model-speed", f"cubenoc bench model-speed --n {args.n} --k {args.k}", text)
+    """Whole run (child ``cubenoc simulate``: start-up included) and loop only, CPU and wall, per size
+    (sim/speed.py ``scaling_point``); progress on stderr."""
+    import json
+    import sys
+
+    from .errors import CubenocError
+    from .sim.speed import cycles_for, scaling_point, scaling_table
+    if not all(1 <= n <= 20 for n in args.n) or not all(0 < r <= 1 for r in args.loads):
+        raise CubenocError("--n must be in 1..20 and --loads in (0, 1] flits/node/cycle")
+    rows = []
+    for fam in args.family:
+        for n in args.n:
+            for r in args.loads:
+                cycles = args.cycles or cycles_for(1 << n, args.node_cycles)
+                print(f"model-speed: {fam} n={n} load {r:g}, {cycles:,} cycles ...", file=sys.stderr, flush=True)
+                rows.append(scaling_point(fam, n, args.k, r, cycles))
+    cmd = (f"cubenoc bench model-speed --family {' '.join(args.family)} --n {' '.join(map(str, args.n))} "
+           f"--loads {' '.join(f'{r:g}' for r in args.loads)}" +
+           (f" --cycles {args.cycles}" if args.cycles else f" --node-cycles {args.node_cycles:g}"))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    return _print_and_write(args, "model-speed", cmd, scaling_table(rows))
 
 
 #: name -> (help, add_arguments, run); the model helper adds latency, throughput, model-speed here
@@ -117,7 +145,8 @@ BENCHES = {
     "latency": ("zero-load latency (cycles per hop, end to end) from the model", _latency_arguments, _latency_run),
     "throughput": ("saturation throughput under uniform random traffic from the model", _throughput_arguments,
                    _throughput_run),
-    "model-speed": ("simulated network-cycles per second of the model", _speed_arguments, _speed_run),
+    "model-speed": ("the model's speed and memory, whole run and loop only, 64 to 2^20 nodes", _speed_arguments,
+                    _speed_run),
 }
 
 

@@ -48,14 +48,28 @@ def _available(module: str) -> bool:
         return False
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _summary(module: str) -> str:
+    """The first line of a module's docstring, read from its source without importing it (start-up:
+    ``cubenoc simulate`` imports only what it runs, issue 17)."""
+    import ast
+    try:
+        with open(importlib.util.find_spec(module).origin, encoding="utf-8") as fh:
+            doc = ast.get_docstring(ast.parse(fh.read())) or ""
+    except (OSError, SyntaxError, AttributeError):
+        return ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only`` (a sub-command name) the other sub-commands' modules are not
+    imported (their parsers are left empty: only their one-line help is shown)."""
     parser = _Parser(prog="cubenoc", description="Router generator, model and analysis for hypercube-family networks.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     analyze = sub.add_parser("analyze", help="topology metrics and the papers' tables for one family")
     fam = analyze.add_subparsers(dest="family", required=True, parser_class=_Parser)
     for family, module in ANALYSES.items():
-        if not _available(module):
+        if only not in (None, "analyze") or not _available(module):
             continue
         mod = importlib.import_module(module)
         p = fam.add_parser(family, help=(mod.__doc__ or "").strip().splitlines()[0])
@@ -67,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, module in COMMANDS.items():
         if not _available(module):
+            continue
+        if only is not None and name != only:
+            sub.add_parser(name, help=_summary(module))
             continue
         mod = importlib.import_module(module)
         p = sub.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0])
@@ -109,7 +126,9 @@ def _jsonable(obj):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    command = words[0] if words and (words[0] in COMMANDS or words[0] == "analyze") else ""
+    parser = build_parser(only=command)       # "": no command given, only the one-line helps
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
