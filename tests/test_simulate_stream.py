@@ -78,6 +78,31 @@ def test_table_free_ecube_equals_table_route(topo):
             [routing.layout.pack(routing.inject(int(x), int(y))) for x, y in zip(s, d)]).all()
 
 
+def test_table_free_ecube_model_runs_trace_for_trace_as_the_generic_model():
+    from cubenoc.sim.model.network import NetworkModel
+    from cubenoc.sim.model.stimulus import random_traffic
+    topo = EnhancedHypercube(4, 1)
+    stim = random_traffic(topo.num_nodes, 25, 5, seed=3, mean_gap=1.0, p_ready=0.6, ready_cycles=3000,
+                          p_bad_dest=0.05)
+    a, b = ecube_model(topo, EcubeRouting(topo)).run(stim), NetworkModel(topo).run(stim)
+    assert a.drained and a.trace_tuples() == b.trace_tuples() and (a.counters == b.counters).all()
+
+
+def test_streamed_memory_is_bounded_by_the_window():
+    """The flit arrays a streamed run holds are one window's, whatever the run length."""
+    from cubenoc.sim.model.stream import StreamRun
+    model, _ = S.model_for("hypercube:n=4")
+    sizes = []
+    for cycles in (2_000, 40_000):
+        run = StreamRun(model, T.BernoulliSource(16, T.make_pattern("uniform", model.topology), 0.5, "2", 1), 400)
+        for _ in range(cycles // 1000):
+            run.advance(1000)
+            sizes.append(run.sim.stim.num_flits)
+        assert run.created > 0 and run.hist.size == 256      # every packet measured: a histogram, no arrays
+    assert max(sizes) < 16 * 0.5 * 400 * 1.3                # one window of new flits + backlog + in flight
+    assert run.sim.eject_cycle.size == run.sim.stim.num_flits
+
+
 def test_cube_size_limit_is_a_clear_error():
     from cubenoc.errors import CubenocError
     with pytest.raises(CubenocError, match=r"1\.\.20 .*2\^20 nodes"):
@@ -118,3 +143,13 @@ def test_dask_sweep_on_a_local_cluster_equals_serial():
     serial = S.sweep(specs, loads, cfg, progress=False)
     par = S.sweep(specs, loads, cfg, progress=False, jobs=2)
     assert len(par) == 4 and S.to_json(par) == S.to_json(serial)     # (NaN fields compare as null)
+
+
+def test_bench_model_speed_reports_whole_run_and_loop(capsys):
+    from cubenoc.cli import main
+    assert main(["bench", "model-speed", "--n", "3", "--cycles", "300", "--json"]) == 0
+    import json
+    row, = json.loads(capsys.readouterr().out)
+    assert row["nodes"] == 8 and row["cycles"] == 300 and row["hops"] == pytest.approx(12 / 7, rel=0.05)
+    assert row["whole_wall_s"] >= row["first_cycle_wall_s"] * 0.5 and row["loop_cpu_s"] < row["whole_cpu_s"]
+    assert 50e6 < row["peak_rss_bytes"] < 2e9 and row["accepted"] > 0
