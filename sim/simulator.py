@@ -247,11 +247,12 @@ def stream_span(N: int, rate: float, window_flits: int = 1 << 18) -> int:
 
 
 def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, trace: str | None = None,
-                   record: str | None = None, span: int | None = None) -> PointResult:
+                   record: str | None = None, span: int | None = None, progress: bool = False) -> PointResult:
     """Warm-up, measurement window and drain at ``rate`` flits/node/cycle on network ``spec``; with
     ``trace`` the packets of that CSV file instead (docs/simulator.md "Trace-driven traffic"), with
     ``record`` every packet offered is also written to that file. The run is streamed
-    (:class:`~.model.stream.StreamRun`): traffic is generated ``span`` cycles at a time."""
+    (:class:`~.model.stream.StreamRun`): traffic is generated ``span`` cycles at a time. ``progress``: a
+    tqdm bar over the simulated node-cycles when the point is long (over 10^8 of them)."""
     from .model.stream import StreamRun, hist_percentile
     from .traffic import BernoulliSource, Recorder, TraceSource
     cfg = (cfg or SimConfig()).check()
@@ -271,14 +272,17 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
     if record is not None:
         source = Recorder(source, record)
     try:
-        return _run_point(model, label, source, rate, traffic, length_label, cfg, span or stream_span(N, rate),
-                          hist_percentile, StreamRun)
+        from tqdm import tqdm
+        with tqdm(total=W + M, unit="cycle", desc=label, leave=False,
+                  disable=not progress or N * (W + M) < 1e8) as bar:
+            return _run_point(model, label, source, rate, traffic, length_label, cfg,
+                              span or stream_span(N, rate), hist_percentile, StreamRun, bar)
     finally:
         if record is not None:
             source.close()
 
 
-def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun):
+def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun, bar):
     N = model.num_nodes
     W, M = cfg.warmup, cfg.measure
     deterministic = getattr(model.routing, "selection", None) is None   # the routes are known
@@ -291,7 +295,9 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     while sim.cycle < W + M:
         if sim.cycle == W:
             sent_at_w = sim.link_flits.copy()
+        t = sim.cycle
         sim.advance(min(cfg.chunk, (W if sim.cycle < W else W + M) - sim.cycle))
+        bar.update(sim.cycle - t)
         if full is not None:
             continue
         b = sim.backlog()
@@ -424,7 +430,7 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         for s in specs:
             for r in loads:
                 bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r if r is not None else 'trace'}")
-                p = simulate_point(s, r, cfg, trace=trace, record=record)
+                p = simulate_point(s, r, cfg, trace=trace, record=record, progress=progress)
                 results.append(p)
                 bar.update(1)
                 if p.saturated and stop_at_saturation:

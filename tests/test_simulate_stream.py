@@ -31,12 +31,13 @@ def _upfront(spec, rate, cfg):
     last = stim.pkt_first[meas] + stim.pkt_len[meas] - 1
     assert (ej[last] >= 0).all()
     lat = ej[last] - stim.pkt_release[meas]
+    hops = S.walk_routes(model, sim.s_route[stim.pkt_first[meas]], stim.pkt_src[meas])[0]
     return dict(accepted=((ej >= W) & (ej < W + M)).sum() / (N * M), packets=meas.size, latency_mean=lat.mean(),
                 pct=list(np.percentile(lat, [50, 95, 99])), link_util_max=util[model.tables.link >= 0].max(),
-                network_latency_mean=(ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
+                hops_mean=hops.mean(), network_latency_mean=(ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
 
 
-@pytest.mark.parametrize("spec,length,span", [("hypercube:n=4", "uniform:1:4", 37),
+@pytest.mark.parametrize("spec,length,span", [("hypercube:n=4", "uniform:1:4", 37), ("enhanced:n=5,k=1", "2", 50),
                                               ("pdn:set=0,1,3,9,routing=availability", "uniform:1:3", 23),
                                               ("hypercube:n=3,pipeline=1", "3", 41)])
 def test_streamed_run_equals_upfront_run(spec, length, span):
@@ -51,6 +52,8 @@ def test_streamed_run_equals_upfront_run(spec, length, span):
     assert [p.latency_p50, p.latency_p95, p.latency_p99] == r["pct"]
     assert p.latency_mean == pytest.approx(r["latency_mean"], rel=1e-12)
     assert p.network_latency_mean == pytest.approx(r["network_latency_mean"], rel=1e-12)
+    if "availability" not in spec:       # (run-time selection: hops are link crossings per flit instead)
+        assert p.hops_mean == pytest.approx(r["hops_mean"], rel=1e-12)
 
 
 def test_hist_percentile_is_numpy_percentile():

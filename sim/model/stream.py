@@ -237,5 +237,8 @@ class StreamRun:
         self.created_flits += int(length[m].sum())
         if self.want_hops:
             from .tables import inject_array
-            hops, _, _ = walk_routes(self.model, inject_array(self.model, src[m], dst[m]), src[m])
-            self.hops_sum += int(hops.sum())
+            words = inject_array(self.model, src[m], dst[m])
+            if type(self.model.routing).__name__ == "EcubeRouting":   # one hop per set tag bit (Algs A, C)
+                self.hops_sum += int(np.bitwise_count(words.astype(np.uint64)).sum())
+            else:
+                self.hops_sum += int(walk_routes(self.model, words, src[m])[0].sum())
