@@ -87,23 +87,33 @@ def _spec(family: str, n: int, k: int) -> str:
     return f"hypercube:n={n}" if family == "hypercube" else f"enhanced:n={n},k={k}"
 
 
+#: a small intermediate process: a child's peak RSS counts the memory of the process it was forked from
+#: (Linux keeps ru_maxrss across fork and exec), so the measured run is forked from this one, not from us
+_WRAP = """import json, os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, "-m", "cubenoc", *sys.argv[1:]])
+_, status, ru = os.wait4(pid, 0)
+sys.stderr.write("\\n" + json.dumps([os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, ru.ru_maxrss]))
+"""
+
+
 def _child(argv: list[str]) -> dict:
     """Run ``python -m cubenoc ARGV``: its wall and CPU seconds, peak RSS (bytes) and stdout."""
-    import os
+    import json
     import subprocess
     import sys
-    import tempfile
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "cubenoc", *argv], stdout=out, stderr=err)
-        _, status, ru = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        if proc.returncode != 0:
-            raise CubenocError(f"`cubenoc {' '.join(argv)}` failed: {err.read().decode().strip()[-300:]}")
-        return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss * 1024, "out": out.read()}
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _WRAP, *argv], capture_output=True)
+    wall = time.perf_counter() - t
+    err = proc.stderr.decode().rstrip().splitlines()
+    try:
+        code, cpu, rss = json.loads(err[-1])
+    except (IndexError, ValueError):
+        code, cpu, rss = proc.returncode or 1, 0.0, 0
+    if code != 0:
+        raise CubenocError(f"`cubenoc {' '.join(argv)}` failed: {' '.join(err[-2:])[-300:]}")
+    return {"wall": wall, "cpu": cpu, "rss": rss * 1024, "out": proc.stdout}
 
 
 def scaling_point(family: str, n: int, k: int, rate: float, cycles: int, seed: int = 1, depth: int = 4) -> dict:
