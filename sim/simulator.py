@@ -289,7 +289,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
     res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok",
                       arbitration=cfg.arbitration)
-    hist = []                                   # (cycle, backlog) during the window
+    fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
     sent_at_w = None                            # per-link flit counters when the window opens
     full = None                                 # per_source: the first saturation message (run on)
     while sim.cycle < W + M:
@@ -305,11 +305,16 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
         if b > cfg.max_backlog * N:
             msg = (f"source queues hold {b / N:.0f} flits/node at cycle {sim.cycle} (limit {cfg.max_backlog:g}): "
                    f"offered {rate:g} flits/node/cycle is beyond saturation")
-        if sim.cycle > W:
-            hist.append((sim.cycle, b))
-        if msg is None and len(hist) >= 8:
-            c = np.array(hist, dtype=float)
-            slope = np.polyfit(c[:, 0], c[:, 1], 1)[0] / N
+        if sim.cycle > W:                       # least-squares slope, updated in O(1) (Welford)
+            x, y = float(sim.cycle), float(b)
+            fit[0] += 1
+            dx = x - fit[1]
+            fit[1] += dx / fit[0]
+            fit[2] += (y - fit[2]) / fit[0]
+            fit[3] += dx * (y - fit[2])
+            fit[4] += dx * (x - fit[1])
+        if msg is None and fit[0] >= 8:
+            slope = fit[3] / fit[4] / N
             if slope > cfg.growth * rate and b > cfg.min_backlog * N:
                 msg = (f"source queues grow by {slope:.3f} flits/node/cycle ({b / N:.0f} flits/node at cycle "
                        f"{sim.cycle}): offered {rate:g} exceeds what the network accepts (about {rate - slope:.3f})")
