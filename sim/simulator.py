@@ -48,7 +48,7 @@ from cubenoc.errors import CubenocError, require_int
 from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
 from .traffic import LengthDist, check_rate, make_pattern
 
-#: Q_n / Q(n, k) up to 2^20 nodes: the model's state for Q(20, 0) peaks at about 5 GB (docs/simulator.md)
+#: Q_n / Q(n, k) up to 2^20 nodes: a run of Q(20, 0) peaks at about 3 GB (docs/simulator.md)
 MAX_CUBE_N = 20
 FAMILIES = ("hypercube", "enhanced", "pdn", "metacube", "hin")
 SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9[,routing=adaptive|availability] | "
