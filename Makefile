@@ -8,10 +8,12 @@ STAMP  := $(VENV)/.installed
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# PYTHONWARNINGS hides setuptools' editable-install notice about folders named like the package (ours are
+# mapped by package-dir); constraints.txt pins the tools that move published figures.
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -20,6 +22,7 @@ demo: $(STAMP)
 # The default run skips tests marked `slow` (ECP5 bitstreams, long soaks); every kind of check still
 # runs at least once in it (e.g. the iCEBreaker bitstream, cocotb networks). `make test-slow` runs them.
 test: $(STAMP)
+	@echo "make test: every test except those marked slow (about 15 minutes on 2 cores; make test-slow runs the rest)"
 	$(PY) -m pytest -q -n 2 -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP)

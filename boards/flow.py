@@ -17,7 +17,7 @@ from pathlib import Path
 from amaranth import Elaboratable, Module
 from amaranth.lib import wiring
 
-from cubenoc.errors import CubenocError
+from cubenoc.errors import CubenocError, ToolError
 
 from .boards import Board, check_fits, check_safety_board
 from .demo import DemoTop
@@ -92,7 +92,7 @@ def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo
     try:
         plan.execute_local(str(out))
     except subprocess.CalledProcessError as exc:
-        raise CubenocError(f"the {board.name} build failed (exit {exc.returncode}); logs in {out}/top.rpt and "
+        raise ToolError(f"the {board.name} build failed (exit {exc.returncode}); logs in {out}/top.rpt and "
                            f"{out}/top.tim") from None
     report = json.loads((out / "top.report.json").read_text())
     return BuildReport(board.name, out, out / f"top.{board.bitstream}", fmax_from_report(report),
@@ -111,5 +111,5 @@ def program(board: Board, bitstream: Path) -> str:
     cmd = [str(prog.path), *args, str(bitstream)]
     proc = subprocess.run(cmd)
     if proc.returncode != 0:
-        raise CubenocError(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
+        raise ToolError(f"{' '.join(cmd)} failed with exit status {proc.returncode}")
     return " ".join(cmd)

@@ -22,6 +22,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from cubenoc.errors import ToolError
+
 from amaranth import Cat, Module, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -103,7 +105,7 @@ def _run(cmd: list, cwd: Path, log: Path) -> None:
         proc = subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         tail = log.read_text()[-2000:]
-        raise RuntimeError(f"{Path(cmd[0]).name} failed (exit {proc.returncode}); log {log}:\n{tail}")
+        raise ToolError(f"{Path(cmd[0]).name} failed (exit {proc.returncode}); log {log}:\n{tail}")
 
 
 def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:

@@ -16,26 +16,14 @@ from .errors import CubenocError, require_int
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.boards import BOARDS
-    from .generate import FAMILIES
+    from .netargs import add_family_flags
     p.add_argument("--board", required=True, help=f"target board: {', '.join(BOARDS)}")
-    p.add_argument("--family", choices=sorted(FAMILIES), default=None,
-                   help="network family (default: the board's demo network); the options below as in "
-                        "`cubenoc generate` (docs/families.md)")
-    p.add_argument("--n", type=int, default=None, help="cube dimension")
-    p.add_argument("--k", type=int, default=None, help="skip parameter of Q(n, k); metacube: class bits")
-    p.add_argument("--m", type=int, default=None, help="metacube: cluster dimension m")
-    p.add_argument("--shortest", action="store_true", help="metacube: skip classes with nothing to correct")
-    p.add_argument("--set", metavar="S", help="pdn: a perfect difference set, e.g. 0,1,3 (0-free sets allowed)")
-    p.add_argument("--delta", type=int, help="pdn: the registry's normal-form set of this order")
-    p.add_argument("--zero-free", action="store_true", help="pdn: the 0-free PDN of the set plus 1")
-    p.add_argument("--product", metavar="D1,D0", help="pdn: product of registry PDNs (dimension-order routing)")
-    p.add_argument("--bipartite", action="store_true", help=argparse.SUPPRESS)     # refused: switches have no traffic
-    p.add_argument("--routing", default=None, help="pdn: oblivious|adaptive; hin: ecube|balanced")
-    p.add_argument("--prefer", default="forward", choices=("forward", "backward"), help="pdn adaptive preference")
-    p.add_argument("--level1", default="bh:3", help="hin: cluster network (default bh:3)")
-    p.add_argument("--level2", default="bh:2", help="hin: level-2 network (default bh:2)")
-    p.add_argument("--nodes", type=int, default=None, help="hin: total nodes")
-    p.add_argument("--replication", type=int, default=1, help="hin: parallel level-2 links")
+    p.add_argument("--network", metavar="SPEC", default=None,
+                   help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
+                        "default: the board's demo network (docs/networks.md)")
+    p.add_argument("--family", choices=("hypercube", "enhanced", "metacube", "pdn", "hin"), default=None,
+                   help="a family name with the flags below, the shorthand for --network")
+    add_family_flags(p)
     p.add_argument("--payload", type=int, default=None, help="payload width W, at least 16 (default 16)")
     p.add_argument("--depth", type=int, default=None, help="input FIFO depth (default: the board's, 2 or 4)")
     p.add_argument("--rate", type=int, default=64,
@@ -51,32 +39,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--estimate-only", action="store_true", help="print the size estimate, run no tool")
 
 
-#: generate's options with the values `cubenoc generate` would use when absent
-_GENERATE_DEFAULTS = dict(n=None, k=None, m=None, shortest=False, set=None, delta=None, zero_free=False,
-                          product=None, bipartite=False, routing=None, prefer="forward", level1="bh:3",
-                          level2="bh:2", nodes=None, replication=1)
-
-
 def network_for(board, args):
-    """(topology, routing, payload, depth) from the arguments, or the board's demo network."""
-    from .generate import FAMILIES, check_buildable
+    """(topology, routing, payload, depth) from --network, --family + flags, or the board's demo network."""
+    from .generate import check_buildable
+    from .netargs import spec_from_args
+    from .sim.catalog import NetworkSpec
     fam, n, k, payload, depth = board.default_network
-    opts = {key: getattr(args, key, default) for key, default in _GENERATE_DEFAULTS.items()}
-    if args.family is not None or args.n is not None:
+    if getattr(args, "network", None) is not None:
+        if args.family is not None:
+            raise CubenocError("give --network SPEC or --family with flags, not both")
+        spec = spec_from_args(args.network, args)
+    elif args.family is not None or args.n is not None:
         fam = args.family or fam
-        if opts["n"] is None and fam in ("hypercube", "enhanced"):
-            opts["n"] = n
+        spec = spec_from_args(fam, args, **({"n": n} if fam in ("hypercube", "enhanced") else {}))
     else:
-        opts["n"] = n
-        if opts["k"] is None:
-            opts["k"] = k
-    if fam == "hypercube" and opts["k"] is not None:
-        raise CubenocError("--k applies to the enhanced hypercube (--family enhanced) and the metacube")
-    if fam == "pdn" and opts["bipartite"]:
+        spec = NetworkSpec.of(fam, n=n, **({"k": k} if fam == "enhanced" else {}))
+    if getattr(args, "pipeline", False):
+        spec = spec.replace(pipeline=True)
+    if spec.family == "pdn" and spec.get("bipartite"):
         raise CubenocError("the board demo does not support the bipartite PDN: its switch nodes have no local "
-                           "port, but every demo node sends and checks traffic; use the plain PDN (--set/--delta)")
-    topo, routing = FAMILIES[fam](argparse.Namespace(**opts))
-    check_buildable(topo, routing, pipeline=getattr(args, "pipeline", False))
+                           "port, but every demo node sends and checks traffic; use the plain PDN (set=/delta=)")
+    if spec.queues != "fifo" or spec.broadcast:
+        raise CubenocError(f"{spec}: the board demo builds the one-FIFO unicast router (queues=voq and "
+                           f"broadcast=1 are for generate)")
+    args.pipeline = spec.pipeline
+    topo, routing = spec.build("rtl")
+    check_buildable(topo, routing, pipeline=spec.pipeline)
     payload = args.payload if args.payload is not None else payload
     depth = getattr(args, "depth", None) if getattr(args, "depth", None) is not None else depth
     return topo, routing, payload, depth
@@ -97,6 +85,8 @@ def run(args) -> int:
         raise CubenocError("--safety and --pipeline together are not built: the safety panel runs adaptive routers")
     if safety:
         check_safety_board(board, topo)
+    from .outputs import writable_dir
+    writable_dir(args.build_dir, "--build-dir")
     lut, ff = check_fits(board, topo, routing, payload, depth, safety)
     print(f"{board.name} ({board.device}): {topo!r}{' + safety panel' if safety else ''}, {routing.name} routing"
           f"{f' ({routing.num_vcs} VCs)' if routing.num_vcs > 1 else ''}, W={payload}, FIFO depth {depth}; "
@@ -104,9 +94,11 @@ def run(args) -> int:
     if args.estimate_only:
         return 0
     from .boards.flow import build_demo, program
-    rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
-                     build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
-                     pipeline=pipeline)
+    from .outputs import working
+    with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5)"):
+        rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
+                         build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
+                         pipeline=pipeline)
     print(rep.text())
     if args.program:
         print("programmed:", program(board, rep.bitstream))

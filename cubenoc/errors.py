@@ -1,12 +1,17 @@
-"""The one exception type for bad parameters and malformed input.
+"""The exception types of the CLI contract (docs/cli.md).
 
-The message says what is allowed, e.g. ``k must be in 0..n-2 for an n-cube, got 5``; the CLI prints it
-on one line without a traceback and exits with status 2.
+:class:`CubenocError` is bad input: the message says what is allowed, e.g. ``k must be in 0..n-2 for an
+n-cube, got 5``; the CLI prints it on one line without a traceback and exits with status 2.
+:class:`ToolError` is an external tool (yosys, nextpnr, SymbiYosys, Verilator) that failed: exit status 3.
 """
 
 
 class CubenocError(ValueError):
     """Bad parameters, malformed packets, out-of-range addresses, unsupported boards."""
+
+
+class ToolError(RuntimeError):
+    """An external tool failed or did not finish; the message names it and its log."""
 
 
 def require(condition: bool, message: str) -> None:

@@ -13,21 +13,15 @@ from .errors import CubenocError
 
 
 def add_arguments(p) -> None:
-    from cubenoc.sim.simulator import FAMILIES, SPEC_HELP
+    from cubenoc.sim.simulator import SPEC_HELP
     from cubenoc.sim.traffic import PATTERNS
-    p.add_argument("family", nargs="?", choices=FAMILIES, help="network family (or use --compare)")
-    g = p.add_argument_group("network (with FAMILY)")
-    g.add_argument("--n", type=int, help="hypercube/enhanced dimension")
-    g.add_argument("--k", type=int, help="enhanced: skip parameter k; metacube: class bits k")
-    g.add_argument("--m", type=int, help="metacube field bits m")
-    g.add_argument("--set", dest="pds", help="pdn: perfect difference set, e.g. 0,1,3,9")
-    g.add_argument("--d", type=int, help="hin: cluster dimension d (BH(d) clusters)")
-    g.add_argument("--level2", help="hin: level-2 family bh|br|cc|ccc")
-    g.add_argument("--size", type=int, help="hin: level-2 size (BH dimension, BR/CC nodes, CCC D_c)")
-    g.add_argument("--replication", type=int, help="hin: level-2 link replication r")
-    g.add_argument("--routing", help="hin: ecube (default), balanced (Sec. IV-B candidates, fixed pick) or "
-                                     "least_used (run-time selection); pdn: oblivious (default), adaptive "
-                                     "(Algorithm 2, preferred candidate) or availability (run-time selection)")
+
+    from .netargs import add_family_flags
+    p.add_argument("network", nargs="?", metavar="NETWORK",
+                   help="a network spec (enhanced:n=6,k=0, pdn:set=0,1,3,9, a preset such as q60) or a family "
+                        "name with the flags below (or use --compare); docs/networks.md")
+    add_family_flags(p)
+    g = p.add_argument_group("router")
     g.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
                    help="router input queues: one FIFO per input (default) or per-output queues (docs/router.md)")
     g.add_argument("--pipeline", action="store_true",
@@ -53,7 +47,8 @@ def add_arguments(p) -> None:
     m.add_argument("--arbitration", default="round-robin", choices=("round-robin", "fair"),
                    help="output arbiters: round-robin (default) or fair (weighted by the sources behind each "
                         "input, docs/router.md \"Arbitration\")")
-    m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--seed", type=int, default=1, help="random seed of the traffic (default 1); the same seed "
+                   "gives the same result")
     m.add_argument("--per-source", action="store_true",
                    help="per-source accepted throughput (min, max, max/min), also past saturation "
                         "(on with --traffic hotspot)")
@@ -77,31 +72,22 @@ def add_arguments(p) -> None:
                    help="the papers' studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 Figs 8/9/11/12")
 
 
+#: the network a bare family name simulates (the 64-node networks of docs/simulator.md)
+DEFAULTS = {"hypercube": {"n": 6}, "enhanced": {"n": 6, "k": 0}, "pdn": {"set": "0,1,3,9"},
+            "metacube": {"k": 1, "m": 3}, "hin": {"level1": "bh:3", "level2": "bh:3"}}
+
+
 def spec_from_args(args) -> str:
-    fam = args.family
-    if fam in ("hypercube", "enhanced"):
-        parts = [f"n={args.n if args.n is not None else 6}"]
-        if fam == "enhanced":
-            parts.append(f"k={args.k if args.k is not None else 0}")
-    elif fam == "pdn":
-        parts = [f"set={args.pds or '0,1,3,9'}"] + ([f"routing={args.routing}"] if args.routing else [])
-    elif fam == "metacube":
-        parts = [f"k={args.k if args.k is not None else 1}", f"m={args.m if args.m is not None else 3}"]
-    else:
-        parts = [f"d={args.d if args.d is not None else 3}", f"level2={args.level2 or 'bh'}"]
-        if args.size is not None:
-            parts.append(f"size={args.size}")
-        elif args.level2 in (None, "bh"):
-            parts.append("size=3")
-        if args.replication is not None:
-            parts.append(f"r={args.replication}")
-        if args.routing:
-            parts.append(f"routing={args.routing}")
-    if getattr(args, "queues", "fifo") != "fifo":
-        parts.append(f"queues={args.queues}")
-    if getattr(args, "pipeline", False):
-        parts.append("pipeline=1")
-    return f"{fam}:" + ",".join(parts)
+    """The catalog spec of NETWORK (a spec, a preset, or a family name with the flags over :data:`DEFAULTS`)."""
+    from .netargs import spec_from_args as from_args
+    fam = str(args.network).lower()
+    defaults = dict(DEFAULTS.get(fam, {}))
+    if fam == "pdn" and any(getattr(args, k, None) is not None for k in ("set", "delta", "product")):
+        defaults = {}
+    spec = from_args(args.network, args, **defaults)
+    over = {k: v for k, v in (("queues", getattr(args, "queues", "fifo")), ("pipeline", getattr(args, "pipeline", False)))
+            if v not in (None, False, "fifo")}
+    return str(spec.replace(**over) if over else spec)
 
 
 def run(args) -> int:
@@ -111,12 +97,16 @@ def run(args) -> int:
     if args.study:
         return _study(args)
     specs = list(args.compare or [])
-    if args.family:
+    if args.network:
         specs.insert(0, spec_from_args(args))
     if not specs:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
+    from .outputs import writable_file
+    writable_file(args.csv, "--csv")
+    writable_file(args.plot, "--plot")
+    writable_file(args.record, "--record")
     if args.sweep:
         loads = S.parse_sweep(args.sweep)
     else:
@@ -152,11 +142,16 @@ def run(args) -> int:
 
 def _bench_speed(args) -> int:
     from cubenoc.sim.speed import speed_report
+
+    from .outputs import writable_file
+    writable_file(args.write, "--write")
     text = speed_report(progress=not args.quiet)
     print(text)
     if args.write:
-        from cubenoc.sim.speed import write_speed_section
-        write_speed_section(args.write, text)
+        from cubenoc.sim.speed import BEGIN, END
+
+        from .bench.render import replace_section
+        replace_section(args.write, BEGIN, END, text)
         print(f"section written to {args.write}", file=sys.stderr)
     return 0
 

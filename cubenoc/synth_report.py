@@ -10,7 +10,7 @@ harness for Fmax (boards/synth.py).
 Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
 target, the harness version, the seed and the tool versions: a rerun only synthesises what changed
 (``--force`` ignores the cache). ``--write`` replaces the block between ``<!-- synth-report:begin -->``
-and ``<!-- synth-report:end -->`` of docs/performance.md (docs_section.replace_section). Families and
+and ``<!-- synth-report:end -->`` of docs/performance.md (bench/render.py replace_section). Families and
 their default sizes are in ``SYNTH_FAMILIES`` (the sizes the family issues verify).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CubenocError
+from .errors import CubenocError, ToolError
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: issue 7 targets for a 5-port router with a 32-bit payload
@@ -168,6 +168,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
                    help="router families (default all)")
     p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families; {sizes}")
+    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
+                   help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
+                        "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
@@ -178,8 +181,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fifo-memory", action="store_true",
                    help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
-    p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
-    p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp")
+    p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
+                   help=f"FPGA parts to synthesise for (default {' '.join(TARGETS)})")
+    p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
+                   help="yowasp: the PyPI yosys/nextpnr of this venv (default); system: the ones on PATH")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
     p.add_argument("--seed", type=int, nargs="+", default=[1],
                    help="nextpnr placement seed(s) (default 1); with several, Fmax is their median")
@@ -196,6 +201,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def networks(args) -> list[tuple[str, str, object, object]]:
     """(family, label, topology, routing) for the chosen families and sizes."""
     out = []
+    if getattr(args, "network", None):
+        from .sim.catalog import NetworkSpec
+        if args.size or args.n:
+            raise CubenocError("give --network SPEC ... or --family/--size, not both")
+        specs = [NetworkSpec.parse(text) for text in args.network]
+        opts = {(sp.queues, sp.pipeline) for sp in specs} | {(args.queues, args.pipeline)} - {("fifo", False)}
+        if len(opts) > 1:
+            raise CubenocError("one synth-report runs one router option: give every --network the same queues/"
+                               "pipeline (or use --queues/--pipeline)")
+        args.queues, args.pipeline = opts.pop() if opts else ("fifo", False)
+        for spec in specs:
+            if spec.broadcast:
+                raise CubenocError(f"{spec}: synth-report measures unicast routers (broadcast=1 is for generate)")
+            topo, routing = spec.build("rtl")
+            out.append((spec.family, spec.label(topo), topo, routing))
+        return out
     sizes = args.size if args.size is not None else ([str(n) for n in args.n] if args.n else None)
     if args.n and args.size:
         raise CubenocError("give --n or --size, not both")
@@ -278,6 +299,10 @@ def run(args) -> int:
         return 0
     if args.jobs < 1:
         raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
+    from .outputs import writable_dir, writable_file
+    writable_dir(args.work_dir, "--work-dir")
+    if args.write:
+        writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "performance.md", "--doc")
     tools = tool_versions(args.toolchain)
     tasks = [(s, t) for s in shapes for t in args.targets]
     rows: list[dict | None] = [None] * len(tasks)
@@ -316,7 +341,7 @@ def run(args) -> int:
     else:
         print(markdown_table(rows))
     if failures:
-        raise CubenocError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
+        raise ToolError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
                            + "; ".join(failures) + (" -- docs not updated" if args.write else ""))
     if args.write:
         doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "performance.md"
@@ -417,5 +442,5 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
 
 def write_section(doc: Path, body: str) -> None:
     """Replace (or append) the text between the synth-report markers; the rest of the page is kept."""
-    from .docs_section import replace_section
+    from .bench.render import replace_section
     replace_section(doc, BEGIN, END, body.rstrip())

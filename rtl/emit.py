@@ -133,16 +133,22 @@ def _markdown(d: dict) -> str:
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                   top: str | None = None, flat: bool = False, faults: bool = False,
                   broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                  pipeline: bool = False) -> tuple[dict[str, str], Network, str]:
+                  pipeline: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
+    """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
                   flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues,
                   arbitration=arbitration, pipeline=pipeline)
+    modules = net.router_modules()
+    tick = progress or (lambda done, total, what: None)
+    tick(0, len(modules) + 1, f"{top}.v")
     files = {f"{top}.v": verilog.convert(net, name=top)}
-    for name, router in net.router_modules().items():
+    for i, (name, router) in enumerate(modules.items()):
+        tick(i + 1, len(modules) + 1, f"{name}.v")
         files[f"{name}.v"] = flat_verilog(router, name)
+    tick(len(modules) + 1, len(modules) + 1, "done")
     d = describe(net, top)
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
     files[f"{top}.md"] = _markdown(d)

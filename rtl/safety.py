@@ -410,28 +410,3 @@ def sideband_bits(n: int, models=DEFAULT_MODELS) -> int:
     models = check_models(models)
     bits = sum(_bits(n) if m.startswith("SL") else n * _bits(n - 1) for m in models)
     return bits + (2 * n + 1 if any(m.endswith("2") for m in models) else 0)
-
-
-def area_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",), MODELS)) -> str:
-    """Markdown table of iCE40 LUT4/FF per unit (what docs/performance.md records)."""
-    lines = ["| models | n | SB_LUT4 | SB_DFF* | SB_CARRY | sideband wires per link direction |", "|---|---|---|---|---|---|"]
-    for cfg in configs:
-        for n in ns:
-            a = unit_area(n, cfg)
-            lines.append(f"| {'+'.join(cfg)} | {n} | {a['lut4']} | {a['ff']} | {a['carry']} | {sideband_bits(n, cfg)} |")
-    return "\n".join(lines)
-
-
-MARK_BEGIN, MARK_END = "<!-- safety-area:begin -->", "<!-- safety-area:end -->"
-
-
-def write_area_section(path, table: str) -> None:
-    """Replace the text between the safety-area markers of ``path`` (docs/performance.md)."""
-    from ..docs_section import replace_section
-    replace_section(path, MARK_BEGIN, MARK_END, table)
-
-
-if __name__ == "__main__":      # python -m cubenoc.rtl.safety [--write docs/performance.md] [n ...]
-    import sys
-    from ..docs_section import table_main
-    table_main(sys.argv[1:], area_table, MARK_BEGIN, MARK_END)

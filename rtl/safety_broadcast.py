@@ -255,29 +255,3 @@ def extra_sideband_bits(model: str) -> int:
     node-faulty bit (d = 2 units already carry it in ``tx_fault``) and, for DSL, its safe bit (GSL == n)."""
     model = check_model(model)
     return int(model.endswith("1")) + int(model.startswith("DSL"))
-
-
-def area_table(ns=(4, 5, 6), models=MODELS) -> str:
-    """Markdown table of iCE40 cells per fork unit (what docs/performance.md records)."""
-    lines = ["| model | n | SB_LUT4 | SB_DFF* | SB_CARRY | tag bits | extra sideband wires per link direction |",
-             "|---|---|---|---|---|---|---|"]
-    for model in models:
-        for n in ns:
-            a = fork_area(n, model)
-            lines.append(f"| {model} | {n} | {a['lut4']} | {a['ff']} | {a['carry']} | "
-                         f"{tag_layout(n).width} | {extra_sideband_bits(model)} |")
-    return "\n".join(lines)
-
-
-MARK_BEGIN, MARK_END = "<!-- safety-fork-area:begin -->", "<!-- safety-fork-area:end -->"
-
-
-def write_area_section(path, table: str) -> None:
-    from ..docs_section import replace_section
-    replace_section(path, MARK_BEGIN, MARK_END, table)
-
-
-if __name__ == "__main__":      # python -m cubenoc.rtl.safety_broadcast [--write docs/performance.md] [n ...]
-    import sys
-    from ..docs_section import table_main
-    table_main(sys.argv[1:], area_table, MARK_BEGIN, MARK_END)

@@ -45,110 +45,19 @@ import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
 
+from .catalog import FAMILIES, GRAMMAR as SPEC_HELP, NetworkSpec
 from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
 from .traffic import LengthDist, check_rate, make_pattern
 
-#: Q_n / Q(n, k) up to 2^20 nodes: a run of Q(20, 0) peaks at about 3 GB (docs/simulator.md)
-MAX_CUBE_N = 20
-FAMILIES = ("hypercube", "enhanced", "pdn", "metacube", "hin")
-SPEC_HELP = ("hypercube:n=6 | enhanced:n=6,k=0 | pdn:set=0,1,3,9[,routing=adaptive|availability] | "
-             "metacube:k=1,m=3 | hin:d=3,level2=bh,size=3[,r=2][,routing=balanced|least_used]; "
-             "any of them [,queues=voq] (per-output queues) [,pipeline=1] (the pipelined router), docs/router.md")
 
-
-# ---- networks ------------------------------------------------------------------------------------------
-def parse_spec(spec: str) -> tuple[str, dict]:
-    """``enhanced:n=6,k=0`` -> ("enhanced", {"n": "6", "k": "0"}); ``pdn:set=0,1,3,9`` keeps the commas
-    of a value (a token without '=' continues the previous value)."""
-    fam, _, rest = str(spec).strip().partition(":")
-    fam = fam.strip().lower()
-    if fam not in FAMILIES:
-        raise CubenocError(f"network family must be one of {', '.join(FAMILIES)} ({SPEC_HELP}), got {fam!r}")
-    params: dict[str, str] = {}
-    last = None
-    for tok in filter(None, (t.strip() for t in rest.split(","))):
-        if "=" in tok:
-            key, _, val = tok.partition("=")
-            last = key.strip().lower()
-            params[last] = val.strip()
-        elif last is not None:
-            params[last] += "," + tok
-        else:
-            raise CubenocError(f"network parameters are key=value pairs ({SPEC_HELP}), got {tok!r} in {spec!r}")
-    return fam, params
-
-
-def _int(params, key, default=None, lo=None, hi=None):
-    if key not in params:
-        if default is None:
-            raise CubenocError(f"parameter {key} is required ({SPEC_HELP})")
-        return default
-    return require_int(params[key], key, lo, hi)
-
-
-def build_network(spec: str):
-    """``spec`` -> (topology, routing function, label). Families whose routing needs virtual channels
-    raise: the model supports one VC until issue 4."""
-    fam, params = parse_spec(spec)
-    allowed = {"hypercube": {"n"}, "enhanced": {"n", "k"}, "pdn": {"set", "routing"}, "metacube": {"k", "m"},
-               "hin": {"d", "level2", "size", "r", "routing"}}[fam] | {"queues", "pipeline"}
-    extra = set(params) - allowed
-    if extra:
-        raise CubenocError(f"{fam} takes parameters {', '.join(sorted(allowed))}, got {', '.join(sorted(extra))}")
-    if fam in ("hypercube", "enhanced"):
-        from .routing.hypercube import EcubeRouting
-        from .topology.hypercube import EnhancedHypercube, Hypercube
-        n = _int(params, "n", lo=1)
-        if n > MAX_CUBE_N:
-            raise CubenocError(f"n must be in 1..{MAX_CUBE_N} for the simulator (2^{MAX_CUBE_N} nodes: what the "
-                               f"memory of a 23 GB machine allows, docs/simulator.md), got {n}")
-        topo = Hypercube(n) if fam == "hypercube" else EnhancedHypercube(n, _int(params, "k", lo=0))
-        routing = EcubeRouting(topo)
-    elif fam == "pdn":
-        from .routing.pdn import ObliviousPDNRouting
-        from .topology.pdn import PerfectDifferenceNetwork
-        if "set" not in params:
-            raise CubenocError(f"pdn needs set=... (a perfect difference set, e.g. set=0,1,3,9)")
-        topo = PerfectDifferenceNetwork(params["set"])
-        kind = params.get("routing", "oblivious").lower()
-        if kind == "oblivious":
-            routing = ObliviousPDNRouting(topo)
-        elif kind in ("adaptive", "availability"):     # Algorithm 2: preferred pick / run-time selection
-            from .routing.pdn import AdaptivePDNRouting
-            routing = AdaptivePDNRouting(topo, selection="availability" if kind == "availability" else None)
-        else:
-            raise CubenocError(f"pdn routing must be oblivious, adaptive or availability, got {kind!r}")
-    elif fam == "metacube":
-        from .routing.metacube import MetacubeRouting
-        from .topology.metacube import Metacube
-        topo = Metacube(_int(params, "k", lo=1), _int(params, "m", lo=1))
-        routing = MetacubeRouting(topo)
-    else:
-        from .routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
-        from .topology.hierarchical import hierarchical_from_spec
-        d = _int(params, "d", lo=1)
-        l2 = params.get("level2", "bh")
-        size = params.get("size")
-        topo = hierarchical_from_spec(f"bh:{d}", f"{l2}:{size}" if size else l2,
-                                      replication=_int(params, "r", 1, lo=1, hi=8))
-        kind = params.get("routing", "ecube").lower()
-        if kind not in ("ecube", "balanced", "least_used"):
-            raise CubenocError(f"hin routing must be ecube, balanced or least_used, got {kind!r}")
-        if kind == "ecube":
-            routing = HierarchicalRouting(topo)
-        else:      # Sec. IV-B candidates: fixed pick, or the least-used selection at run time
-            routing = BalancedHierarchicalRouting(topo, selection="least_used" if kind == "least_used" else None)
-    label = f"{topo!r}" if "routing" not in params else f"{topo!r} {params['routing'].lower()}"
-    if params.get("queues", "fifo") != "fifo":
-        label += f" {params['queues']}"
-    if _pipeline(params):
-        label += " pipelined"
-    return topo, routing, label
-
-
-def _pipeline(params) -> bool:
-    """The spec's ``pipeline=0|1`` (the pipelined router, docs/router.md)."""
-    return bool(_int(params, "pipeline", 0, lo=0, hi=1))
+# ---- networks: the catalog (sim/catalog.py) ------------------------------------------------------------
+def build_network(spec) -> tuple:
+    """``spec`` (a catalog spec string or :class:`NetworkSpec`) -> (topology, routing function, label)."""
+    ns = NetworkSpec.parse(spec)
+    if ns.broadcast:
+        raise CubenocError(f"{ns}: the simulator's traffic is unicast; broadcast=1 is for generate and build")
+    topo, routing = ns.build("model")
+    return topo, routing, ns.label(topo)
 
 
 @lru_cache(maxsize=8)
@@ -156,8 +65,8 @@ def _model(spec: str, depth: int, arbitration: str = "round-robin"):
     from .model.network import NetworkModel
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
-    params = parse_spec(spec)[1]
-    queues, pipeline = params.get("queues", "fifo").lower(), _pipeline(params)
+    ns = NetworkSpec.parse(spec)
+    queues, pipeline = ns.queues, ns.pipeline
     if queues != "fifo" or pipeline:            # per-output queues, pipelined (docs/router.md): the plain tables
         return NetworkModel(topo, routing, depth=depth, queues=queues, pipeline=pipeline), label
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
@@ -173,7 +82,7 @@ def _model(spec: str, depth: int, arbitration: str = "round-robin"):
 def model_for(spec: str, depth: int = 4, arbitration: str = "round-robin"):
     """The (cached) :class:`NetworkModel` of a spec and its label."""
     from .routing.fairness import check_arbitration
-    return _model(spec, require_int(depth, "depth", 1, 1 << 16), check_arbitration(arbitration))
+    return _model(str(NetworkSpec.parse(spec)), require_int(depth, "depth", 1, 1 << 16), check_arbitration(arbitration))
 
 
 # ---- one load point ------------------------------------------------------------------------------------

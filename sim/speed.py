@@ -76,17 +76,7 @@ def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
     return "\n".join(rows)
 
 
-def write_speed_section(path, text: str) -> None:
-    """Replace the text between the simulate-speed markers of ``path`` (appended if absent)."""
-    from cubenoc.docs_section import replace_section
-    replace_section(path, BEGIN, END, text)
-
-
 # ---- `cubenoc bench model-speed`: whole run and loop only, 64 to 2^20 nodes (issue 17) ----------------------
-def _spec(family: str, n: int, k: int) -> str:
-    return f"hypercube:n={n}" if family == "hypercube" else f"enhanced:n={n},k={k}"
-
-
 #: a small intermediate process: a child's peak RSS counts the memory of the process it was forked from
 #: (Linux keeps ru_maxrss across fork and exec), so the measured run is forked from this one, not from us
 _WRAP = """import json, os, sys
@@ -116,7 +106,7 @@ def _child(argv: list[str]) -> dict:
     return {"wall": wall, "cpu": cpu, "rss": rss * 1024, "out": proc.stdout}
 
 
-def scaling_point(family: str, n: int, k: int, rate: float, cycles: int, seed: int = 1, depth: int = 4) -> dict:
+def scaling_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4) -> dict:
     """One row of the scaling table: a whole ``cubenoc simulate`` run in a child process (start-up, model
     build, streamed traffic and the loop: wall, CPU, peak RSS), a one-cycle run of the same (the time to
     the first simulated cycle), and the loop alone in this process on an up-front stimulus (wall, CPU)."""
@@ -125,9 +115,8 @@ def scaling_point(family: str, n: int, k: int, rate: float, cycles: int, seed: i
     from .model.tables import inject_array
     from .simulator import _model, model_for
     from .traffic import generate, make_pattern
-    spec = _spec(family, n, k)
-    cli = ["simulate", family, "--n", str(n)] + (["--k", str(k)] if family == "enhanced" else []) + \
-        ["--rate", f"{rate:g}", "--warmup", "0", "--drain", "0", "--json", "--quiet", "--seed", str(seed)]
+    cli = ["simulate", "--compare", str(spec), "--rate", f"{rate:g}", "--warmup", "0", "--drain", "0", "--json",
+           "--quiet", "--seed", str(seed), "--depth", str(depth)]
     whole = _child(cli + ["--measure", str(cycles)])
     accepted = json.loads(whole["out"])[0]["accepted"]
     first = _child(cli + ["--measure", "1"])

@@ -49,7 +49,7 @@ def test_family_networks_estimate_on_the_ecp5_and_are_refused_on_the_up5k(capsys
     (["--board", "colorlight-5a75b", "--safety"], "--safety is not supported on colorlight-5a75b"),
     (["--board", "ulx3s-25f", "--family", "metacube", "--k", "1", "--m", "1", "--safety"],
      "--safety needs a hypercube"),
-    (["--board", "ulx3s-25f", "--family", "hypercube", "--k", "1"], "--k applies to the enhanced"),
+    (["--board", "ulx3s-25f", "--family", "hypercube", "--k", "1"], "hypercube does not take --k (it applies to enhanced and metacube)"),
     (["--board", "ulx3s-25f", "--family", "pdn", "--delta", "5"], "more than the LFE5U-25F"),
 ])
 def test_unsupported_combinations_say_so(capsys, no_tools, argv, message):

@@ -120,13 +120,13 @@ def test_pdn_router_is_one_module():
     (["hin", "--level1", "bh:3", "--level2", "br:4"], 2),
 ])
 def test_generate_refuses_vc_families_clearly(argv, needs, tmp_path):
-    from cubenoc.generate import FAMILIES, add_arguments, check_buildable
+    from cubenoc.generate import add_arguments, check_buildable, network_spec
     import argparse
     from cubenoc.rtl.router import Router
     p = argparse.ArgumentParser()
     add_arguments(p)
     args = p.parse_args(argv + ["-o", str(tmp_path)])
-    topo, routing = FAMILIES[args.family](args)
+    topo, routing = network_spec(args).build()
     assert routing.num_vcs == needs
     try:                                    # the router core decides, not a list in generate.py
         Router(topo, routing, 0)._MustUse__silence = True

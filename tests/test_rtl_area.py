@@ -3,7 +3,8 @@ cell counting per target, the markdown table, updating the marked block of docs/
 import pytest
 
 from cubenoc.cli import main
-from cubenoc.rtl.area import MARK_BEGIN, MARK_END, AreaResult, count, table, write_section
+from cubenoc.bench.area import MARK_BEGIN, MARK_END, table, write_section
+from cubenoc.rtl.area import AreaResult, count
 
 
 def test_count_cells_per_target():
@@ -34,7 +35,7 @@ def test_bench_area_bad_parameters(capsys):
 
 
 def test_target_table_puts_ice40_and_ecp5_side_by_side():
-    from cubenoc.rtl.area import target_table
+    from cubenoc.bench.render import target_table
     rows = [{"net": "Q3", "target": "ice40", "lut4": 10, "ff": 0, "lutram": 0},
             {"net": "Q3", "target": "ecp5", "lut4": 7, "ff": 3, "lutram": 2},
             {"net": "Q4", "target": "ecp5", "lut4": 9, "ff": 4, "lutram": 1}]

@@ -188,7 +188,7 @@ def test_cli_sweep_writes_plot_and_csv(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["simulate", "--compare", "torus:n=3"], "network family must be one of"),
+    (["simulate", "--compare", "torus:n=3"], "unknown network 'torus:n=3': a spec is FAMILY:key=value"),
     (["simulate", "hypercube", "--n", "4", "--rate", "1.5"], "offered load must be in (0, 1]"),
     (["simulate", "metacube", "--k", "9", "--m", "2"], "k (class bits) must be in 1..4"),
     (["simulate", "enhanced", "--n", "4", "--k", "7"], "k must be"),

@@ -9,7 +9,7 @@ import pytest
 
 from cubenoc.boards.synth import SynthResult
 from cubenoc.cli import main
-from cubenoc.errors import CubenocError
+from cubenoc.errors import CubenocError, ToolError
 from cubenoc import synth_report as sr
 
 
@@ -114,14 +114,14 @@ def test_a_failed_tool_run_is_reported_and_the_others_are_kept(tmp_path, monkeyp
 
     def fake(router, target, workdir, **kw):
         if target == "ecp5-25f":
-            raise RuntimeError("nextpnr-ecp5 failed (exit 1); log x")
+            raise ToolError("nextpnr-ecp5 failed (exit 1); log x")
         return SynthResult(target, 100, 5, 1, 0, 0, None, 0.0, note="does not fit the up5k (router + harness)")
 
     monkeypatch.setattr(synth, "synth_router", fake)
     doc = tmp_path / "perf.md"
     argv = ["synth-report", "--family", "pdn", "--size", "0,1,3", "--work-dir", str(tmp_path), "--no-progress",
             "--write", "--doc", str(doc)]
-    assert main(argv) == 2
+    assert main(argv) == 3                                          # exit 3: an external tool failed
     out = capsys.readouterr()
     assert "1 synthesis run(s) failed" in out.err and "ecp5-25f" in out.err and "docs not updated" in out.err
     assert "does not fit" in out.out and not doc.exists()

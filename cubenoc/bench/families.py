@@ -9,52 +9,34 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .errors import CubenocError
+from ..errors import CubenocError
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
 
 
+#: the issue 4 sizes: label -> catalog spec (sim/catalog.py)
+NETWORKS = {
+    "PDN {0,1,3} (7)": "pdn:set=0,1,3",
+    "PDN {0,1,3,9} (13)": "pdn:set=0,1,3,9",
+    "PDN delta=4 (21)": "pdn:delta=4",
+    "PDN delta=5 (31)": "pdn:delta=5",
+    "0-free PDN {1,2,4} (7)": "pdn:set=1,2,4",
+    "0-free PDN {3,4,6} (7, degenerate)": "pdn:set=3,4,6",
+    "2-D PDN 7x7 (49)": "pdn:product=2,2",
+    "BH(3)/BH(2) (32)": "hin:level1=bh:3,level2=bh:2",
+    "BH(3)/CC(4) (32)": "hin:level1=bh:3,level2=cc:4",
+    "BH(3)/BR(4) (32)": "hin:level1=bh:3,level2=br:4",
+    "BH(3)/CCC(2) (64)": "hin:level1=bh:3,level2=ccc:2",
+    "MC(1,1) (8)": "metacube:k=1,m=1",
+    "MC(1,2) (32)": "metacube:k=1,m=2",
+    "MC(2,1) (64)": "metacube:k=2,m=1",
+}
+
+
 def family_networks(names=None) -> dict:
     """name -> (topology, routing): the issue 4 sizes."""
-    from .sim.routing.hierarchical import HierarchicalRouting
-    from .sim.routing.metacube import MetacubeRouting
-    from .sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRouting
-    from .sim.topology.hierarchical import hierarchical_from_spec
-    from .sim.topology.metacube import Metacube
-    from .sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN, registry_set
-
-    def pdn(s):
-        t = PerfectDifferenceNetwork(s)
-        return t, ObliviousPDNRouting(t)
-
-    def hin(a, b):
-        t = hierarchical_from_spec(a, b)
-        return t, HierarchicalRouting(t)
-
-    def mc(k, m):
-        t = Metacube(k, m)
-        return t, MetacubeRouting(t)
-
-    def dor():
-        t = ProductPDN([2, 2])
-        return t, DimensionOrderPDNRouting(t)
-
-    build = {
-        "PDN {0,1,3} (7)": lambda: pdn("0,1,3"),
-        "PDN {0,1,3,9} (13)": lambda: pdn("0,1,3,9"),
-        "PDN delta=4 (21)": lambda: pdn(registry_set(4)),
-        "PDN delta=5 (31)": lambda: pdn(registry_set(5)),
-        "0-free PDN {1,2,4} (7)": lambda: pdn("1,2,4"),
-        "0-free PDN {3,4,6} (7, degenerate)": lambda: pdn("3,4,6"),
-        "2-D PDN 7x7 (49)": dor,
-        "BH(3)/BH(2) (32)": lambda: hin("bh:3", "bh:2"),
-        "BH(3)/CC(4) (32)": lambda: hin("bh:3", "cc:4"),
-        "BH(3)/BR(4) (32)": lambda: hin("bh:3", "br:4"),
-        "BH(3)/CCC(2) (64)": lambda: hin("bh:3", "ccc:2"),
-        "MC(1,1) (8)": lambda: mc(1, 1),
-        "MC(1,2) (32)": lambda: mc(1, 2),
-        "MC(2,1) (64)": lambda: mc(2, 1),
-    }
+    from ..sim.catalog import NetworkSpec
+    build = {label: (lambda spec=spec: NetworkSpec.parse(spec).build("model")) for label, spec in NETWORKS.items()}
     if names:
         unknown = [n for n in names if not any(n.lower() in k.lower() for k in build)]
         if unknown:
@@ -69,8 +51,8 @@ def router_kinds(topo) -> list[int]:
 
 
 def model_figures(topo, routing, loads, window: int, packet_len: int) -> dict:
-    from .sim.model.network import NetworkModel
-    from .sim.model.perf import saturation_sweep, saturation_throughput, zero_load_latency
+    from ..sim.model.network import NetworkModel
+    from ..sim.model.perf import saturation_sweep, saturation_throughput, zero_load_latency
     model = NetworkModel(topo, routing)
     z = zero_load_latency(model, packet_len)
     pts = saturation_sweep(model, packet_len, loads, warmup=window // 4, window=window)
@@ -82,9 +64,9 @@ def model_figures(topo, routing, loads, window: int, packet_len: int) -> dict:
 def area_figures(topo, routing, node: int, target: str = "ice40") -> dict:
     from amaranth.back import verilog
 
-    from .rtl.area import count, synthesize
-    from .rtl.router import Router
-    from .rtl.tools import use_builtin_yosys
+    from ..rtl.area import count, synthesize
+    from ..rtl.router import Router
+    from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     r = Router(topo, routing, node)
     text = verilog.convert(r, name="router")

@@ -6,18 +6,16 @@ the difference is exactly the cost of the VCs: V FIFOs and route units per netwo
 ready, locks and ``cur_vc`` registers, and a crossbar/arbiter over P·V (input, VC) pairs. YoWASP Yosys
 ``synth_ice40`` / ``synth_ecp5`` as in ``cubenoc bench area`` (rtl/area.py).
 
-``python -m cubenoc.rtl.vc_area [--write docs/performance.md]`` (rewrites the block between
+``cubenoc bench vc-area [--write docs/performance.md]`` (rewrites the block between
 ``<!-- vc-area: begin -->`` and ``<!-- vc-area: end -->``).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-
-from .area import count, router_verilog, synthesize, target_table
+from ..rtl.area import count, router_verilog, synthesize
+from .render import publish, target_table
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
 
@@ -52,26 +50,16 @@ def table(rows: list[dict]) -> str:
     rows = [r | {"routing": f"`{r['routing']}`"} for r in rows]
     lines = target_table(rows, ("network", "routing", "vcs", "ports"), ["router (node 0 of)", "routing", "V", "P"],
                          lutram=True)
-    lines += ["", "W = 32, FIFO depth 4 per VC; command: `python -m cubenoc.rtl.vc_area`."]
+    lines += ["", "W = 32, FIFO depth 4 per VC; command: `cubenoc bench vc-area`."]
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
-    from ..docs_section import replace_section
-    replace_section(path, MARK_BEGIN, MARK_END, text)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
+                    help="yosys synthesis targets (default ice40 ecp5)")
+    ap.add_argument("--write", metavar="PAGE.md", help="rewrite the vc-area block of this page")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", metavar="MD", help="rewrite the vc-area block of this file")
-    args = ap.parse_args(argv)
-    text = table(measure())
-    print(text)
-    if args.write:
-        write_section(Path(args.write), text)
-        print(f"written to {args.write}", file=sys.stderr)
+def run(args) -> int:
+    publish(table(measure(tuple(args.targets))), args.write, MARK_BEGIN, MARK_END)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

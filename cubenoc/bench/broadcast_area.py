@@ -5,17 +5,17 @@ The difference is the cost of the fork: one fork ROM per input, the ``held``/``d
 registers, the broadcast selector, the ``bcast`` bit and (where the tag is wider) the wider ``route``
 in every FIFO word, and the extra crossbar turns the broadcast takes.
 
-``python -m cubenoc.rtl.bcast_area [--write docs/performance.md]`` (rewrites the block between
+``cubenoc bench broadcast-area [--write docs/performance.md]`` (rewrites the block between
 ``<!-- bcast-area: begin -->`` and ``<!-- bcast-area: end -->``).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from .area import count, synthesize, target_table
-from .tools import use_builtin_yosys
+from ..rtl.area import count, synthesize
+from ..rtl.tools import use_builtin_yosys
+from .render import publish, target_table
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
 
@@ -36,7 +36,7 @@ def cases():
 
 def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str, int]:
     from amaranth.back import verilog
-    from .router import Router
+    from ..rtl.router import Router
     use_builtin_yosys()
     extra = {} if alg is None else {"broadcast": alg}
     r = Router(topo, routing, 0, payload_width=payload_width, fifo_depth=fifo_depth, **extra)
@@ -61,19 +61,16 @@ def table(rows: list[dict]) -> str:
             for r in rows]
     lines = target_table(rows, ("network", "routing", "broadcast", "ports"),
                          ["router (node 0 of)", "routing", "broadcast", "P"])
-    lines += ["", "W = 32, FIFO depth 4; command: `python -m cubenoc.rtl.bcast_area`."]
+    lines += ["", "W = 32, FIFO depth 4; command: `cubenoc bench broadcast-area`."]
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", metavar="MD", help="rewrite the bcast-area block of this file")
-    args = ap.parse_args(argv)
-    text = table(measure())
-    from ..docs_section import publish
-    publish(text, args.write, MARK_BEGIN, MARK_END)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
+                    help="yosys synthesis targets (default ice40 ecp5)")
+    ap.add_argument("--write", metavar="PAGE.md", help="rewrite the bcast-area block of this page")
+
+
+def run(args) -> int:
+    publish(table(measure(tuple(args.targets))), args.write, MARK_BEGIN, MARK_END)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,24 +4,23 @@ onto one VC (every hop on VC 0, what the deadlock checker rejects). Same method 
 throughput`` (sim/model/perf.py): Bernoulli uniform traffic, 2,000 warm-up cycles, accepted
 throughput over a 10,000-cycle window, latency = creation to tail ejection.
 
-``python -m cubenoc.sim.model.vc_bench`` prints the markdown table (docs/performance.md, VC section).
+``cubenoc bench vc-throughput [--voq]`` prints the markdown table (docs/performance.md, VC section).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 
-from .network import NetworkModel
-from .perf import saturation_sweep, saturation_throughput, sweep_rows
+from ..sim.model.network import NetworkModel
+from ..sim.model.perf import saturation_sweep, saturation_throughput, sweep_rows
 
 
 def cases():
-    from ..routing.hierarchical import HierarchicalRouting
-    from ..routing.metacube import MetacubeRouting
-    from ..routing.pdn import AdaptivePDNRouting
-    from ..topology.hierarchical import hierarchical_from_spec
-    from ..topology.metacube import Metacube
-    from ..topology.pdn import PerfectDifferenceNetwork
+    from ..sim.routing.hierarchical import HierarchicalRouting
+    from ..sim.routing.metacube import MetacubeRouting
+    from ..sim.routing.pdn import AdaptivePDNRouting
+    from ..sim.topology.hierarchical import hierarchical_from_spec
+    from ..sim.topology.metacube import Metacube
+    from ..sim.topology.pdn import PerfectDifferenceNetwork
     mc12, mc21 = Metacube(1, 2), Metacube(2, 1)
     pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
     hin = hierarchical_from_spec("bh:3", "ccc:2")
@@ -31,7 +30,7 @@ def cases():
             (hin, HierarchicalRouting(hin), HierarchicalRouting(hin, use_vcs=False))]
 
 
-def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4) -> str:
+def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000) -> str:
     head = "| network | routing | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
     rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
             "(`-` : nothing created in the window was delivered: deadlocked):", "",
@@ -40,36 +39,38 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4) -
         for routing in (with_vcs, one_vc):
             model = NetworkModel(topo, routing, depth=depth)
             for L in packet_lens:
-                pts = saturation_sweep(model, L, loads)
+                pts = saturation_sweep(model, L, loads, window=window)
                 cells = [f"{p.accepted:.3f} / {p.latency:.0f}" if p.latency != float("inf") else f"{p.accepted:.3f} / -"
                          for p in pts]
                 rows.append(f"| {topo!r} | `{routing.name}` | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
                             + " | ".join(cells) + f" | **{saturation_throughput(pts):.3f}** |")
-    rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.sim.model.vc_bench`."]
+    rows += ["", f"FIFO depth {depth} per VC; command: `cubenoc bench vc-throughput`."]
     return "\n".join(rows)
 
 
-def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4) -> str:
+def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000) -> str:
     """Q_6 with e-cube: V = 1 against the lookahead VOQ mode of the VC router (sim/model/lookahead.py)."""
-    from ..routing.hypercube import EcubeRouting
-    from ..topology.hypercube import Hypercube
-    from .lookahead import LookaheadVoqRouting
+    from ..sim.routing.hypercube import EcubeRouting
+    from ..sim.topology.hypercube import Hypercube
+    from ..sim.model.lookahead import LookaheadVoqRouting
     topo = Hypercube(6)
     head = "| network | router | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
     rows = [head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
     for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo)))):
-        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth)
-    rows += ["", f"FIFO depth {depth} per VC; command: `python -m cubenoc.sim.model.vc_bench --voq`."]
+        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth, window)
+    rows += ["", f"FIFO depth {depth} per VC; command: `cubenoc bench vc-throughput --voq`."]
     return "\n".join(rows)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
-    args = ap.parse_args(argv)
-    print(voq_table() if args.voq else table())
+    ap.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.2..1.0; "
+                    "0.6..1.0 with --voq)")
+    ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+
+
+def run(args) -> int:
+    kw = {"packet_lens": args.packet_len, "window": args.window} | ({"loads": args.loads} if args.loads else {})
+    print(voq_table(**kw) if args.voq else table(**kw))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

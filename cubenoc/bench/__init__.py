@@ -1,0 +1,49 @@
+"""``cubenoc bench NAME``: every benchmark, one module each in this package (docs/performance.md).
+
+A module provides ``add_arguments(parser)`` and ``run(args) -> int`` (the model benchmarks share
+cubenoc/bench/model.py); :mod:`.render` is the one renderer (Markdown, JSON, CSV) and the writer of a
+page's marked section (``--write PAGE``). The library packages (sim/, rtl/, tb/, boards/) keep the
+measurement primitives only.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+#: name -> (module, add_arguments, run, help)
+BENCHES = {
+    "area": ("area", "add_arguments", "run", "router area from yosys synth_ice40/synth_ecp5 for Q_n and Q(n, k)"),
+    "latency": ("model", "latency_arguments", "latency_run", "zero-load latency (cycles per hop, end to end) "
+                "from the model"),
+    "throughput": ("model", "throughput_arguments", "throughput_run", "saturation throughput under uniform "
+                   "random traffic from the model, per router option"),
+    "model-speed": ("model", "speed_arguments", "speed_run", "the model's speed and memory, whole run and loop "
+                    "only, 64 to 2^20 nodes"),
+    "families": ("families", "add_arguments", "run", "PDN, hierarchical, metacube: latency, saturation "
+                 "throughput, router LUT4/FF"),
+    "vc-area": ("vc_area", "add_arguments", "run", "area of routers with and without their virtual channels"),
+    "vc-throughput": ("vc_throughput", "add_arguments", "run", "saturation throughput of the VC routings with "
+                      "their VCs and forced onto one"),
+    "broadcast-area": ("broadcast_area", "add_arguments", "run", "area of routers with and without broadcast forks"),
+    "adaptive": ("adaptive", "add_arguments", "run", "throughput and area of the adaptive / fault-aware routers"),
+    "fair-area": ("fair_area", "add_arguments", "run", "area of the fair arbiter against round robin"),
+    "safety-area": ("safety_area", "add_arguments", "run", "iCE40 cells of the safety-level unit and fork"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="bench", required=True, parser_class=type(parser), metavar="NAME")
+    parser._bench_parsers = {}
+    for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        mod = importlib.import_module(f"{__name__}.{module}")
+        getattr(mod, add_fn)(p)
+        p.set_defaults(bench_run=getattr(mod, run_fn))
+        parser._bench_parsers[name] = p
+
+
+def run(args) -> int:
+    from ..outputs import writable_file
+    if isinstance(getattr(args, "write", None), str):
+        writable_file(args.write, "--write")
+    return int(args.bench_run(args) or 0)

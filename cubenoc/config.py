@@ -1,0 +1,120 @@
+"""``--config FILE.toml``: an experiment kept in a file (docs/config.md, examples/).
+
+The file gives values to the command's own options; the command line still wins. Layout::
+
+    networks = ["enhanced:n=6,k=0", "pdn:set=0,1,3,9"]   # catalog specs (docs/networks.md), or network = "..."
+    [router]   depth = 4, queues = "fifo", pipeline = false, arbitration = "round-robin", payload = 32
+    [traffic]  traffic = "uniform", length = "1", sweep = "0.05:0.6:0.05", rate = 0.2, hotspot = 0 ...
+    [run]      warmup = 1000, measure = 5000, drain = 5000, seed = 1
+    [output]   csv = "out.csv", plot = "out.png", json = false, out = "verilog/"
+    [simulate] / [generate] / [bench] / [synth-report]: options of that command only
+
+A key is an option's long name (``hotspot-fraction`` or ``hotspot_fraction``). In the shared tables a key
+that the command does not have is skipped (one file can drive ``simulate`` and ``generate``); a key that no
+command has, a key in a command's own table that the command does not have, or a value of the wrong type
+is an error naming the key (exit 2).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .errors import CubenocError
+
+SHARED = ("router", "traffic", "run", "output")
+COMMAND_TABLES = ("simulate", "generate", "bench", "synth-report")
+
+
+def load(path) -> dict:
+    import tomllib
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise CubenocError(f"--config {path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CubenocError(f"--config {path}: not valid TOML ({exc})") from None
+    unknown = sorted(set(data) - set(SHARED) - set(COMMAND_TABLES) - {"network", "networks"})
+    if unknown:
+        raise CubenocError(f"--config {path}: unknown key {unknown[0]!r} (top level: network, networks, "
+                           f"[{'], ['.join(SHARED + COMMAND_TABLES)}])")
+    for table in SHARED + COMMAND_TABLES:
+        if table in data and not isinstance(data[table], dict):
+            raise CubenocError(f"--config {path}: {table} must be a table ([{table}])")
+    return data
+
+
+def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """Long option name with underscores (and dest) -> action."""
+    out = {}
+    for a in parser._actions:
+        if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
+            continue
+        names = [s.lstrip("-").replace("-", "_") for s in a.option_strings if s.startswith("--")] or [a.dest]
+        for n in names + [a.dest]:
+            out[n] = a
+    return out
+
+
+def _check_value(path, where: str, key: str, action: argparse.Action, value):
+    def bad(what):
+        return CubenocError(f"--config {path}: {where}{key} must be {what}, got {value!r}")
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value if isinstance(action, argparse._StoreTrueAction) else not value
+    many = action.nargs in ("+", "*")
+    values = value if isinstance(value, list) else [value]
+    if isinstance(value, list) and not many:
+        raise bad("one value, not a list")
+    conv = []
+    for v in values:
+        if isinstance(v, (dict, list)):
+            raise bad("a number or a string")
+        if action.type is int and (isinstance(v, bool) or not isinstance(v, int)):
+            raise bad("an integer")
+        if action.type is float and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise bad("a number")
+        v = float(v) if action.type is float else v if action.type is int else str(v) if not isinstance(v, bool) else v
+        if action.choices is not None and v not in action.choices:
+            raise bad("one of " + ", ".join(map(str, action.choices)))
+        conv.append(v)
+    return conv if many else conv[0]
+
+
+def apply(path, command: str, parser: argparse.ArgumentParser, all_options: set[str]) -> dict:
+    """The defaults a config file gives ``command`` (whose parser is ``parser``); raises on a bad key."""
+    data = load(path)
+    opts = _options(parser)
+    out = {}
+    for table in SHARED + (command,):
+        for key, value in data.get(table, {}).items():
+            k = key.replace("-", "_")
+            where = f"[{table}] "
+            if k not in opts:
+                if table == command or k not in all_options:
+                    raise CubenocError(f"--config {path}: unknown key {where}{key} (not an option of "
+                                       f"cubenoc {command}; see cubenoc {command} --help)")
+                continue
+            out[opts[k].dest] = _check_value(path, where, key, opts[k], value)
+    nets = data.get("networks", data.get("network"))
+    if "network" in data and "networks" in data:
+        raise CubenocError(f"--config {path}: give network or networks, not both")
+    if nets is not None:
+        nets = nets if isinstance(nets, list) else [nets]
+        if not nets or not all(isinstance(n, str) for n in nets):
+            raise CubenocError(f"--config {path}: networks must be a list of spec strings (docs/networks.md)")
+        from .sim.catalog import NetworkSpec
+        for n in nets:
+            NetworkSpec.parse(n)            # a bad spec: its own one-line error
+        if command == "simulate":
+            out["network"], out["compare"] = nets[0], nets[1:] or None
+        elif command == "generate":
+            if len(nets) != 1:
+                raise CubenocError(f"--config {path}: generate builds one network, the file names {len(nets)}")
+            out["network"] = nets[0]
+        elif "network" in opts:
+            out[opts["network"].dest] = nets
+    return out

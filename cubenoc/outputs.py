@@ -1,0 +1,72 @@
+"""Output paths are checked before the work starts (a long run must not end in an unwritable path)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import CubenocError
+
+
+def writable_file(path, option: str) -> Path | None:
+    """``path`` can be created or overwritten; its folder is made if missing. ``None`` passes through."""
+    if path is None:
+        return None
+    p = Path(path)
+    if p.is_dir():
+        raise CubenocError(f"{option} {p}: is a folder, expected a file name")
+    writable_dir(p.parent if str(p.parent) else Path("."), option, what=str(p))
+    existed = p.exists()
+    try:
+        with open(p, "a"):
+            pass
+    except OSError as exc:
+        raise CubenocError(f"{option} {p}: cannot write it ({exc.strerror or exc})") from None
+    if not existed:
+        p.unlink()
+    return p
+
+
+def writable_dir(path, option: str, what: str | None = None) -> Path | None:
+    """``path`` is (or can be made) a folder this process can write into."""
+    if path is None:
+        return None
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        f = next(q for q in [p, *p.parents] if q.exists() and not q.is_dir())
+        raise CubenocError(f"{option} {what or p}: {f} is a file, not a folder") from None
+    except OSError as exc:
+        raise CubenocError(f"{option} {what or p}: cannot create the folder {p} ({exc.strerror or exc})") from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise CubenocError(f"{option} {what or p}: the folder {p} is not writable")
+    return p
+
+
+class working:
+    """``with working("nextpnr", quiet):`` shows that a long step is alive: its name and the seconds so far,
+    refreshed every second on stderr (nothing when ``quiet`` or stderr is not a terminal)."""
+
+    def __init__(self, what: str, quiet: bool = False):
+        self.what, self.quiet = what, quiet
+
+    def __enter__(self):
+        import threading
+
+        from tqdm import tqdm
+        self.bar = tqdm(desc=self.what, bar_format="{desc}: {elapsed}", file=__import__("sys").stderr,
+                        disable=self.quiet or None, leave=False)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._tick, daemon=True)
+        self.thread.start()
+        return self
+
+    def _tick(self):
+        while not self.stop.wait(1.0):
+            self.bar.refresh()
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        self.bar.close()
+        return False

@@ -1,0 +1,100 @@
+"""The CLI contract (docs/cli.md, issue 16): --version, the command list, exit statuses 0/1/2/3, and output
+paths checked before any work."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cubenoc.cli import main
+from cubenoc.errors import ToolError
+
+
+def test_version():
+    out = subprocess.run([sys.executable, "-m", "cubenoc", "--version"], capture_output=True, text=True)
+    from importlib.metadata import version
+    assert out.returncode == 0 and out.stdout.strip() == f"cubenoc {version('cubenoc')}"
+
+
+def test_no_command_lists_the_commands(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    for cmd in ("analyze", "generate", "simulate", "bench", "synth-report", "build", "prove", "demo"):
+        assert f"    {cmd}" in out
+
+
+@pytest.fixture
+def a_file(tmp_path):
+    f = tmp_path / "a_file"
+    f.write_text("x")
+    return f
+
+
+@pytest.mark.parametrize("argv", [
+    ["generate", "q4", "-o", "{f}/v"],
+    ["simulate", "q4", "--csv", "{f}/x.csv"],
+    ["simulate", "q4", "--plot", "{f}/x.png"],
+    ["analyze", "pdn", "--set", "0,1,3", "--plot", "{f}/x.png"],
+    ["bench", "latency", "--write", "{f}/p.md"],
+    ["build", "--board", "icebreaker", "--build-dir", "{f}/b"],
+    ["synth-report", "--network", "q4", "--work-dir", "{f}/w"],
+    ["simulate", "--bench-speed", "--write", "{f}/p.md"],
+])
+def test_unwritable_output_is_one_line_exit_2_before_the_work(argv, a_file, capsys, monkeypatch):
+    """Each path lies under a regular file, so it cannot be created. The work must not start: the model,
+    the Verilog writer and the tools are replaced by functions that fail the test."""
+    import cubenoc.boards.flow as flow
+    import cubenoc.rtl.emit as emit
+    import cubenoc.sim.simulator as sim
+
+    def must_not_run(*a, **k):
+        raise AssertionError("the work started before the output path was checked")
+    monkeypatch.setattr(sim, "simulate_point", must_not_run)
+    monkeypatch.setattr(emit, "write_network", must_not_run)
+    monkeypatch.setattr(flow, "build_demo", must_not_run)
+    import cubenoc.sim.speed as speed
+    monkeypatch.setattr(speed, "speed_report", must_not_run)
+    import cubenoc.sim.model.perf as perf
+    monkeypatch.setattr(perf, "latency_table", must_not_run)
+    import cubenoc.sim.analysis.pdn as pdn
+    monkeypatch.setattr(pdn, "analyze", must_not_run)
+    assert main([a.replace("{f}", str(a_file)) for a in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cubenoc: error: ") and str(a_file) in err[0]
+
+
+def test_an_external_tool_failure_is_exit_3(monkeypatch, capsys, tmp_path):
+    import cubenoc.boards.flow as flow
+
+    def failing_build(*a, **k):
+        raise ToolError("nextpnr-ice40 failed (exit 1); log build/top.tim\nlog tail ...")
+    monkeypatch.setattr(flow, "build_demo", failing_build)
+    assert main(["build", "--board", "icebreaker", "--build-dir", str(tmp_path)]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["cubenoc: error: nextpnr-ice40 failed (exit 1); log build/top.tim"]
+
+
+def test_a_failed_check_is_exit_1(monkeypatch, capsys, tmp_path):
+    import cubenoc.rtl.tools as tools
+    from cubenoc.rtl.tools import LintResult
+    monkeypatch.setattr(tools, "verilator_lint", lambda *a, **k: LintResult(1, 1, 0, {"WIDTH": 1}, "%Error: x"))
+    assert main(["generate", "hypercube:n=2", "-o", str(tmp_path), "--lint"]) == 1
+
+
+def test_every_option_has_help_text():
+    import argparse
+
+    from cubenoc.cli import build_parser
+    parser = build_parser()
+    missing = []
+
+    def walk(p, path):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, f"{path} {name}")
+            elif a.option_strings and a.help is None:
+                missing.append(f"{path} {a.option_strings[-1]}")
+    walk(parser, "cubenoc")
+    assert missing == []
