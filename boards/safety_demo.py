@@ -1,6 +1,6 @@
 """Fault injection from buttons into the hardware safety levels of seed 002 (``cubenoc build --safety``).
 
-:class:`SafetyPanel` holds a :class:`~cubenoc.rtl.safety.SafetyNetwork` (SL(1) by default, Definition 2)
+:class:`SafetyPanel` holds a :class:`~cubenoc.rtl.safety.unit.SafetyNetwork` (SL(1) by default, Definition 2)
 for the demo's n-cube, beside the traffic network, and three debounced buttons:
 
 * ``select``: the next node (0, 1, ..., N-1, 0, ...) becomes the selected node;
@@ -9,7 +9,7 @@ for the demo's n-cube, beside the traffic network, and three debounced buttons:
 
 Outputs: ``faults`` (bit v: node v faulty), ``levels`` (node v's SL(1) at ``[v*w +: w]``), ``selected``,
 ``level`` (the selected node's level: the board's LEDs) and ``selected_faulty``. The levels re-settle
-within n-1 cycles of a change (rtl/safety.py), far below a button's debounce time. The faults go to the
+within n-1 cycles of a change (rtl/safety/unit.py), far below a button's debounce time. The faults go to the
 safety levels only: the traffic network keeps running (router fault inputs are another feature).
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..rtl.safety import SafetyNetwork, output_fields
+from ..rtl.safety.unit import SafetyNetwork, output_fields
 
 BUTTONS = ("select", "toggle", "clear")
 

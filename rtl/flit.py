@@ -69,10 +69,22 @@ class BroadcastLinkSignature(wiring.Signature):
         super().__init__({"valid": Out(1), "payload": Out(layout), "ready": In(1), "empty": In(1)})
 
 
-def link_signature(routing: RoutingFunction, payload_width: int = 32, broadcast=None) -> wiring.Signature:
+class PipelineLinkSignature(wiring.Signature):
+    """A link of pipelined routers (docs/router.md "Pipelined router"): a stream plus ``ready2`` (the
+    receiver's input FIFO has room for two flits, registered), which a grant one cycle ahead of the
+    transfer needs."""
+
+    def __init__(self, layout: data.StructLayout):
+        super().__init__({"valid": Out(1), "payload": Out(layout), "ready": In(1), "ready2": In(1)})
+
+
+def link_signature(routing: RoutingFunction, payload_width: int = 32, broadcast=None,
+                   pipeline: bool = False) -> wiring.Signature:
     """V = 1: a ``lib.stream`` of link flits; V > 1: :class:`VCLinkSignature`; with a broadcast
-    algorithm: :class:`BroadcastLinkSignature`."""
+    algorithm: :class:`BroadcastLinkSignature`; pipelined: :class:`PipelineLinkSignature`."""
     layout = link_flit_layout(routing, payload_width, broadcast)
+    if pipeline:
+        return PipelineLinkSignature(layout)
     if broadcast is not None:
         return BroadcastLinkSignature(layout)
     if routing.num_vcs == 1:

@@ -177,6 +177,8 @@ class Network(wiring.Component):
             wires = (("valid", 1), ("ready", V), ("payload", flit_width))
             if self.broadcast is not None:     # the downstream FIFO's empty flag (broadcast heads wait for it)
                 wires += (("empty", 1),)
+            if self.pipeline:                  # room for two flits (docs/router.md "Pipelined router")
+                wires += (("ready2", 1),)
             for f, width in wires:
                 link[u, p, f] = Signal(width, name=f"link_{u}_p{p}__{f}")
         for v, r in enumerate(self.routers):

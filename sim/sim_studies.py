@@ -29,8 +29,9 @@ import math
 
 import numpy as np
 
-from .analysis import enhanced as E
-from .analysis import hierarchical as H
+from .analysis import enhanced_formulas as E
+from .analysis import hierarchical_formulas as H
+from .analysis import hierarchical_measure as HM
 from .simulator import SimConfig, build_network, simulate_point
 
 
@@ -84,11 +85,11 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     n = 2 ** d
     if routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
         from .routing.hierarchical import LeastUsedSelector
-        loads = H.routed_loads(routing_fn, n, LeastUsedSelector().select)
+        loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
     else:
-        loads = H.routed_loads(routing_fn, n)
-    kr = H.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
-    kr0 = H.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
+        loads = HM.routed_loads(routing_fn, n)
+    kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
+    kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
     cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, depth=64,
                     length=f"exp:{mean_len:g}:64", traffic="alpha",
                     traffic_args={"alpha": alpha, "cluster_size": n})

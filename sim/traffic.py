@@ -6,7 +6,7 @@ Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(n
 =================  ===========================================================================================
 ``uniform``        uniform over the other N - 1 nodes (as ``bernoulli_traffic`` and BookSim's ``uniform``)
 ``locality``       seed 000 Sec. II-A: a given node at Hamming distance l >= 1 with ``p_l = alpha0 g^-l``
-                   (:func:`cubenoc.sim.analysis.enhanced.phi`; g = 1 is uniform); N = 2^n
+                   (:func:`cubenoc.sim.analysis.enhanced_formulas.phi`; g = 1 is uniform); N = 2^n
 ``alpha``          seed 001 Sec. III-A: with probability alpha a node of the source's cluster (itself
                    included, as the paper allows), otherwise uniform over the nodes of the other clusters
 ``bitcomp``        bit-complement ``d = ~s`` (N = 2^n)
@@ -63,7 +63,7 @@ def make_pattern(name: str, topology, *, g: float = 2.0, alpha: float = 0.8, clu
     if name == "uniform":
         return lambda src, rng: _uniform_other(src, N, rng)
     if name == "locality":
-        from .analysis.enhanced import check_g, phi
+        from .analysis.enhanced_formulas import check_g, phi
         n = _address_bits(topology, name)
         g = check_g(g)
         probs = np.array([0.0] + [phi(n, g, l) for l in range(1, n + 1)])

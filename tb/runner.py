@@ -170,7 +170,7 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
     (work / "job.json").write_text(json.dumps(job))
     runner = get_runner("verilator")
     try:
-        results = runner.test(test_module="cubenoc.tb.network_bench", hdl_toplevel=design.top, hdl_toplevel_lang="verilog",
+        results = runner.test(test_module="cubenoc.tb.cocotb_network", hdl_toplevel=design.top, hdl_toplevel_lang="verilog",
                               build_dir=str(design.dir / "sim"), test_dir=str(work),
                               extra_env={"CUBENOC_JOB": str(work / "job.json")}, waves=design.waves,
                               log_file=str(work / "sim.log"))

@@ -4,7 +4,7 @@
 ``link_{u}_p{p}__valid/ready/payload`` of the structural top (rtl/network.py): once ``valid`` is high and
 the flit is not taken (``ready`` of its VC low), next cycle ``valid`` must be high with the same
 ``payload``. A break stops the simulation with ``$fatal`` and a line naming the link and the cycle, so
-the cocotb run fails (the local outputs are checked by tb/network_bench.py itself).
+the cocotb run fails (the local outputs are checked by tb/cocotb_network.py itself).
 """
 from __future__ import annotations
 

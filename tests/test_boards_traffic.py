@@ -5,7 +5,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from cubenoc.boards.demo import DemoTop, MeanTenths, TrafficSystem
-from cubenoc.boards.traffic import (ERROR_KINDS, MIN_LENGTH, TrafficChecker, TrafficGenerator, check_salt,
+from cubenoc.boards.traffic_gen import (ERROR_KINDS, MIN_LENGTH, TrafficChecker, TrafficGenerator, check_salt,
                                     packet_words)
 from cubenoc.boards.uart import LineReporter, UartTx
 from cubenoc.errors import CubenocError

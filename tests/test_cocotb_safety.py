@@ -9,8 +9,8 @@ cycle and compared with sim/safety.py (seed 002).
 * 5-cube, SL(1) and DSL(1) with its adjustment and GSL: random node, link and mixed sets, same checks.
 """
 from cubenoc.sim.safety import MODELS
-from cubenoc.tb.safety_expect import all_fault_sets, check, random_fault_sets, schedule, settle_bound
-from cubenoc.tb.safety_runner import build_safety, run_safety
+from cubenoc.tb.safety.expect import all_fault_sets, check, random_fault_sets, schedule, settle_bound
+from cubenoc.tb.safety.runner import build_safety, run_safety
 
 
 def _verify(n, models, NF, LF):

@@ -1,6 +1,6 @@
 """cocotb (Verilator): the safety-level broadcast through the routers (seed 002 Sec. 2.2, 2.3;
 docs/safety_hw.md "Safety-level broadcast through the routers"). Per random fault set (node, link,
-mixed) the bench drives the fault inputs of :class:`~cubenoc.rtl.safety_broadcast_net.SafetyBroadcastNetwork`
+mixed) the bench drives the fault inputs of :class:`~cubenoc.rtl.safety.broadcast_net.SafetyBroadcastNetwork`
 from cycle 0, the level units settle (n - 1 rounds), then a broadcast from every non-faulty node in turn
 (safe and unsafe sources, each alone in the network): the ejection trace equals the model's
 (``NetworkModel(..., broadcast=SafetyBroadcast(faults, model))``, levels from sim/safety.py) cycle for
@@ -23,7 +23,7 @@ from cubenoc.sim.broadcast.safety import SafetyBroadcast, check_broadcast, fault
 from cubenoc.sim.safety import compute
 from cubenoc.sim.model.stimulus import StimulusBuilder
 from cubenoc.sim.safety import FaultSet
-from cubenoc.tb.safety_broadcast_verify import verify_safety_broadcast
+from cubenoc.tb.safety.broadcast_verify import verify_safety_broadcast
 
 
 def has_tree(alg: SafetyBroadcast, src: int) -> bool:

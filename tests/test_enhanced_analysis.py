@@ -2,12 +2,14 @@
 prose claims of Secs. II-IV, Tables I-II against the printed values, and the CLI."""
 import json
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError
-from cubenoc.sim.analysis import enhanced as E
+from cubenoc.sim.analysis import enhanced_formulas as E
+from cubenoc.sim.analysis import enhanced_measure as EM
 
 GS = (1.0, 1.2, 1.5)
 
@@ -23,7 +25,7 @@ def test_eq2_normalisation_and_uniform_case():
 @pytest.mark.parametrize("n", range(1, 9))
 def test_eq1_against_bfs_on_qn(n):
     for g in GS:
-        assert math.isclose(E.dmean_hypercube(n, g), E.bfs_dmean(n, None, g, sources=[0, 2 ** n - 1]))
+        assert math.isclose(E.dmean_hypercube(n, g), EM.bfs_dmean(n, None, g, sources=[0, 2 ** n - 1]))
     assert math.isclose(E.dmean_hypercube(n, 1.0), n * 2 ** (n - 1) / (2 ** n - 1))
 
 
@@ -32,7 +34,7 @@ def test_eqs_3_to_5_against_bfs(n):
     srcs = None if n <= 6 else [0, 5]            # every source for n <= 6 (ALL_PAIRS_MAX_N)
     for k in range(n - 1):
         for g in GS:
-            assert math.isclose(E.dmean_enhanced(n, k, g), E.bfs_dmean(n, k, g, sources=srcs), rel_tol=1e-12)
+            assert math.isclose(E.dmean_enhanced(n, k, g), EM.bfs_dmean(n, k, g, sources=srcs), rel_tol=1e-12)
 
 
 def test_eq3_eq4_cover_every_class():
@@ -58,7 +60,7 @@ def test_eq5_at_k_n_minus_1_and_n_is_the_regular_cube():
 def test_eqs_6_7_against_algorithm_c_traversals_all_pairs(n):
     for k in range(n - 1):
         for g in (1.0, 1.5):
-            tc = E.traversal_counts(n, k, g, sources=range(2 ** n))
+            tc = EM.traversal_counts(n, k, g, sources=range(2 ** n))
             dims, skip = tc["per_port"][:n], tc["per_port"][n]
             assert math.isclose(skip, E.td_skip(n, k, g))
             assert math.isclose(sum(dims) / n, E.td_regular(n, k, g))
@@ -78,22 +80,30 @@ def test_eqs_6_7_against_algorithm_c_traversals_all_pairs(n):
 
 def test_node_0_walk_matches_all_pairs():
     n, k, g = 6, 2, 1.2
-    full = E.traversal_counts(n, k, g, sources=range(2 ** n))
-    one = E.traversal_counts(n, k, g, sources=[0])
+    full = EM.traversal_counts(n, k, g, sources=range(2 ** n))
+    one = EM.traversal_counts(n, k, g, sources=[0])
     assert all(math.isclose(a, b) for a, b in zip(full["per_port"], one["per_port"]))
 
 
 def test_theorem_2_and_3_in_measured_rows():
     for n in (4, 7):
         for k in range(n - 1):
-            row = E.enhanced_row(n, k, 1.2)
+            row = EM.enhanced_row(n, k, 1.2)
             m = row["measured"]
             assert row["diameter"] == m["diameter"] == k + -(-(n - k) // 2)
             assert m["broadcast_steps"] == row["broadcast_steps"] and m["broadcast_exactly_once"]
             assert math.isclose(m["D_mean"], row["D_mean"]) and math.isclose(m["D_mean_routed"], row["D_mean"])
             assert math.isclose(m["TD_r"], row["TD_r"]) and math.isclose(m["TD_s"], row["TD_s"])
-    assert E.enhanced_row(14, 0, 1.0)["measured"] is None          # formula only beyond CHECK_MAX_N
+    assert EM.enhanced_row(14, 0, 1.0)["measured"] is None          # formula only beyond CHECK_MAX_N
 
+
+
+def test_busiest_regular_link_is_least_loaded_at_k_0():
+    """docs/papers/enhanced.md: measured by the busiest regular link (TD_r_max), k = 0 is optimal for every
+    n = 3..30 and g in {1, 1.1, 1.2, 1.5, 2, 10}, although eq. (7)'s mean TD_r has k_opt > 0 for some."""
+    gs = (1.0, 1.1, 1.2, 1.5, 2.0, 10.0)
+    assert all(E.k_opt(n, g, "TD_r_max") == 0 for n in range(3, 31) for g in gs)
+    assert any(E.k_opt(n, g, "TD_r") > 0 for n in range(3, 31) for g in gs)
 
 def test_td_s_never_exceeds_td_r():
     """Sec. IV-B: TD_s <= TD_r for every n, k, g (skips never become bottlenecks)."""
@@ -126,7 +136,7 @@ def test_prose_claims_sec_iv():
 def test_table_i_against_printed_values():
     """Table I at k = k_opt(D_mean). TD_r, TD_s within rounding; the ratio row within 0.01 (for g = 1.5
     the paper evidently divided the rounded TD_r by the rounded TD)."""
-    t = E.table_i()
+    t = EM.table_i()
     for g, cols in t.items():
         for i, c in enumerate(cols):
             assert abs(c["TD_r"] - E.TABLE_I[g]["TD_r"][i]) <= 0.0051
@@ -138,7 +148,7 @@ def test_table_i_against_printed_values():
 
 
 def test_table_ii_against_printed_values():
-    t = E.table_ii()
+    t = EM.table_ii()
     misses = []
     for g, cols in t["upper"].items():
         for i, c in enumerate(cols):
@@ -154,6 +164,60 @@ def test_table_ii_against_printed_values():
     assert abs(t["lower"][1.0][0]["text"] - 1.14) > 0.05
 
 
+
+def _round2(x) -> Decimal:
+    """Round half up to two decimals, as a printed table does (Decimal: no binary ties)."""
+    return Decimal(x).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def test_table_i_ratio_cells_that_differ_after_rounding():
+    """docs/papers/enhanced.md: every TD_r and TD_s cell of Table I rounds to the printed value; of the
+    ratio row, exactly four cells do not, and the ratio of the rounded TD_r and TD explains three of them
+    (it reproduces every printed ratio but g = 1.2, n = 5)."""
+    exact_off, rounded_off = set(), set()
+    for g, cols in EM.table_i().items():
+        for i, c in enumerate(cols):
+            printed = {key: Decimal(f"{E.TABLE_I[g][key][i]:.2f}") for key in ("TD_r", "TD_s", "TD_r/TD")}
+            assert _round2(c["TD_r"]) == printed["TD_r"] and _round2(c["TD_s"]) == printed["TD_s"]
+            if _round2(c["TD_r/TD"]) != printed["TD_r/TD"]:
+                exact_off.add((g, c["n"]))
+            if _round2(_round2(c["TD_r"]) / _round2(E.td_hypercube(c["n"], g))) != printed["TD_r/TD"]:
+                rounded_off.add((g, c["n"]))
+    assert exact_off == {(1.2, 5), (1.5, 5), (1.5, 10), (1.5, 15)}
+    assert rounded_off == {(1.2, 5)}
+
+
+def _cost_ratio_interval(n: int, g: float, printed: float) -> tuple[float, float]:
+    """The r = C_pe/(C_nl + C_cc) whose eta (increasing in r) lies within half a unit of the printed
+    last digit: bisection for both ends."""
+    k = E.k_opt(n, g, "D_mean")
+
+    def eta(r):
+        return E.eta(n, k, g, (r, 0.5, 0.5))
+
+    def solve(target):
+        lo, hi = 0.0, 1e4
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if eta(mid) < target else (lo, mid)
+        return lo
+    assert eta(0.0) < printed - 0.005 and eta(1e4) > printed + 0.005
+    return solve(printed - 0.005), solve(printed + 0.005)
+
+
+def test_table_ii_lower_half_fits_no_single_cost_ratio():
+    """docs/papers/enhanced.md, Table II: eta depends on the costs only through r; the printed lower half
+    admits no common r (g = 1, n = 5 needs r above what g = 1, n = 20 allows); the upper half does,
+    around the stated 10:1:1 (r = 5), once its one slipped cell (n = 10, g = 1) is left out."""
+    iv = {half: {(g, n): _cost_ratio_interval(n, g, E.TABLE_II[half][g][i])
+                 for g in E.PAPER_G for i, n in enumerate(E.PAPER_SIZES)} for half in ("upper", "lower")}
+    lower = iv["lower"]
+    assert max(a for a, _ in lower.values()) > min(b for _, b in lower.values())
+    assert lower[(1.0, 5)][0] > lower[(1.0, 20)][1]
+    upper = {key: v for key, v in iv["upper"].items() if key != (1.0, 10)}
+    assert max(a for a, _ in upper.values()) <= 5.0 <= min(b for _, b in upper.values())
+    assert not iv["upper"][(1.0, 10)][0] <= 5.0 <= iv["upper"][(1.0, 10)][1]
+
 def test_eta_definition():
     # eq. (8), costs independent of k: eta ratio is the D_mean ratio scaled by the cost ratio
     n, g = 10, 1.0
@@ -163,18 +227,18 @@ def test_eta_definition():
 
 
 def test_figure_data():
-    f4 = E.figure_data(4)
+    f4 = EM.figure_data(4)
     s = f4["series"]["n=10, g=1.0"]
     assert s["k"] == list(range(11)) and math.isclose(s["D_mean"][10], E.dmean_hypercube(10, 1.0))
     assert min(s["D_mean"]) == s["D_mean"][0]
-    f5 = E.figure_data(5)
+    f5 = EM.figure_data(5)
     red = f5["series"]["n=20"]["reduction"]
     assert red == sorted(red, reverse=True)            # the reduction shrinks as g grows
-    assert E.figure_data(1)["series"]["n=20"][0] == pytest.approx(10.0, abs=1e-4)
-    f8 = E.figure_data(8)["series"]["g=1.5"]
+    assert EM.figure_data(1)["series"]["n=20"][0] == pytest.approx(10.0, abs=1e-4)
+    f8 = EM.figure_data(8)["series"]["g=1.5"]
     assert all(s <= r for s, r in zip(f8["TD_s"], f8["TD_r_min"]))
     with pytest.raises(CubenocError, match="--figure must be one of"):
-        E.figure_data(2)
+        EM.figure_data(2)
 
 
 # ---- CLI -------------------------------------------------------------------------------------------

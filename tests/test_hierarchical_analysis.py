@@ -5,7 +5,8 @@ import math
 import pytest
 
 from cubenoc.cli import main
-from cubenoc.sim.analysis import hierarchical as hin
+from cubenoc.sim.analysis import hierarchical_formulas as hf
+from cubenoc.sim.analysis import hierarchical_measure as hm
 from cubenoc.sim.routing.hierarchical import HierarchicalRouting
 from cubenoc.sim.topology import Hypercube
 
@@ -15,46 +16,46 @@ SMALL = [(2, 4), (2, 8), (3, 4), (3, 8), (2, 24)]   # (d, K); K = 24 only exists
 @pytest.mark.parametrize("d,k", SMALL)
 def test_link_cost_formulas_match_the_graph(d, k):
     D = d + math.log2(k)
-    for code in hin.networks_for(hin.CODES, d, k):
-        topo = hin.build(code, d, k)
-        assert topo.num_links == hin.l_hin(code, d, k)
-        dc = hin.level2_size(code, k) if code == "BH/CCC" else None
+    for code in hm.networks_for(hf.CODES, d, k):
+        topo = hm.build(code, d, k)
+        assert topo.num_links == hf.l_hin(code, d, k)
+        dc = hf.level2_size(code, k) if code == "BH/CCC" else None
         if k & (k - 1) == 0:
-            assert hin.l_hin_paper(code, D, d, dc) == topo.num_links
+            assert hf.l_hin_paper(code, D, d, dc) == topo.num_links
     if k & (k - 1) == 0:
-        assert hin.build(None, d, k).num_links == hin.l_bh(D)
+        assert hm.build(None, d, k).num_links == hf.l_bh(D)
 
 
 def test_distance_formulas_eqs_3_4_8():
     for D in range(2, 9):
         for d in range(1, D):
-            assert hin.p_bh_intra(d) == d / 2
-            assert hin.p_bh_inter_sum(D, d) == pytest.approx(hin.p_bh_inter(D, d))
+            assert hf.p_bh_intra(d) == d / 2
+            assert hf.p_bh_inter_sum(D, d) == pytest.approx(hf.p_bh_inter(D, d))
             for a in (0.0, 0.3, 1.0):
-                assert hin.p_bhbh_closed(a, D, d) == pytest.approx(hin.p_hin("BH/BH", a, d, 2 ** (D - d)))
+                assert hf.p_bhbh_closed(a, D, d) == pytest.approx(hf.p_hin("BH/BH", a, d, 2 ** (D - d)))
 
 
 @pytest.mark.parametrize("d,k", [(2, 4), (3, 8), (2, 8)])
 def test_distance_formulas_match_bfs_and_routing(d, k):
     """Eqs (5), (8), (10), (12) are exact: BFS on the explicit graph and routed lengths agree (BH/CCC with
     D_c = 2 does not: eq. (14)'s CCC term is 2.0, the CCC(2) mean distance is 16/7)."""
-    bh_intra, bh_inter = hin.explicit_distance(hin.build(None, d, k), 2 ** d)
+    bh_intra, bh_inter = hm.explicit_distance(hm.build(None, d, k), 2 ** d)
     D = d + math.log2(k)
-    assert bh_intra == pytest.approx(d / 2) and bh_inter == pytest.approx(hin.p_bh_inter(D, d))
-    for code in hin.networks_for(hin.CODES, d, k):
-        topo = hin.build(code, d, k)
-        intra, inter = hin.explicit_distance(topo, 2 ** d)
-        r_intra, r_inter = hin.routed_distance(HierarchicalRouting(topo), 2 ** d)
+    assert bh_intra == pytest.approx(d / 2) and bh_inter == pytest.approx(hf.p_bh_inter(D, d))
+    for code in hm.networks_for(hf.CODES, d, k):
+        topo = hm.build(code, d, k)
+        intra, inter = hm.explicit_distance(topo, 2 ** d)
+        r_intra, r_inter = hm.routed_distance(HierarchicalRouting(topo), 2 ** d)
         assert (r_intra, r_inter) == pytest.approx((intra, inter))
         assert intra == pytest.approx(d / 2)
         if code == "BH/CCC":
-            assert inter == pytest.approx(d + 16 / 7) and hin.p_level2(code, k) == 2.0
+            assert inter == pytest.approx(d + 16 / 7) and hf.p_level2(code, k) == 2.0
         else:
-            assert inter == pytest.approx(d + hin.p_level2(code, k))
+            assert inter == pytest.approx(d + hf.p_level2(code, k))
 
 
 def test_ccc_term_of_eq_14_is_not_the_mean_distance():
-    t = hin.ccc_distance_table(range(2, 6))
+    t = hm.ccc_distance_table(range(2, 6))
     assert t[4]["bfs_with_self"] == pytest.approx(t[4]["formula"])       # D_c = 2, 4: the with-self mean
     assert t[2]["bfs_with_self"] == pytest.approx(t[2]["formula"])
     assert t[3]["bfs"] != pytest.approx(t[3]["formula"], abs=0.01)
@@ -67,63 +68,85 @@ def test_queueing_formulas_match_kleinrock_on_the_graph(code):
     """Eqs (15), (18)-(20) are exact under the paper's model: per-hop uniform choice among shortest-path
     ports, M/M/1 per half-duplex link, evaluated on the explicit graph (d = 3, K = 8)."""
     d, k = 3, 8
-    loads = hin.random_routing_loads(code, d, k)
+    loads = hm.random_routing_loads(code, d, k)
     for alpha, mu_cl, mu_ncl in ((0.6, 1.5, 3.0), (0.9, 3.0, 3.0), (0.3, 3.0, 6.0)):
         if code is None:
-            formula = hin.r_bh(alpha, 6, d, 1.0, mu_cl, mu_cl)
+            formula = hf.r_bh(alpha, 6, d, 1.0, mu_cl, mu_cl)
             mu_ncl = mu_cl
         else:
-            formula = hin.queueing(code, alpha, d, k, 1.0, mu_cl, mu_ncl)["R"]
-        got = hin.kleinrock(loads, alpha, 1.0, mu_cl, mu_ncl, 64)["R"]
+            formula = hf.queueing(code, alpha, d, k, 1.0, mu_cl, mu_ncl)["R"]
+        got = hm.kleinrock(loads, alpha, 1.0, mu_cl, mu_ncl, 64)["R"]
         assert got == pytest.approx(formula, rel=1e-9) or (math.isinf(got) and math.isinf(formula))
 
 
 def test_ccc_level2_load_is_not_uniform():
     """Eq. (21) spreads the level-2 load evenly; on CCC(2) the cube links carry more, so the explicit
     graph saturates where the formula does not (alpha = 0.8, mu = 3, d = 4)."""
-    f = hin.queueing("BH/CCC", 0.8, 4, 8, 1.0, 3.0, 3.0)
+    f = hf.queueing("BH/CCC", 0.8, 4, 8, 1.0, 3.0, 3.0)
     assert f["util_NCL"] < 0.75 and math.isfinite(f["R"])
-    got = hin.kleinrock(hin.random_routing_loads("BH/CCC", 4, 8), 0.8, 1.0, 3.0, 3.0, 128)
+    got = hm.kleinrock(hm.random_routing_loads("BH/CCC", 4, 8), 0.8, 1.0, 3.0, 3.0, 128)
     assert got["max_util_NCL"] > 1.0 and math.isinf(got["R"])
 
+
+
+def test_fig_6_ccc_finite_at_alpha_08_by_formula_only():
+    """Fig. 6's network (d = 3, K = 64, D_c = 4, lam = 1, mu = 3): eq. (21) gives a finite BH/CCC delay at
+    alpha = 0.8 (where the paper starts its curve); with the paper's random routing on the explicit graph a
+    level-2 link is saturated there and the delay is finite only at 0.85 (docs/papers/hierarchical.md)."""
+    loads = hm.random_routing_loads("BH/CCC", 3, 64)
+    assert math.isinf(hf.queueing("BH/CCC", 0.75, 3, 64, 1.0, 3.0, 3.0)["R"])
+    assert math.isfinite(hf.queueing("BH/CCC", 0.8, 3, 64, 1.0, 3.0, 3.0)["R"])
+    at_08 = hm.kleinrock(loads, 0.8, 1.0, 3.0, 3.0, 512)
+    assert at_08["max_util_NCL"] >= 1.0 and math.isinf(at_08["R"])
+    assert math.isfinite(hm.kleinrock(loads, 0.85, 1.0, 3.0, 3.0, 512)["R"])
+
+    def finite(code, alpha, explicit):
+        if explicit:
+            return math.isfinite(hm.kleinrock(hm.random_routing_loads(code, 3, 64), alpha, 1.0, 3.0, 3.0, 512)["R"])
+        return math.isfinite(hf.queueing(code, alpha, 3, 64, 1.0, 3.0, 3.0)["R"])
+    # the saturation points to 1e-4: BH/BH, BH/BR (and BH/CC, never) the same by formula and on the graph
+    for code, a in (("BH/BH", 0.2617), ("BH/BR", 0.9538), ("BH/CCC", 0.8154)):
+        assert finite(code, a + 1e-4, True) and not finite(code, a, True)
+        assert finite(code, a, False) == (code == "BH/CCC") and finite(code, a + 1e-4, False)
+    assert finite("BH/CC", 0.0, True) and finite("BH/CC", 0.0, False)
 
 def test_p_j_accounts_for_every_outbound_message():
     for d in range(1, 8):
         for j in range(1, d + 1):
             # each source at distance >= j crosses exactly one j-level link on its way out
-            total = hin.p_j(d, j) * hin.links_at_level(d, j) * 2 ** d
+            total = hf.p_j(d, j) * hf.links_at_level(d, j) * 2 ** d
             assert total == pytest.approx(sum(math.comb(d, m) for m in range(j, d + 1)))
 
 
 def test_paper_claims_static():
     # N = 1024, n = 16: BH/BH LP ratio < 1 even at alpha = 0 (Sec. III-A5)
-    assert hin.lp_ratio("BH/BH", 0.0, 4, 64) < 1
+    assert hf.lp_ratio("BH/BH", 0.0, 4, 64) < 1
     # as alpha -> 1, BH/BR and BH/CCC beat BH/BH (fewer level-2 links)
-    lp1 = {c: hin.lp_ratio(c, 1.0, 4, 64) for c in hin.CODES}
+    lp1 = {c: hf.lp_ratio(c, 1.0, 4, 64) for c in hf.CODES}
     assert lp1["BH/BR"] < lp1["BH/BH"] and lp1["BH/CCC"] < lp1["BH/BH"]
     # for a wide range of alpha BH/BH is best
     for a in (0.0, 0.2, 0.4, 0.6, 0.8):
-        assert min(hin.CODES, key=lambda c: hin.lp_ratio(c, a, 4, 64)) == "BH/BH"
+        assert min(hf.CODES, key=lambda c: hf.lp_ratio(c, a, 4, 64)) == "BH/BH"
 
 
 def test_paper_claims_queueing():
     """Fig. 6 (BH/CCC saturates below alpha = 0.8, BH/BR at every alpha shown), Fig. 11 (knees at
     mu_NCL = 2 mu_CL for BH/BH, 8 mu_CL for BH/CCC), Sec. IV-B (94 % and 82 % on the interface links,
     delays 15.2 and 5.3 of the simulation)."""
-    six = hin.figure_6()["series"]
+    six = hm.figure_6()["series"]
     ccc = {p["alpha"]: p["R"] for p in six["BH/CCC(D_c=4)"]}
     assert math.isinf(ccc[0.75]) and math.isfinite(ccc[0.8])
     assert all(math.isinf(p["R"]) for p in six["BH/BR"] if p["alpha"] < 0.95)
-    f11 = hin.figure_11()
+    f11 = hm.figure_11()
     assert f11["BH/BH"]["knee"] == 2 and f11["BH/CCC"]["knee"] == 8
-    ivb = hin.sec_ivb(explicit=False)
-    for a, (util, r_sim, _) in hin.SEC_IVB.items():
+    ivb = hm.sec_ivb(explicit=False)
+    for a, (util, r_sim, _) in hf.SEC_IVB.items():
         assert round(ivb[a]["util_CL_1"], 2) == util
         assert ivb[a]["R_formula"] == pytest.approx(r_sim, abs=0.05)
 
 
 def test_table_ii():
-    for n, v in hin.table_ii().items():
+    for n, v in hm.table_ii().items():
         assert v["counted"] == pytest.approx(v["formula"])
         assert round(v["formula"], 2) == round(v["paper"], 2)
 
@@ -163,4 +186,4 @@ def test_cli_bad_input_exits_2(argv, msg, capsys):
 
 
 def test_reference_is_the_bh():
-    assert isinstance(hin.build(None, 3, 8), Hypercube) and hin.build(None, 3, 8).n == 6
+    assert isinstance(hm.build(None, 3, 8), Hypercube) and hm.build(None, 3, 8).n == 6

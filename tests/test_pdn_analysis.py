@@ -1,11 +1,13 @@
 """Seed 004: Table 1, Table 2, Theorems 3-5 by computation, and `cubenoc analyze pdn`."""
 import json
+import math
 
 import pytest
 
 from cubenoc.cli import main
-from cubenoc.sim.analysis.pdn import (PAPER_TABLE1, exact_bisection, fault_diameter, hamiltonian_chords,
-                                      product_sizes, scalability, single_fault_diameters, table1, table2)
+from cubenoc.sim.analysis.pdn_formulas import PAPER_TABLE1, scalability
+from cubenoc.sim.analysis.pdn_measure import (exact_bisection, fault_diameter, hamiltonian_chords, product_sizes,
+                                              single_fault_diameters, table1, table2)
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, registry_set, zero_free
 
 
@@ -75,6 +77,26 @@ def test_theorem3_fails_for_a_degenerate_zero_free_set():
     assert z.connected_degree == 14
     assert single_fault_diameters(z) == {"link": 3, "node": 3}
 
+
+
+@pytest.mark.parametrize("delta", [2, 3, 4])
+def test_theorem3_degeneracy_is_necessary_not_sufficient(delta):
+    """docs/papers/pdn.md, Thm 3 row: over every 0-free set u*S + t (S the registry set, u coprime to n),
+    no non-degenerate set loses diameter 2 after one fault; degenerate sets (some chord +s_a = -s_b) can,
+    but do not all (none at delta = 2, some at delta = 3, 4)."""
+    s, n = registry_set(delta), delta * delta + delta + 1
+    sets = {tuple(sorted((u * e + t) % n for e in s)) for u in range(1, n) if math.gcd(u, n) == 1 for t in range(n)}
+    outcome = {}
+    for x in sets:
+        if 0 in x:
+            continue
+        z = PerfectDifferenceNetwork(x)
+        degenerate = any(a != b and (a + b) % n == 0 for a in x for b in x)
+        assert degenerate == (not all(z.port_connected))
+        sf = single_fault_diameters(z)
+        outcome.setdefault(degenerate, set()).add(max(sf["link"], sf["node"]) <= 2)
+    assert outcome[False] == {True}
+    assert outcome[True] == ({True} if delta == 2 else {True, False})
 
 @pytest.mark.parametrize("delta,want", [(2, 3), (3, 3)])
 def test_theorem4_fault_diameter_exhaustive(delta, want):

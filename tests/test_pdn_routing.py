@@ -51,7 +51,7 @@ def test_algorithm1_per_hop_decision_is_stateless():
 
 
 def test_theorem1_every_channel_carries_delta_paths():
-    from cubenoc.sim.analysis.pdn import link_loads
+    from cubenoc.sim.analysis.pdn_measure import link_loads
     for d in (2, 3, 4, 5):
         assert link_loads(ObliviousPDNRouting(PerfectDifferenceNetwork(d))) == (d, d)
 

@@ -1,9 +1,11 @@
-"""The pipelined input unit (docs/router.md "Pipelined router", ``InputUnit._stage``) in amaranth.sim
-against the model's PIPE lane (sim/model/kernel.py: ``router_node`` on ``fifo.stage``, ``clock_edge``
-empties a sent stage and refills an empty one from the FIFO's head, before the FIFO's write), on
-hypothesis sequences of random flits (framing included: body flits after tails), random locks and
-random ``sent``: ``ready`` is the FIFO's ``count < D``, the requests and the offered flit are the stage's,
-a body flit's request is its packet's output (``cur_out``) whatever came before."""
+"""The pipelined input unit (docs/router.md "Pipelined router", ``InputUnit._pipe_lane``) in amaranth.sim
+against the model's PIPE lane (sim/model/kernel.py: ``pipe_node``, ``clock_edge``), on hypothesis
+sequences of random packets (body flits carry their head's route), random locks, random room and random
+grants (``sent``, only to a lane that requests): ``ready`` is the FIFO's ``count < D`` and ``ready2`` its
+``count <= D - 2``; the candidate (the FIFO head while the stage is empty or crossing, else the stage)
+requests its route unit's output when that output has room and (a body flit, or unlocked); the offered
+flit is the stage's with its new route; at the edge a granted lane's stage crosses next cycle and the stage
+takes the FIFO head whenever it was empty or crossing."""
 from __future__ import annotations
 
 import random
@@ -27,50 +29,54 @@ def check_pipelined_input_unit(port, seed, cycles=80):
     assert dut.num_lanes == 1
     words = [w for w in range(1 << routing.layout.width)      # heads this input may carry (a turn it has)
              if _hop(routing, node, w) is not None and r.allowed[port][_hop(routing, node, w).port]]
-    state = {"fifo": [], "stage": None, "cur": 0}
-    seen = {"requests": 0, "stalls": 0, "heads": 0}
+    state = {"fifo": [], "stage": None, "crossing": False, "route": words[0], "in_packet": False}
+    seen = {"requests": 0, "grants": 0, "held": 0}
 
     async def bench(ctx):
         fifo = state["fifo"]
         for _ in range(cycles):
-            flit = {"head": not seen["heads"] or rng.random() < 0.5, "tail": rng.random() < 0.5, "data": rng.getrandbits(32),
-                    "route": rng.choice(words)}
+            head = not state["in_packet"]
+            if head:
+                state["route"] = rng.choice(words)
+            flit = {"head": head, "tail": rng.random() < 0.4, "data": rng.getrandbits(32), "route": state["route"]}
             valid = rng.random() < 0.7
-            locked = rng.getrandbits(P)
+            locked, room = rng.getrandbits(P), rng.getrandbits(P) | rng.getrandbits(P)
             ctx.set(dut.i.valid, valid)
             ctx.set(dut.i.payload.as_value(), pack(r.flit_layout, flit))
             ctx.set(dut.locked, locked)
-            ctx.set(dut.room, (1 << P) - 1)
+            ctx.set(dut.room, room)
             assert bool(ctx.get(dut.i.ready)) == (len(fifo) < D)
+            if port != r.local:
+                assert bool(ctx.get(dut.i.ready2)) == (len(fifo) <= D - 2)
             accept = valid and len(fifo) < D
-            h, want = state["stage"], 0
-            if h is not None:
-                o = _hop(routing, node, h["route"]).port if h["head"] else state["cur"]
-                if r.allowed[port][o] and not (h["head"] and locked >> o & 1):
+            advance = state["crossing"] or state["stage"] is None
+            cand = (fifo[0] if fifo else None) if advance else state["stage"]
+            want = 0
+            if cand is not None:
+                o = _hop(routing, node, cand["route"]).port
+                if room >> o & 1 and not (cand["head"] and locked >> o & 1):
                     want = 1 << o
-            assert ctx.get(dut.request[0]) == want, (h, state["cur"])
-            sent = 0
-            if want:
-                seen["requests"] += 1
-                if rng.random() < 0.6:               # an output unit takes the flit, else it stalls
-                    sent = 1
-                    f = ctx.get(dut.flit[0])
-                    assert (f.head, f.tail, f.data) == (h["head"], h["tail"], h["data"])
-                else:
-                    seen["stalls"] += 1
+                assert ctx.get(dut.cand_tail[0]) == cand["tail"]
+            assert ctx.get(dut.request[0]) == want, (cand, state)
+            if state["stage"] is not None:          # the stage's flit, with its new route, on the crossbar
+                h = state["stage"]
+                f = ctx.get(dut.flit[0])
+                assert (f.head, f.tail, f.data) == (h["head"], h["tail"], h["data"])
+                assert ctx.get(dut.flit[0].route.as_value()) == routing.layout.pack(_hop(routing, node, h["route"]).header)
+            sent = int(bool(want) and rng.random() < 0.6)
+            seen["requests"] += bool(want)
+            seen["grants"] += sent
+            seen["held"] += bool(want) and not advance
             ctx.set(dut.sent, sent)
             await ctx.tick()
-            if sent:                                  # the clock edge: the sent stage empties ...
-                if h["head"]:
-                    state["cur"] = _hop(routing, node, h["route"]).port
-                state["stage"] = None
-            if state["stage"] is None and fifo:      # ... an empty stage takes the FIFO head ...
-                state["stage"] = fifo.pop(0)
+            state["crossing"] = bool(sent)           # the clock edge: a grant crosses next cycle ...
+            if advance:                               # ... the stage takes the FIFO head (or empties) ...
+                state["stage"] = fifo.pop(0) if fifo else None
             if accept:                                # ... then the write
                 fifo.append(flit)
-                seen["heads"] += flit["head"]       # (the first flit is a head: cur_out resets to 0)
+                state["in_packet"] = not flit["tail"]
     run(dut, bench)
-    assert seen["requests"] > 10 and seen["stalls"] > 0, (seen, state)
+    assert seen["requests"] > 10 and seen["grants"] > 5 and seen["held"] > 0, (seen, state)
 
 
 @SETTINGS

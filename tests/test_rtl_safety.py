@@ -10,9 +10,9 @@ from amaranth import Value
 from amaranth.sim import Simulator
 
 from cubenoc.errors import CubenocError
-from cubenoc.rtl.safety import SafetyLevelUnit, SafetyNetwork, safety_files, sideband_bits
+from cubenoc.rtl.safety.unit import SafetyLevelUnit, SafetyNetwork, safety_files, sideband_bits
 from cubenoc.sim.safety import MODELS, adjust, compute, dsl_rule, global_level, sl_rule
-from cubenoc.tb.safety_expect import random_fault_sets, settle_bound
+from cubenoc.tb.safety.expect import random_fault_sets, settle_bound
 
 
 def _pack(values, width):

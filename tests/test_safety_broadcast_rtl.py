@@ -1,4 +1,4 @@
-"""The safety-level broadcast fork unit (rtl/safety_broadcast.py) in amaranth.sim against
+"""The safety-level broadcast fork unit (rtl/safety/fork.py) in amaranth.sim against
 ``sim.broadcast.safety.fork`` (seed 002 Sec. 2.2): on every fault set of up to 2 faults (n = 3, 4) and
 random larger node/link/mixed sets (n = 4, 5), for every node and every tag that occurs in a real
 broadcast, the unit's outputs equal the Python decision; played as a broadcast, the unit's answers give
@@ -13,8 +13,8 @@ from amaranth import Cat, Elaboratable, Module, Signal, Value
 from amaranth.sim import Simulator
 
 from cubenoc.errors import CubenocError
-from cubenoc.rtl.safety import SafetyLevelUnit
-from cubenoc.rtl.safety_broadcast import SafetyBroadcastFork, connect, safe_bit, view_inputs
+from cubenoc.rtl.safety.unit import SafetyLevelUnit
+from cubenoc.rtl.safety.fork import SafetyBroadcastFork, connect, safe_bit, view_inputs
 from cubenoc.sim.broadcast.safety import (LocalView, SafetyBroadcast, check_broadcast, fork, levels_of,
                                           tag_layout)
 from cubenoc.sim.routing.base import Hop

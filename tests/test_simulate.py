@@ -8,7 +8,7 @@ from cubenoc.cli import main
 from cubenoc.errors import CubenocError
 from cubenoc.sim import simulator as S
 from cubenoc.sim import traffic as T
-from cubenoc.sim.analysis.enhanced import phi
+from cubenoc.sim.analysis.enhanced_formulas import phi
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.perf import zero_load_latency
 from cubenoc.sim.routing.hypercube import EcubeRouting

@@ -10,8 +10,7 @@ from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.simulator import model_for
-from cubenoc.bench.render import replace_section
-from cubenoc.sim.speed import BEGIN, END, measure
+from cubenoc.sim.speed import measure
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 
 
@@ -46,13 +45,3 @@ def test_simulator_uses_the_fast_path_for_the_hypercube_family():
     assert label == "Hypercube(n=12)" and model.tables.route.shape[0] == 1
     m = measure("hypercube:n=5", 0.3, 200, repeat=1)
     assert m["nodes"] == 32 and m["cycles_per_s"] > 0
-
-
-def test_speed_section_is_replaced_between_markers(tmp_path):
-    page = tmp_path / "perf.md"
-    page.write_text("# perf\n\nother text\n")
-    replace_section(page, BEGIN, END, "first")
-    replace_section(page, BEGIN, END, "second")
-    text = page.read_text()
-    assert text.count("<!-- simulate-speed:begin -->") == 1 and "second" in text and "first" not in text
-    assert text.startswith("# perf\n\nother text\n")

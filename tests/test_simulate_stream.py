@@ -37,16 +37,17 @@ def _upfront(spec, rate, cfg):
                 hops_mean=hops.mean(), network_latency_mean=(ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
 
 
-@pytest.mark.parametrize("spec,length,span", [("hypercube:n=4", "uniform:1:4", 37), ("enhanced:n=5,k=1", "2", 50),
-                                              ("pdn:set=0,1,3,9,routing=availability", "uniform:1:3", 23),
-                                              ("hypercube:n=3,pipeline=1", "3", 41)])
-def test_streamed_run_equals_upfront_run(spec, length, span):
+@pytest.mark.parametrize("spec,length,span,rate", [("hypercube:n=4", "uniform:1:4", 37, 0.3),
+                                                   ("enhanced:n=5,k=1", "2", 50, 0.3),
+                                                   ("pdn:set=0,1,3,9,routing=availability", "uniform:1:3", 23, 0.3),
+                                                   ("hypercube:n=3,pipeline=1", "3", 41, 0.3)])
+def test_streamed_run_equals_upfront_run(spec, length, span, rate):
     """Same seed, same packets (BernoulliSource is generate's source): the streamed run, renumbering the
     in-flight flits every ``span`` cycles, is cycle for cycle the up-front run, so the figures are equal
     (the mean latency up to float summation order)."""
     cfg = S.SimConfig(warmup=300, measure=2000, drain=3000, length=length)
-    p = S.simulate_point(spec, 0.3, cfg, span=span)
-    r = _upfront(spec, 0.3, cfg)
+    p = S.simulate_point(spec, rate, cfg, span=span)
+    r = _upfront(spec, rate, cfg)
     assert not p.saturated and p.packets == r["packets"] > 1000
     assert p.accepted == r["accepted"] and p.link_util_max == r["link_util_max"]
     assert [p.latency_p50, p.latency_p95, p.latency_p99] == r["pct"]

@@ -2,8 +2,8 @@
 import pytest
 
 from cubenoc.sim import sim_studies as St
-from cubenoc.sim.analysis import enhanced as E
-from cubenoc.sim.analysis import hierarchical as H
+from cubenoc.sim.analysis import enhanced_formulas as E
+from cubenoc.sim.analysis import hierarchical_formulas as H
 from cubenoc.sim.simulator import SimConfig, simulate_point
 
 

@@ -93,14 +93,19 @@ def test_no_import_cycles():
     assert not cycles, cycles
 
 
-def test_router_and_model_loop_written_once_in_960_lines():
+def test_router_and_model_loop_written_once_in_1125_lines():
     """Cap 800 lines, raised by issue 14: per-output queues (VOQ), the fair arbiter (weights), the held offer
     and the pipelined router (+20 lines: the input unit's stage registers and the kernel's PIPE mode of the
     clock edge; its option checks and model class live in sim/model/pipeline.py): 876 lines, cap 890; then
     the input FIFO unit (rtl/router/fifo.py, ~70 lines replacing Amaranth's SyncFIFO to put a register at the
-    head), the counters option and the output unit's per-source ``sent`` (+81 lines): 957, cap 960."""
+    head), the counters option and the output unit's per-source ``sent`` (+81 lines): 957, cap 960. Then the
+    pipelined router's registered grant (issue 14's >= 50 / >= 150 MHz row; docs/router.md "Pipelined
+    router"): a model phase of its own (``pipe_node``: crossing from the registered grants, candidates,
+    room one cycle ahead, the ejection buffer; +86 lines in kernel.py) and the RTL of the same (pairwise
+    arbiter, the lane's candidate and stage, the output's registered grant, the ejection buffer; +79):
+    1122, cap 1125."""
     files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / "kernel.py"]
     total = sum(code_lines(f) for f in files)
-    assert 300 < total <= 960, f"{total} lines of code in {[f.name for f in files]}"
+    assert 300 < total <= 1125, f"{total} lines of code in {[f.name for f in files]}"
     gone = ["rtl/router.py", "rtl/router_adaptive.py", "rtl/router_bcast.py", "sim/model/kernel_bcast.py"]
     assert not [f for f in gone if (ROOT / f).exists()]

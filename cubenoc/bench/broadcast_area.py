@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
-from .render import publish, target_table
+from .render import add_target_arguments, publish, target_table
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
 
@@ -66,9 +66,7 @@ def table(rows: list[dict]) -> str:
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
-                    help="yosys synthesis targets (default ice40 ecp5)")
-    ap.add_argument("--write", metavar="PAGE.md", help="rewrite the bcast-area block of this page")
+    add_target_arguments(ap, "bcast-area")
 
 
 def run(args) -> int:

@@ -41,6 +41,13 @@ def add_format_argument(p) -> None:
     p.add_argument("--format", choices=FORMATS, default="md", help="output as a Markdown table (default), JSON or CSV")
 
 
+def add_target_arguments(ap, block: str) -> None:
+    """``--targets`` and ``--write`` of the benchmarks that synthesise for both FPGA families."""
+    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
+                    help="yosys synthesis targets (default ice40 ecp5)")
+    ap.add_argument("--write", metavar="PAGE.md", help=f"rewrite the {block} block of this page")
+
+
 def target_table(rows: list[dict], key: tuple, head: list[str], lutram: bool = False) -> list[str]:
     """Markdown rows, one per ``key`` fields of the rows, with the iCE40 and ECP5 counts side by side
     (``key`` values are printed as given: quote them in the rows if needed)."""

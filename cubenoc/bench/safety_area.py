@@ -1,12 +1,12 @@
-"""``cubenoc bench safety-area``: iCE40 cells of the safety-level unit (rtl/safety.py) and of the
-safety-level broadcast fork (rtl/safety_broadcast.py) for n = 4..6 (docs/performance.md, "Safety-level
+"""``cubenoc bench safety-area``: iCE40 cells of the safety-level unit (rtl/safety/unit.py) and of the
+safety-level broadcast fork (rtl/safety/fork.py) for n = 4..6 (docs/performance.md, "Safety-level
 unit" and "Safety-level broadcast fork unit")."""
 from __future__ import annotations
 
 import argparse
 
-from ..rtl import safety as S
-from ..rtl import safety_broadcast as B
+from ..rtl.safety import unit as S
+from ..rtl.safety import fork as B
 from .render import publish
 
 

@@ -15,7 +15,7 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, router_verilog, synthesize
-from .render import publish, target_table
+from .render import add_target_arguments, publish, target_table
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
 
@@ -55,9 +55,7 @@ def table(rows: list[dict]) -> str:
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
-                    help="yosys synthesis targets (default ice40 ecp5)")
-    ap.add_argument("--write", metavar="PAGE.md", help="rewrite the vc-area block of this page")
+    add_target_arguments(ap, "vc-area")
 
 
 def run(args) -> int:

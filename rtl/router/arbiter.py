@@ -11,6 +11,12 @@ Weighted (``weight_width > 0``, the fair arbiter of docs/router.md "Arbitration"
 winner whose transfer is marked in ``next`` keeps first place while its packet's weight (``weight[r]``,
 > 1) is not used up: ``used`` counts the tails (``tail[r]``) it sent in a row from first place. Each
 requester's rule is computed from its own flit, beside the grant, not from the crossbar's output.
+
+Pairwise (``pairwise=True``, the pipelined router's, docs/router.md "Pipelined router"): the same round
+robin with the pointer moving past every grant (``next`` and ``keep`` unused), kept as one register per
+pair of requesters, ``before[q][r]`` = "q comes before r from the pointer": a grant is then its request
+and, per other requester, one AND-NOT of two registers (two LUT4 levels for five requesters instead of
+three), and a pair's next value is "the winner is not in [q, r)", with no clock enable.
 """
 from __future__ import annotations
 
@@ -27,8 +33,9 @@ def thermometer(pointer: int, size: int) -> int:
 
 
 class RoundRobinArbiter(wiring.Component):
-    def __init__(self, positions, size: int, weight_width: int = 0):
+    def __init__(self, positions, size: int, weight_width: int = 0, pairwise: bool = False):
         self.positions, self.size, self.weight_width = list(positions), size, weight_width
+        self.pairwise = pairwise and not weight_width and len(self.positions) > 1
         n = len(self.positions)
         members = {"requests": In(n), "grant": Out(n), "next": In(n), "keep": In(n)}
         if weight_width:
@@ -38,6 +45,8 @@ class RoundRobinArbiter(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         pos = self.positions
+        if self.pairwise:
+            return self._pairwise(m)
         pri = Signal(self.size, init=(1 << self.size) - 1)
         for r, j in enumerate(pos):
             # requester q comes before r in the order pointer, pointer+1, ..., size-1, 0, ...
@@ -63,4 +72,24 @@ class RoundRobinArbiter(wiring.Component):
                 m.d.sync += pri.eq(thermometer(j, self.size))
                 if self.weight_width:
                     m.d.sync += used.eq(mine)
+        return m
+
+    def _pairwise(self, m):
+        """``before[q][r]`` (q < r) for the pointer: q at place k comes before r at place j (k < j) when the
+        pointer is <= k or > j; reset pointer 0: every ``before`` set."""
+        pos, n, size = self.positions, len(self.positions), self.size
+        pairs = [(q, r) for r in range(n) for q in range(r)]
+        before = {qr: Signal(name=f"before_{qr[0]}_{qr[1]}", init=1) for qr in pairs}
+
+        def first(q, r):            # q before r, as a value (registers only)
+            return before[q, r] if q < r else ~before[r, q]
+        for r in range(n):
+            m.d.comb += self.grant[r].eq(self.requests[r] & ~any_of(self.requests[q] & first(q, r)
+                                                                     for q in range(n) if q != r))
+
+        def order(pointer, q, r):   # q before r when the pointer is at ``pointer`` (constants)
+            return (pos[q] - pointer) % size < (pos[r] - pointer) % size
+        for (q, r), b in before.items():       # q stays first unless the winner lies in [q, r)
+            m.d.sync += b.eq((b | self.requests.any()) &
+                             ~any_of(self.grant[w] for w in range(n) if not order(pos[w] + 1, q, r)))
         return m

@@ -14,6 +14,7 @@ front of the head register whose select (``src``) is itself a register. ``memory
 in an Amaranth ``Memory`` with an asynchronous read port (distributed RAM on ECP5, ``TRELLIS_DPR16X4``);
 ``memory=False`` in flip-flops; ``memory=None`` decides at elaboration: a Memory when the platform is a
 Lattice family with distributed RAM (``RAM_FAMILIES``: board builds), else flip-flops (iCE40, Verilog). ``w_rdy`` and ``r_rdy`` are registers too.
+``w_rdy2``: room for two flits (count <= depth - 2; a register: the pipelined router's flow control).
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class HeadFifo(wiring.Component):
         self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
         self.memory = memory
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
-                          "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1)})
+                          "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1), "w_rdy2": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -45,7 +46,7 @@ class HeadFifo(wiring.Component):
         m.d.comb += [we.eq(self.w_en & self.w_rdy), pop.eq(self.r_en & self.r_rdy)]
         head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
         m.d.comb += self.r_data.eq(head)
-        if B == 0:                                           # the head register alone
+        if B == 0:                                           # the head register alone (w_rdy2 stays 0)
             with m.If(we):
                 m.d.sync += [head.eq(self.w_data), self.r_rdy.eq(1), self.w_rdy.eq(0)]
             with m.Elif(pop):
@@ -55,6 +56,7 @@ class HeadFifo(wiring.Component):
         rptr, wptr = Signal(B, init=1), Signal(B, init=1)    # one-hot: oldest entry, next free entry
         src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
         nxt_src = Signal.like(src)
+        m.d.comb += self.w_rdy2.eq(~occ[B - 2] if B > 1 else ~self.r_rdy)   # the buffer holds <= B - 2
 
         def binary(onehot):
             return Cat(*[any_of(onehot[k] for k in range(B) if k >> b & 1) for b in range(len(src))])

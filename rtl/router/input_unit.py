@@ -24,6 +24,11 @@ for output ``outputs[c] == [o]`` only (one lane per allowed turn, the local inpu
 written into the lane its ``vc`` names (the upstream's lookahead) and ``ready`` has one bit per lane; the
 local input's lane is the route unit's port on the source's header. The route stage adds a lookahead
 unit: the route unit of the neighbour at o on the new header gives the flit's ``vc`` at the next router.
+
+Pipelined (``pipeline=True``, docs/router.md "Pipelined router"): the route unit works on the flit being
+written, so the FIFO holds routed flits with their one-hot output (``want``); a lane's stage register
+holds the flit crossing the crossbar; the lane's candidate (the FIFO head while the stage is empty or
+crossing, else the stage) requests; ``sent`` is a grant (the crossing follows next cycle).
 """
 from __future__ import annotations
 
@@ -53,6 +58,8 @@ class InputUnit(wiring.Component):
                    "request": Out(P).array(L), "flit": Out(r.flit_layout).array(L)}
         if r.node_generic:
             members["node_id"] = In(node_width(r.topology))
+        if r.pipeline:
+            members["cand_tail"] = Out(L)
         if r.adaptive:
             members.update({"fault": In(P), "use": In(USE_WIDTH).array(P), "discard": Out(L)})
         if r.broadcast is not None:
@@ -69,7 +76,11 @@ class InputUnit(wiring.Component):
             first = self._unit(m, "first", r.adapter.route_unit(r.node))
             m.d.comb += first.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width])
         for c in range(self.num_lanes):
-            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size, r.fifo_depth, memory=r.fifo_memory)
+            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size + (r.num_ports if r.pipeline else 0),
+                                                        r.fifo_depth, memory=r.fifo_memory)
+            if r.pipeline:
+                self._pipe_lane(m, c, fifo)
+                continue
             if voq:
                 o = self.outputs[c][0]
                 mine = (first.port == o) if self.port == r.local else (s.payload.vc == o)
@@ -106,9 +117,8 @@ class InputUnit(wiring.Component):
         live, pop = Signal(name=f"live_{c}"), Signal(name=f"pop_{c}")
         port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
         new = Signal(r.routing.layout.width, name=f"new_route_{c}")
-        if not r.pipeline:
-            m.d.comb += [live.eq(fifo.r_rdy), pop.eq(self.sent[c])]
-        forking, want = Const(0), None
+        m.d.comb += [live.eq(fifo.r_rdy), pop.eq(self.sent[c])]
+        forking = Const(0)
         if r.adaptive:
             self._select(m, c, head, route, fifo, live, pop, port, vc, new)
         else:
@@ -122,8 +132,6 @@ class InputUnit(wiring.Component):
                 m.d.comb += vc.eq(Mux(ru.port == local, 0, ru.vc))
             if r.broadcast is not None:
                 forking = self._fork(m, head, route, fifo, pop)
-        if r.pipeline:                                  # the arbiter sees the stage register, not the FIFO
-            head, port, new, want = self._stage(m, c, head, port, new, fifo, live, pop, cur_out)
         masked = V > 1 or r.adaptive
         out_vc = Mux(head.head, vc, cur_vc)
         for o in self.outputs[c]:
@@ -132,8 +140,7 @@ class InputUnit(wiring.Component):
             room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
             fault = self.fault[o] if r.adaptive else Const(0)
             taken = self.taken[o] if r.broadcast is not None else Const(0)
-            hit = (Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o) if want is None
-                   else want[o] & (~head.head | ~lock))
+            hit = Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o)
             m.d.comb += self.request[c][o].eq(live & room & ~forking & ~taken & hit)
         f = self.flit[c]
         m.d.comb += [f.head.eq(head.head), f.tail.eq(head.tail), f.data.eq(head.data), f.route.eq(new),
@@ -143,22 +150,37 @@ class InputUnit(wiring.Component):
         with m.If(self.sent[c] & head.head):
             m.d.sync += [cur_out.eq(port), cur_vc.eq(vc)]
 
-    def _stage(self, m, c, head, port, new, fifo, live, pop, cur_out):
-        """docs/router.md "Pipelined router", stage 1: the FIFO head, its output and new route, registered
-        when the stage is empty or sent this cycle; returns the registered (head flit, port, new route,
-        one-hot output ``want``: the head's port, or for a body flit its packet's output, which is the
-        stage's own ``want`` while the stage holds the packet, else ``cur_out``)."""
-        r = self.router
-        s_valid, s_port = Signal(name=f"stage_valid_{c}"), Signal(range(r.num_ports), name=f"stage_port_{c}")
-        s_flit, s_want = Signal(r.flit_layout, name=f"stage_{c}"), Signal(r.num_ports, name=f"stage_want_{c}")
-        m.d.comb += [live.eq(s_valid), pop.eq(fifo.r_rdy & (~s_valid | self.sent[c]))]
-        with m.If(pop):
-            m.d.sync += [s_valid.eq(1), s_port.eq(port), s_flit.head.eq(head.head), s_flit.tail.eq(head.tail),
-                         s_flit.data.eq(head.data), s_flit.route.eq(new),
-                         s_want.eq(Mux(head.head, 1 << port, Mux(s_valid, s_want, 1 << cur_out)))]
-        with m.Elif(self.sent[c]):
-            m.d.sync += s_valid.eq(0)
-        return s_flit, s_port, s_flit.route.as_value(), s_want
+    def _pipe_lane(self, m: Module, c: int, fifo: HeadFifo) -> None:
+        """docs/router.md "Pipelined router": the route unit on the flit being written (a body flit carries
+        its head's route, so it gets the same output); FIFO entries are the routed flit and its one-hot
+        ``want``. The stage register holds the flit that crosses this cycle (``crossing``: granted last
+        cycle) or waits; the candidate is the FIFO head when the stage is empty or crossing, else the stage.
+        All of it from registers: the FIFO pops (into the stage) on ``advance`` (a register: crossing |
+        stage empty)."""
+        r, s = self.router, self.i
+        P, lay = r.num_ports, r.flit_layout
+        ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
+        routed = Signal(lay, name=f"routed_{c}")
+        m.d.comb += [ru.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width]), routed.eq(s.payload),
+                     routed.route.eq(ru.new_route.as_value()),
+                     fifo.w_data.eq(Cat(routed, Cat(*[(ru.port == o) if o in self.outputs[c] else Const(0)
+                                                      for o in range(P)]))),
+                     fifo.w_en.eq(s.valid), s.ready.eq(fifo.w_rdy)]
+        if self.port != r.local:
+            m.d.comb += s.ready2.eq(fifo.w_rdy2)
+        head, f_want = data.View(lay, fifo.r_data[:lay.size]), fifo.r_data[lay.size:]
+        stage, s_want = Signal(lay, name=f"stage_{c}"), Signal(P, name=f"stage_want_{c}")
+        adv = Signal(name=f"advance_{c}", init=1)     # a register: crossing | stage empty
+        want, is_head = Signal(P, name=f"want_{c}"), Signal(name=f"cand_head_{c}")
+        m.d.comb += [fifo.r_en.eq(adv), self.flit[c].eq(stage),
+                     want.eq(Mux(adv, Mux(fifo.r_rdy, f_want, 0), s_want)),
+                     is_head.eq(Mux(adv, head.head, stage.head)),
+                     self.cand_tail[c].eq(Mux(adv, head.tail, stage.tail))]
+        for o in self.outputs[c]:
+            m.d.comb += self.request[c][o].eq(want[o] & (~is_head | ~self.locked[o]) & self.room[o])
+        with m.If(adv):
+            m.d.sync += [stage.eq(head), s_want.eq(Mux(fifo.r_rdy, f_want, 0))]
+        m.d.sync += adv.eq(self.sent[c] | (adv & ~fifo.r_rdy))   # granted now, or the stage stays empty
 
     def _select(self, m, c, head, route, fifo, live, pop, port, vc, new) -> None:
         """The adaptive route stage: pick a candidate; discard a packet whose candidates are all faulty."""

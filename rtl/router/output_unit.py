@@ -19,6 +19,9 @@ Fair arbitration (docs/router.md "Arbitration"): ``weights[r]`` maps the new rou
 source r to its weight (sim/routing/fairness.py; one entry ``{0: w}`` at the local output); the winner's
 head gives the weighted arbiter its weight from these constants, a body/tail flit the weight its head had
 (``cur_w`` per VC).
+Pipelined (docs/router.md "Pipelined router"): a pairwise-priority arbiter; the grant is registered
+(``granted``) and selects the crossbar next cycle, ``valid`` is registered, the lock and the crossing
+flit's ``tail`` come from the sources' candidate tail bits (``cand_tail``) at the grant.
 """
 from __future__ import annotations
 
@@ -34,10 +37,11 @@ USE_WIDTH = 16
 
 class OutputUnit(wiring.Component):
     def __init__(self, layout, positions, size: int, num_vcs: int = 1, *, broadcast: bool = False,
-                 count_heads: bool = False, lock_per_vc: bool = True, weights=None):
+                 count_heads: bool = False, lock_per_vc: bool = True, weights=None, pipelined: bool = False):
         self.layout, self.positions, self.size, self.num_vcs = layout, list(positions), size, num_vcs
         self.lock_per_vc = lock_per_vc          # False (VOQ): one lock for the output, ready still per VC
         self.weights = weights
+        self.pipelined = pipelined              # docs/router.md "Pipelined router": a registered grant
         self.broadcast, self.count_heads = broadcast, count_heads
         n = len(self.positions)
         members = {"request": In(n), "flit": In(layout).array(n), "grant": Out(n), "sent": Out(n), "xfer": Out(1),
@@ -46,11 +50,15 @@ class OutputUnit(wiring.Component):
             members.update({"present": In(n), "acquire": In(1), "acquirer": In(n), "stalled": Out(1)})
         if count_heads:
             members["use"] = Out(USE_WIDTH)
+        if pipelined:
+            members.update({"cand_tail": In(n), "tail": Out(1)})
         super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
         n, out = len(self.positions), self.payload
+        if self.pipelined:
+            return self._pipelined(m)
         ww = max(1, max(max(w.values(), default=1) for w in self.weights).bit_length()) if self.weights else 0
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
@@ -87,6 +95,25 @@ class OutputUnit(wiring.Component):
             if self.count_heads:
                 with m.If(out.head):
                     m.d.sync += self.use.eq(self.use + 1)
+        return m
+
+    def _pipelined(self, m):
+        """docs/router.md "Pipelined router" (V = 1, unicast): the requests already hold the downstream's
+        room one cycle ahead, so every grant crosses: ``sent`` is the grant, registered in ``granted``;
+        next cycle ``valid`` (registered) and the crossbar select that register over the sources' stage
+        registers. Lock and pointer move on the grant, the lock from each source's own tail bit."""
+        n = len(self.positions)
+        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
+        granted, any_req = Signal(n, name="granted"), self.request.any()
+        m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant), self.sent.eq(arb.grant),
+                     arb.next.eq(arb.grant), self.xfer.eq(self.valid & self.ready[0])]
+        m.d.sync += [granted.eq(arb.grant), self.valid.eq(any_req),     # ``tail``: the crossing flit's, registered
+                     self.tail.eq(any_of(arb.grant[r] & self.cand_tail[r] for r in range(n))),
+                     self.locked.eq(any_of(arb.grant[r] & ~self.cand_tail[r] for r in range(n)) |
+                                    self.locked & ~any_req)]
+        for name, _ in self.layout:
+            m.d.comb += getattr(self.payload, name).eq(onehot_mux([(granted[r], getattr(self.flit[r], name))
+                                                                   for r in range(n)]))
         return m
 
     def _weight(self, m, arb, sel, vc, ww) -> None:

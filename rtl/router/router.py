@@ -20,8 +20,10 @@ queue, one lock per output; the router is then node-specific (its lookahead unit
 The output arbiters: ``arbitration="round-robin"`` or ``"fair"`` (weighted by sim/routing/fairness.py,
 docs/router.md "Arbitration"; unicast routers with a fixed route and single FIFOs, not pipelined).
 ``pipeline=True`` (docs/router.md "Pipelined router"; one-VC unicast oblivious routing, one FIFO per
-input): each lane registers its FIFO head with the route unit's output in a stage register, and the output
-units arbitrate over the stage registers: two cycles per hop (model: sim/model/pipeline.py).
+input): the FIFOs hold routed flits, the output units register their grants (requests only when the
+downstream FIFO will have room: the link's ``ready2``) and the granted lane's stage register crosses the
+crossbar next cycle; ``local_out`` sits behind a 2-entry ejection buffer: two cycles per hop (model:
+sim/model/pipeline.py).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
@@ -32,12 +34,13 @@ routing adapters ``node_id`` (the node address, a constant in a network).
 from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
+from ...sim.model.kernel import EJECT_DEPTH
 from ...sim.model.pipeline import check_pipeline
 from ...sim.model.voq import check_queues
 from ...sim.routing.turns import allowed_matrix
@@ -46,6 +49,7 @@ from ..gates import any_of, node_width
 from ..route import rtl_for
 from ..route.candidates import candidates_node_generic
 from .arbiter import RoundRobinArbiter
+from .fifo import HeadFifo
 from .input_unit import InputUnit
 from .output_unit import OutputUnit
 from .source import COUNTER_WIDTH, SourceInterface
@@ -94,7 +98,7 @@ class Router(wiring.Component):
                 self.allowed[i][o] = True
         self.pipeline = check_pipeline(pipeline, routing, broadcast, self.adaptive, self.queues)
         self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
-        self.link_signature = link_signature(routing, payload_width, broadcast)
+        self.link_signature = link_signature(routing, payload_width, broadcast, self.pipeline)
         members = {}
         if self.node_generic:
             members["node_id"] = In(node_width(topology))
@@ -161,15 +165,19 @@ class Router(wiring.Component):
             ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
                 self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
                 count_heads=self.adaptive and o != local and self.routing.selection == "least_used",
-                lock_per_vc=self.queues == "fifo",
+                lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
                 weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
+                if self.pipeline:
+                    m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
                 if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
                     m.d.comb += ou.flit[r].route.eq(Mux(units[i].forking, units[i].fork_route[o], units[i].flit[c].route))
                 sent[i, c].append(ou.sent[r])
             m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
-            if o == local:
+            if o == local and self.pipeline:
+                self._eject_buffer(m, ou)
+            elif o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
                 if self.counters:
@@ -182,6 +190,11 @@ class Router(wiring.Component):
         locked = Cat(*[Const(0, V) if o not in outs else Cat(outs[o].locked, Const(0, V - len(outs[o].locked)))
                        for o in range(P)])          # bit o * V + c (the local output has VC 0 only)
         room = Cat(*[Const((1 << V) - 1, V) if o == local else self.output_stream(o).ready for o in range(P)])
+        if self.pipeline:           # room after this cycle's crossing: docs/router.md "Pipelined router"
+            room = Cat(*[Const(0) if o not in outs else
+                         Mux(outs[o].valid, *((self._eject.w_rdy2, self._eject.w_rdy) if o == local else
+                                              (self.output_stream(o).ready2, self.output_stream(o).ready)))
+                         for o in range(P)])
         for i, u in units.items():
             m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
             for c in range(u.num_lanes):
@@ -191,6 +204,20 @@ class Router(wiring.Component):
         if bc:
             self._broadcast_selector(m, units, outs)
         return m
+
+    def _eject_buffer(self, m, ou) -> None:
+        """docs/router.md "Pipelined router": ``local_out`` offers the ejection buffer's head (two entries),
+        else the flit crossing to it now; a crossing flit not taken at once waits in the buffer."""
+        out = self.local_out
+        buf = m.submodules.eject = self._eject = HeadFifo(self.flit_layout.size, EJECT_DEPTH)
+        head = data.View(self.flit_layout, buf.r_data)
+        m.d.comb += [buf.w_data.eq(ou.payload), buf.w_en.eq(ou.valid & (buf.r_rdy | ~out.ready)),
+                     buf.r_en.eq(out.ready), out.valid.eq(buf.r_rdy | ou.valid)]
+        for name in ("head", "tail", "data"):
+            m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(ou.payload, name)))
+        if self.counters:           # the tail bit from registers (not through the crossbar)
+            with m.If(out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail)):
+                m.d.sync += self.ejected.eq(self.ejected + 1)
 
     def _faults_and_discards(self, m, src, units, outs) -> None:
         """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set

@@ -29,7 +29,7 @@ One definition: :func:`fork` is the whole per-node decision as a pure function o
 levels its neighbours send over the sideband, the partition order, the fault bits of its ports) and the
 tag. :class:`SafetyBroadcast` builds each node's view from the levels (computed by ``sim/safety.py`` or
 read back from the hardware) and calls :func:`fork` for ``start`` and ``forward``; the RTL fork unit
-(``rtl/safety_broadcast.py``) is tested against the same function.
+(``rtl/safety/fork.py``) is tested against the same function.
 """
 from __future__ import annotations
 

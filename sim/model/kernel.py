@@ -18,6 +18,7 @@ from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_M
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
 UNICAST, ADAPTIVE, BCAST, VOQ, PIPE = 0, 1, 2, 3, 4            # run_cycles modes (PIPE: sim/model/pipeline.py)
+EJECT_DEPTH = 2                                                # PIPE: the local output's buffer
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 phase = njit(inline="always", cache=True, nogil=True)
 # The cycle loops, one entry per mode, without numba's reference counting (nothing in them allocates): an
@@ -110,26 +111,27 @@ def enqueue(q, n, f, word):
 
 @phase
 def clock_edge(mode, fifo, q, nd, ne, per_node):
-    """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns ne - nd. PIPE: a
-    dequeue empties a lane's stage register, then every empty stage takes its FIFO's head (the FIFO's
-    level before this edge's writes), docs/router.md "Pipelined router"."""
-    buf, fhead, fcnt, nocc, stage = fifo
+    """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns the flits in flight
+    gained. PIPE (:func:`pipe_node`): a dequeue ``f >= 0`` is a flit that left node f // per_node, ``~f`` a
+    lane whose stage takes its FIFO's head (the FIFO's level before this edge's writes) or empties."""
+    buf, fhead, fcnt, nocc, stage = fifo.buf, fifo.head, fifo.count, fifo.occupied, fifo.stage
+    left = 0
     for j in range(nd):
-        if mode == PIPE:
-            stage[q[0][j]] = -1
-        else:
-            fifo_pop(fhead, fcnt, q[0][j], buf.shape[1])
-        nocc[q[0][j] // per_node] -= 1
-    for v in range(nocc.shape[0] if mode == PIPE else 0):
-        if nocc[v]:
-            for f in range(v * per_node, (v + 1) * per_node):
-                if stage[f] < 0 and fcnt[f] > 0:
-                    stage[f] = buf[f, fhead[f]]
-                    fifo_pop(fhead, fcnt, f, buf.shape[1])
+        f = q[0][j]
+        if mode == PIPE and f < 0:
+            f = ~f
+            stage[f] = buf[f, fhead[f]] if fcnt[f] > 0 else -1
+            if fcnt[f] > 0:
+                fifo_pop(fhead, fcnt, f, buf.shape[1])
+            continue
+        if mode != PIPE:
+            fifo_pop(fhead, fcnt, f, buf.shape[1])
+        nocc[f // per_node] -= 1
+        left += 1
     for j in range(ne):
         fifo_push(buf, fhead, fcnt, q[1][j], q[2][j])
         nocc[q[1][j] // per_node] += 1
-    return ne - nd
+    return ne - left
 
 
 @phase
@@ -270,9 +272,9 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
     outs = bmask = elig = 0
     for j in range(Pv * V):
         fi = fbase + j
-        if (fifo.stage[fi] < 0) if mode == PIPE else fcnt[fi] == 0:
+        if fcnt[fi] == 0:
             continue
-        w = fifo.stage[fi] if mode == PIPE else buf[fi, fhead[fi]]   # PIPE: the lane's stage register
+        w = buf[fi, fhead[fi]]
         if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
             nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
@@ -366,6 +368,99 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
 
 
 @phase
+def new_route(w, v, tab):
+    """A head's word with the route its route unit gives at node v (a body flit unchanged)."""
+    if not w & HEAD_MASK:
+        return w
+    rx = tab.xor[v]
+    e = tab.route[tab.row[v], ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx] ^ (rx << PORT_BITS)
+    return (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((e >> PORT_BITS) << ROUTE_SHIFT)
+
+
+@phase
+def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
+    """The pipelined router, one cycle (docs/router.md "Pipelined router"; sim/model/pipeline.py): the stages
+    granted last cycle cross to their outputs (``trav``); each lane's candidate (its FIFO head when the
+    stage is empty or crossing, else the stage) requests as in the one-stage router, an output only when
+    its downstream FIFO (the ejection buffer: EJECT_DEPTH) will have room after this cycle's write (count
+    + crossing < depth); the round-robin winners are granted (lock, pointer, ``cur_out`` now; the crossing
+    next cycle). ``local_out`` offers the ejection buffer's head, else the flit crossing to it now."""
+    nports, link, allowed = tab.nports, tab.link, tab.allowed
+    buf, fhead, fcnt, stage, trav, ej, ecnt = fifo.buf, fifo.head, fifo.count, fifo.stage, fifo.trav, fifo.eject, fifo.ecount
+    rr, lock, cur_out = arb.rr, arb.lock, arb.cur_out
+    req, tgt = scratch[0], scratch[1]
+    Pv, base = nports[v], v * P
+    loc = Pv - 1
+    crossing, wl, e0 = 0, -1, ecnt[v]
+    for j in range(Pv):                                # stage 2: the crossbar, from the registered grants
+        fi = base + j
+        o = trav[fi]
+        if o < 0:
+            continue
+        crossing |= 1 << o
+        w = new_route(stage[fi], v, tab)
+        d = link[base + o]
+        if d == -1:
+            wl = w
+        else:                                          # the flit leaves this router
+            nd = dequeue(q, nd, fi)
+            out.link_flits[base + o] += 1
+            ne = enqueue(q, ne, d, w)
+    outs = 0
+    for j in range(Pv):                                # stage 1: requests from each lane's candidate
+        fi = base + j
+        adv = trav[fi] >= 0 or stage[fi] < 0
+        trav[fi] = -1
+        if adv:
+            nd = dequeue(q, nd, ~fi)                   # at the edge the stage takes the FIFO head
+        if adv and fcnt[fi] == 0:
+            continue
+        w = buf[fi, fhead[fi]] if adv else stage[fi]
+        if w & HEAD_MASK:
+            rx = tab.xor[v]
+            e = tab.route[tab.row[v], ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx]
+            if e < 0:                                  # a route word no packet can carry: stuck
+                continue
+            o = e & PORT_MASK
+            if lock[base + o] >= 0:
+                continue
+        else:
+            o = cur_out[fi]
+        d = link[base + o]
+        full = fcnt[d] if d >= 0 else e0
+        if not (allowed[base + j] >> o) & 1 or full + ((crossing >> o) & 1) >= (depth if d >= 0 else EJECT_DEPTH):
+            continue
+        req[o] |= 1 << j
+        tgt[j] = w
+        outs |= 1 << o
+    for o in range(Pv):                                # the arbiters: every grant crosses next cycle
+        if not (outs >> o) & 1:
+            continue
+        win = rr_pick(req[o], rr[base + o], Pv)
+        req[o] = 0
+        rr[base + o] = win + 1 if win + 1 < Pv else 0
+        w, fi = tgt[win], base + win
+        lock[base + o] = lock_after(lock[base + o], win, w & HEAD_MASK, (w >> TAIL) & 1)
+        if w & HEAD_MASK:
+            cur_out[fi] = o
+        trav[fi] = o
+    ready = (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
+    if e0 and ready:                                   # the ejection buffer's head is taken
+        ntr = eject_record(t, v, ej[v, 0], out, ntr)
+        nd = dequeue(q, nd, base)
+        ej[v, 0], e0 = ej[v, 1], e0 - 1
+    elif wl >= 0 and ready:                            # empty buffer: the crossing flit is taken at once
+        ntr = eject_record(t, v, wl, out, ntr)
+        nd = dequeue(q, nd, base)
+        wl = -1
+    if wl >= 0:                                        # else it waits in the buffer
+        ej[v, e0] = wl
+        e0 += 1
+    ecnt[v] = e0
+    return nd, ne, ntr
+
+
+@phase
 def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch):
     """The cycle loop of :func:`run_cycles`; ``mode`` is a constant of each compiled entry below."""
     N, scal, fault, nfault, f_cyc = tab.nports.shape[0], out.scal, ad.fault, ad.nfault, ad.f_cyc
@@ -386,7 +481,9 @@ def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src
             pending -= taken
         if inflight > 0:
             for v in range(N):
-                if fifo.occupied[v]:
+                if fifo.occupied[v] and mode == PIPE:
+                    nd, ne, ntr = pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch)
+                elif fifo.occupied[v]:
                     nd, ne, ntr = router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr,
                                               scratch)
         inflight += clock_edge(mode, fifo, q, nd, ne, P * V)
@@ -423,7 +520,7 @@ def run_pipe(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q,
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
     """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
-    q = np.empty((3, tab.nports.shape[0] * (P * (P + V + 1) if mode == BCAST else P * V + 1)), np.int64)   # deq, enq
+    q = np.empty((3, tab.nports.shape[0] * (P * V + 1 if mode < BCAST else P * (P + V + 1))), np.int64)   # deq, enq
     scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
     return (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)

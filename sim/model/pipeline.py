@@ -1,17 +1,22 @@
 """The pipelined router (docs/router.md "Pipelined router"): the model of ``Router(..., pipeline=True)``.
 
-A hop takes two registered stages instead of one. Stage 1 (route): each input lane's FIFO head goes,
-with the output its route unit computes and its new route, into the lane's *stage register* whenever
-that register is empty or is being sent this cycle. Stage 2 (arbitrate + traverse): the output units
-arbitrate over the stage registers (requests, wormhole locks, round robin and the held offer exactly as
-the one-stage router's) and the winner crosses the crossbar and the link into the next FIFO. A lane thus
-buffers ``depth + 1`` flits, a hop costs one more cycle, and a lane still sends a flit every cycle.
+A hop takes two registered stages. Stage 1 (arbitrate): each input lane's *candidate* -- its FIFO head
+while the lane's stage register is empty or crossing, else the stage -- requests its output when that
+output's downstream FIFO (at the local output: a 2-entry ejection buffer) will have room after this
+cycle's crossing; the round-robin winners are granted (pointer, wormhole lock, ``cur_out`` move now).
+Stage 2 (cross): next cycle the granted lane's stage register crosses the crossbar and the link into the
+next FIFO (or ``local_out``: the ejection buffer's head, else the crossing flit). An advancing stage
+takes its FIFO's head at the edge. A lane buffers ``depth + 1`` flits and sends one per cycle; zero-load
+latency 2h + 2.
 
-In the model this is the kernel's PIPE mode (:data:`.kernel.PIPE`): the unicast router reading
-``fifo.stage`` instead of the FIFO head; the clock edge empties a sent stage and refills every empty
-stage from its FIFO (:func:`.kernel.clock_edge`). Built for one-VC unicast oblivious routing.
+In the model this is the kernel's PIPE mode (:data:`.kernel.PIPE`, :func:`.kernel.pipe_node`; the stage
+refill in :func:`.kernel.clock_edge`); its state is ``fifo.stage``, ``fifo.trav`` (the output a lane's
+stage crosses to this cycle), ``fifo.eject``/``fifo.ecount`` (:meth:`PipelineSimulation.pipe_state`).
+Built for one-VC unicast oblivious routing.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from cubenoc.errors import CubenocError
 
@@ -35,6 +40,14 @@ def check_pipeline(pipeline, routing=None, broadcast=None, adaptive: bool = Fals
 
 
 class PipelineSimulation(Simulation):
-    """A :class:`Simulation` in the kernel's PIPE mode (same arrays; ``fifo.stage`` in use)."""
+    """A :class:`Simulation` in the kernel's PIPE mode (same arrays; the stage, crossing and ejection
+    buffer state in use)."""
 
     mode = kernel.PIPE
+
+    @staticmethod
+    def pipe_state(N: int, lanes: int) -> tuple:
+        """Per lane: stage register (-1 empty), the output its registered grant crosses to (-1 none); per
+        node: the ejection buffer (kernel.EJECT_DEPTH words) and its count."""
+        return (np.full(N * lanes, -1, dtype=np.int64), np.full(N * lanes, -1, dtype=np.int64),
+                np.zeros((N, kernel.EJECT_DEPTH), dtype=np.int64), np.zeros(N, dtype=np.int64))

@@ -61,12 +61,9 @@ class Simulation:
         self.tab = Tables(tb.nports, tb.link.astype(idx), tb.allowed, tb.route, route_vc, row.astype(idx),
                           xor.astype(_small(int(xor.max(initial=0)))))
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        # stage: the pipelined router's stage register per FIFO (-1 empty; sim/model/pipeline.py)
-        # (FIFO words int64; pointers, counts and per-port state in the narrowest type; the stage registers
-        # only for the pipelined router)
+        # (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
         F_ = N * P * V
-        self.fifo = Fifos(_zeros(F_, D), _z(F_, D), _z(F_, D), _z(N, P * V * (D + 1)),
-                          np.full(F_ if self.mode == kernel.PIPE else 1, -1, dtype=np.int64))
+        self.fifo = Fifos(_zeros(F_, D), _z(F_, D), _z(F_, D), _z(N, P * V * (D + 1)), *self.pipe_state(N, P * V))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":
@@ -98,6 +95,11 @@ class Simulation:
         # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr, stall
         self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1), _zeros(1))
         self.cycle = 0
+
+    @staticmethod
+    def pipe_state(N: int, lanes: int) -> tuple:
+        """``stage``, ``trav``, ``eject``, ``ecount`` of :class:`.state.Fifos` (the PIPE mode's; unused here)."""
+        return _zeros(1), _zeros(1), _zeros(1, 1), _zeros(1)
 
     def trace_size(self) -> int:
         return self.stim.num_flits

@@ -7,7 +7,9 @@ over the lanes ``j = i * V + c``; lock per (output, VC) ``(v * P + o) * V + c`` 
 from collections import namedtuple
 
 Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # tables.py; symmetric rows
-Fifos = namedtuple("Fifos", "buf head count occupied stage")     # FIFO (v*P+i)*V+c; flits per node; PIPE stage
+# FIFO (v*P+i)*V+c; flits per node; PIPE (pipeline.py): stage and the output it crosses to (trav) per FIFO,
+# the ejection buffer and its count per node
+Fifos = namedtuple("Fifos", "buf head count occupied stage trav eject ecount")
 # rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane")   # per node + stimulus

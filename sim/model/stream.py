@@ -39,6 +39,17 @@ def _ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + off
 
 
+def _entries(buf: np.ndarray, head: np.ndarray, count: np.ndarray):
+    """``(buf, (rows, cols))``: the occupied slots of circular buffers ``buf[f]`` (``count[f]`` words from
+    ``head[f]``), in order."""
+    D = buf.shape[1]
+    nz = np.nonzero(count)[0]
+    k = np.arange(D)
+    slots = (head[nz, None] + k) % D
+    valid = k < count[nz, None]
+    return buf, (np.broadcast_to(nz[:, None], slots.shape)[valid], slots[valid])
+
+
 def walk_routes(model, src_first_words: np.ndarray, src: np.ndarray):
     """Follow each packet's route through the model's tables: (hop count per packet, channel index per
     traversal, packet index per traversal). Deterministic routing: these are the channels it crossed."""
@@ -186,21 +197,21 @@ class StreamRun:
         from .tables import inject_array
         sim, N = self.sim, self.N
         self.harvest()
-        # flits in the network: every FIFO entry (and PIPE stage register), renumbered 0 .. I-1
+        # flits in the network, renumbered 0 .. I-1: every FIFO entry, and in the pipelined router (PIPE)
+        # the stage registers and the ejection buffers (sim/model/pipeline.py)
         fifo = sim.fifo
-        D = fifo.buf.shape[1]
-        nz = np.nonzero(fifo.count)[0]
-        k = np.arange(D)
-        slots = (fifo.head[nz, None] + k) % D
-        valid = k < fifo.count[nz, None]
-        rows, cols = np.broadcast_to(nz[:, None], slots.shape)[valid], slots[valid]
-        words = fifo.buf[rows, cols]
-        st = np.nonzero(fifo.stage >= 0)[0]
-        old = np.concatenate([words >> FLIT_SHIFT, fifo.stage[st] >> FLIT_SHIFT])
+        places = [_entries(fifo.buf, fifo.head, fifo.count)]
+        if sim.mode == 4:                                   # kernel.PIPE
+            st = np.nonzero(fifo.stage >= 0)[0]
+            places.append((fifo.stage, (st,)))
+            places.append(_entries(fifo.eject, np.zeros_like(fifo.ecount), fifo.ecount))
+        old = np.concatenate([arr[ix] >> FLIT_SHIFT for arr, ix in places])
         I = old.size
-        new = np.arange(I, dtype=np.int64)
-        fifo.buf[rows, cols] = (words & _LOW) | (new[:words.size] << FLIT_SHIFT)
-        fifo.stage[st] = (fifo.stage[st] & _LOW) | (new[words.size:] << FLIT_SHIFT)
+        new, pos = np.arange(I, dtype=np.int64), 0
+        for arr, ix in places:
+            n = arr[ix].size
+            arr[ix] = (arr[ix] & _LOW) | (new[pos:pos + n] << FLIT_SHIFT)
+            pos += n
         # flits the sources have not taken, per node in order, then the new window's packets
         back = _ranges(sim.src_ptr, sim.src_end)
         keep = np.concatenate([old, back])

@@ -1,8 +1,8 @@
 """The safety-level broadcast through the routers (seed 002 Sec. 2.2, 2.3): an n-cube of broadcast
 routers (docs/router.md "Broadcast and multicast") whose fork units are
-:class:`~cubenoc.rtl.safety_broadcast.SafetyBroadcastFork`, fed at run time by the node's
-:class:`~cubenoc.rtl.safety.SafetyLevelUnit`; the units exchange levels over their sideband exactly as
-in :class:`~cubenoc.rtl.safety.SafetyNetwork`. docs/safety_hw.md "Safety-level broadcast through the
+:class:`~cubenoc.rtl.safety.fork.SafetyBroadcastFork`, fed at run time by the node's
+:class:`~cubenoc.rtl.safety.unit.SafetyLevelUnit`; the units exchange levels over their sideband exactly as
+in :class:`~cubenoc.rtl.safety.unit.SafetyNetwork`. docs/safety_hw.md "Safety-level broadcast through the
 routers".
 
 ``SafetyBroadcastNetwork(n, model)`` has the ports of ``Network(..., flat=True)`` (``in_valid`` ...
@@ -28,8 +28,8 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import require_int
 
 from cubenoc.rtl.network import Network
-from cubenoc.rtl.safety import MAX_N, SafetyLevelUnit
-from cubenoc.rtl.safety_broadcast import SafetyBroadcastFork, check_model, connect, safe_bit
+from cubenoc.rtl.safety.unit import MAX_N, SafetyLevelUnit
+from cubenoc.rtl.safety.fork import SafetyBroadcastFork, check_model, connect, safe_bit
 from cubenoc.sim.broadcast.safety import SafetyBroadcast
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.safety import FaultSet

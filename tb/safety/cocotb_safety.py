@@ -1,6 +1,6 @@
 """cocotb test module: drive fault inputs on a SafetyNetwork's flat top and record every level output.
 
-Started by :func:`cubenoc.tb.safety_runner.run_safety` (never by pytest directly). The job file named by
+Started by :func:`cubenoc.tb.safety.runner.run_safety` (never by pytest directly). The job file named by
 ``CUBENOC_SAFETY_JOB`` lists segments ``[node_faulty, link_faulty, reset, samples]``: the bench writes the
 fault inputs at a falling clock edge, optionally holds ``rst`` for one rising edge (levels restart from
 the top level), then samples every output ``samples`` times, once per clock cycle (ReadOnly after each

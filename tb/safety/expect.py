@@ -10,7 +10,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ..sim.safety import (LEVEL, adjust_vec, compute, decide_vec, dsl_round, initial_levels, reference,
+from cubenoc.sim.safety import (LEVEL, adjust_vec, compute, decide_vec, dsl_round, initial_levels, reference,
                           sl_round)
 
 

@@ -42,8 +42,8 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..sim.safety import MODELS, reference
-from .gates import any_of
+from cubenoc.sim.safety import MODELS, reference
+from cubenoc.rtl.gates import any_of
 
 #: largest n the generator accepts (an n-cube of 2^n units; the unit alone grows as n^3)
 MAX_N = 10
@@ -352,7 +352,7 @@ def unit_module_name(n: int, models) -> str:
 def unit_verilog(n: int, models=DEFAULT_MODELS, name: str | None = None) -> str:
     from amaranth.back import verilog
 
-    from .tools import use_builtin_yosys
+    from cubenoc.rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     unit = SafetyLevelUnit(n, models)
     return verilog.convert(unit, name=name or unit_module_name(n, models))
@@ -362,7 +362,7 @@ def safety_files(n: int, models=DEFAULT_MODELS, top: str | None = None) -> tuple
     """``({file name: text}, top)``: the network top, the unit module, and ``<top>.json`` (port map)."""
     from amaranth.back import verilog
 
-    from .tools import use_builtin_yosys
+    from cubenoc.rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     models = check_models(models)
     top = top or f"cubenoc_safety_q{n}"
@@ -399,7 +399,7 @@ def write_safety(n: int, outdir, models=DEFAULT_MODELS) -> tuple[list[Path], str
 # ---- area ------------------------------------------------------------------------------------------------
 def unit_area(n: int, models=DEFAULT_MODELS, target: str = "ice40") -> dict:
     """Yosys ``synth_<target>`` cell counts of one unit: ``{"lut4", "ff", "carry", ...}`` (rtl/area.py)."""
-    from .area import count, synthesize
+    from cubenoc.rtl.area import count, synthesize
     name = "safety_unit"
     cells, seconds = synthesize(unit_verilog(n, models, name), target, top=name)
     return count(cells, target) | {"seconds": seconds}

@@ -3,7 +3,7 @@
 ``design = build_safety(n, models)`` writes the Verilog into ``build/safety_q<n>_<models>/src`` (a file
 is rewritten only when its text changes, so an unchanged design is not recompiled) and builds it in
 ``.../sim``. ``run_safety(design, segments)`` plays ``[(node_faulty, link_faulty, reset, samples), ...]``
-(see tb/safety_bench.py) in one simulator process and returns ``{output: int array [samples, N, fields]}``
+(see tb/safety/cocotb_safety.py) in one simulator process and returns ``{output: int array [samples, N, fields]}``
 (the bench reads the one concatenated ``levels`` port per cycle and this side splits it).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .runner import BUILD_ARGS, _locked, build_root
+from cubenoc.tb.runner import BUILD_ARGS, _locked, build_root
 
 
 @dataclass
@@ -63,8 +63,8 @@ def _cheap_cxx():
 
 def build_safety(n: int, models) -> SafetyDesign:
 
-    from ..rtl.safety import check_models, output_fields, write_safety
-    from ..rtl.tools import use_builtin_yosys, use_verilator
+    from cubenoc.rtl.safety.unit import check_models, output_fields, write_safety
+    from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
 
     models = check_models(models)
     use_verilator()
@@ -96,7 +96,7 @@ def _decode(raw: np.ndarray, nodes: int, fields: dict) -> dict[str, np.ndarray]:
 
 
 def run_safety(design: SafetyDesign, segments) -> dict[str, np.ndarray]:
-    from ..rtl.tools import use_verilator
+    from cubenoc.rtl.tools import use_verilator
 
     use_verilator()
     N = 1 << design.n
@@ -105,7 +105,7 @@ def run_safety(design: SafetyDesign, segments) -> dict[str, np.ndarray]:
     job = {"outputs": ["levels"], "bytes": {"levels": (total + 7) // 8}, "out": str(work / "levels.npz"),
            "segments": [[int(a), int(b), int(bool(c)), int(s)] for a, b, c, s in segments]}
     (work / "job.json").write_text(json.dumps(job))
-    _runner().test(test_module="cubenoc.tb.safety_bench", hdl_toplevel=design.top,
+    _runner().test(test_module="cubenoc.tb.safety.cocotb_safety", hdl_toplevel=design.top,
                                  hdl_toplevel_lang="verilog", build_dir=str(design.dir / "sim"),
                                  test_dir=str(work), extra_env={"CUBENOC_SAFETY_JOB": str(work / "job.json")},
                                  log_file=str(work / "sim.log"))

@@ -1,5 +1,5 @@
 """Model-vs-Verilog verification of the safety-level broadcast through the routers
-(:class:`~cubenoc.rtl.safety_broadcast_net.SafetyBroadcastNetwork`, docs/safety_hw.md).
+(:class:`~cubenoc.rtl.safety.broadcast_net.SafetyBroadcastNetwork`, docs/safety_hw.md).
 
 ``build_safety_broadcast(n, model)`` writes the one-file Verilog into ``build/<name>/src`` and builds it
 with Verilator (the Verilog does not depend on the fault set: one build serves every set).
@@ -11,24 +11,24 @@ process, and compares the ejection traces with the scoreboard.
 """
 from __future__ import annotations
 
-from ..sim.model.check import delivery_problems
-from ..sim.model.faults import FaultSchedule
-from ..sim.model.network import NetworkModel
-from ..sim.routing.hypercube import EcubeRouting
-from ..sim.topology.hypercube import Hypercube
-from ..sim.broadcast.safety import SafetyBroadcast
-from .runner import TOP_PORTS, Design, _locked, build_root, run_scenarios, waves_requested
-from .scoreboard import compare
-from .verify import Verdict
+from cubenoc.sim.model.check import delivery_problems
+from cubenoc.sim.model.faults import FaultSchedule
+from cubenoc.sim.model.network import NetworkModel
+from cubenoc.sim.routing.hypercube import EcubeRouting
+from cubenoc.sim.topology.hypercube import Hypercube
+from cubenoc.sim.broadcast.safety import SafetyBroadcast
+from cubenoc.tb.runner import TOP_PORTS, Design, _locked, build_root, run_scenarios, waves_requested
+from cubenoc.tb.scoreboard import compare
+from cubenoc.tb.verify import Verdict
 
 
 def build_safety_broadcast(n: int, model: str = "SL1", payload_width: int = 32, depth: int = 4,
                            waves: bool | None = None) -> Design:
     from cocotb_tools.runner import get_runner
 
-    from ..rtl.safety_broadcast_net import safety_broadcast_verilog
-    from ..rtl.tools import use_builtin_yosys, use_verilator
-    from .runner import BUILD_ARGS
+    from cubenoc.rtl.safety.broadcast_net import safety_broadcast_verilog
+    from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
+    from cubenoc.tb.runner import BUILD_ARGS
 
     waves = waves_requested() if waves is None else waves
     use_verilator()
@@ -104,8 +104,8 @@ def copy_problems(res, alg: SafetyBroadcast, limit: int = 10) -> list[str]:
     algorithm on its own (which must say ok). An unsafe source without a safe neighbour: no copies."""
     import numpy as np
 
-    from ..sim.broadcast.fork import BROADCAST_DEST
-    from ..sim.broadcast.safety import check_broadcast
+    from cubenoc.sim.broadcast.fork import BROADCAST_DEST
+    from cubenoc.sim.broadcast.safety import check_broadcast
     s = res.stimulus
     out: list[str] = []
     N = s.num_nodes

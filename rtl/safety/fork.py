@@ -7,7 +7,7 @@ Interface (the multicast fork-unit contract, plus the node's run-time level and 
     (n bits; unused: every decision is relative to the node, so one module serves every node);
     Out ``keep`` (eject a copy here), ``ports`` (bit k: send a copy on port k = dimension k),
     ``new_tag`` (n words of n + 2 bits: the tag sent on port k, valid where ``ports[k]``).
-    Level inputs, as :class:`~cubenoc.rtl.safety.SafetyLevelUnit` produces / receives them:
+    Level inputs, as :class:`~cubenoc.rtl.safety.unit.SafetyLevelUnit` produces / receives them:
     ``own_level`` (its ``sl<d>`` for SL models, ``gsl<d>`` for DSL), ``nbr_levels`` (its ``rx_sl<d>``,
     or ``rx_dsl<d>``: the neighbours' DSL vectors, of which element k of row k, the RDSL ``ns_kk``, is
     used), DSL only ``order`` (its ``order<d>``) and ``nbr_safe`` (bit k: u^k's GSL == n); faults
@@ -29,11 +29,11 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..sim.broadcast.safety import tag_layout
-from ..sim.safety import MODELS
-from .safety import _bits
+from cubenoc.sim.broadcast.safety import tag_layout
+from cubenoc.sim.safety import MODELS
+from cubenoc.rtl.safety.unit import _bits
 
-#: the largest n the generator accepts (as rtl/safety.py)
+#: the largest n the generator accepts (as rtl/safety/unit.py)
 MAX_N = 10
 
 
@@ -199,7 +199,7 @@ def view_inputs(view) -> dict[str, int]:
 
 def connect(fork: "SafetyBroadcastFork", unit, nbr_faulty=None, nbr_safe=None) -> list:
     """Statements wiring ``fork``'s level and fault inputs from the node's own
-    :class:`~cubenoc.rtl.safety.SafetyLevelUnit` ``unit`` (whose models include ``fork.model``), as a
+    :class:`~cubenoc.rtl.safety.unit.SafetyLevelUnit` ``unit`` (whose models include ``fork.model``), as a
     router does for each of its inputs. The unit's ``rx_*`` inputs are what the neighbours send, so
     the fork sees exactly the unit's view. Two more sideband bits per link direction come from the
     neighbours: ``nbr_faulty`` (n bits, neighbour k's node-faulty input; d = 1 models only, a d = 2
@@ -237,14 +237,14 @@ def safe_bit(unit, model: str):
 def fork_verilog(n: int, model: str = "SL1", name: str = "safety_fork") -> str:
     from amaranth.back import verilog
 
-    from .tools import use_builtin_yosys
+    from cubenoc.rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     return verilog.convert(SafetyBroadcastFork(n, model), name=name)
 
 
 def fork_area(n: int, model: str = "SL1", target: str = "ice40") -> dict:
     """Yosys ``synth_<target>`` cell counts of one fork unit (rtl/area.py)."""
-    from .area import count, synthesize
+    from cubenoc.rtl.area import count, synthesize
     name = "safety_fork"
     cells, seconds = synthesize(fork_verilog(n, model, name), target, top=name)
     return count(cells, target) | {"seconds": seconds}

@@ -1,0 +1,335 @@
+"""Hierarchical interconnection networks (seed 001): the paper's quantities measured on the explicit
+graph (:class:`Hierarchical`, :class:`Hypercube`), the rows that put them next to the formulas of
+:mod:`.hierarchical_formulas`, and the data of the paper's figures and tables.
+
+* P by BFS over the locality-weighted pair distribution, and by the routed path lengths of
+  :class:`HierarchicalRouting` (CCC: the sweep rule, which is not always shortest);
+* L by counting links;
+* R by Kleinrock's formula on per-channel arrival rates: the paper's routing model (at every hop the
+  message picks uniformly among the ports on a shortest path, Sec. III-B assumption 6 / Sec. IV-B) as
+  an exact fluid computation, or our deterministic routing, or the Sec. IV-B least-used selection.
+
+Findings (docs/papers/hierarchical.md): the CCC average distance of eq. (14) (quoted from Wittie) is not
+the CCC's mean distance (it matches the with-self mean for D_c = 2 and 4 only), and eq. (21)'s
+lambda_link,NCL for the CCC spreads the level-2 traffic evenly, while cube and cycle links carry different
+loads; everything else agrees with the explicit computation to rounding.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from ..routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting, LeastUsedSelector
+from ..routing.level2 import Level2Routing
+from ..topology.base import Topology
+from ..topology.hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
+from ..topology.hypercube import Hypercube
+from .hierarchical_formulas import (CODES, INF, SEC_IVB, TABLE_II, ccc_replication_for, exists, l_bh, l_hin,
+                                    level2_size, lp_ratio, lr_ratio, p_bh, p_hin, p_level2, queueing, r_bh)
+
+EXPLICIT_MAX_NODES = 1024      # BFS and fluid loads on the explicit graph
+ROUTED_MAX_NODES = 256         # every pair walked through the routing function
+ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+# ---- explicit graph ---------------------------------------------------------------------------------
+def level2_network(code: str, k: int) -> Topology:
+    size = level2_size(code, k)
+    return {"BH/BH": Hypercube, "BH/BR": Ring, "BH/CC": CompleteGraph, "BH/CCC": CubeConnectedCycles}[code](size)
+
+
+def build(code: str | None, d: int, k: int, replication: int = 1) -> Topology:
+    """The explicit network: BH(D) for ``code=None`` (the reference), else the HIN."""
+    if code is None:
+        return Hypercube(d + k.bit_length() - 1)
+    return Hierarchical(Hypercube(d), level2_network(code, k), replication)
+
+
+class Channels:
+    """Directed channels ``(u, port) -> v`` as numpy arrays, with the level-2 flag."""
+
+    def __init__(self, topo: Topology, d: int):
+        u, p, v, ncl = [], [], [], []
+        for node in topo.nodes():
+            for port in range(topo.num_ports(node)):
+                far = topo.neighbor(node, port)
+                if far is not None:
+                    u.append(node), p.append(port), v.append(far[0])
+                    ncl.append(topo.is_level2_port(node, port) if isinstance(topo, Hierarchical) else port >= d)
+        self.u, self.p, self.v = np.array(u), np.array(p), np.array(v)
+        self.ncl = np.array(ncl, dtype=bool)
+        self.index = {(a, b): i for i, (a, b) in enumerate(zip(u, p))}
+        self.n_nodes = topo.num_nodes
+
+    def bfs(self, src: int) -> np.ndarray:
+        if not hasattr(self, "_nbr"):
+            deg = np.bincount(self.u, minlength=self.n_nodes)
+            nbr = np.full((self.n_nodes, max(1, int(deg.max()))), -1, dtype=np.int64)
+            order = np.argsort(self.u, kind="stable")
+            slot = np.arange(len(order)) - np.searchsorted(self.u[order], self.u[order])
+            nbr[self.u[order], slot] = self.v[order]
+            self._nbr = nbr
+        dist = np.full(self.n_nodes, -1, dtype=np.int64)
+        dist[src] = 0
+        frontier, level = np.array([src]), 0
+        while frontier.size:
+            level += 1
+            nxt = self._nbr[frontier].ravel()
+            nxt = nxt[nxt >= 0]
+            nxt = np.unique(nxt[dist[nxt] < 0])
+            dist[nxt] = level
+            frontier = nxt
+        return dist
+
+
+def weights(n_nodes: int, n: int, t: int) -> np.ndarray:
+    """Per-source message fractions to destination ``t``: column 0 intracluster (1/n, self included),
+    column 1 intercluster (1/((K-1) n))."""
+    k = n_nodes // n
+    w = np.zeros((n_nodes, 2))
+    same = np.arange(n_nodes) // n == t // n
+    w[same, 0] = 1 / n
+    w[~same, 1] = 1 / ((k - 1) * n)
+    return w
+
+
+def explicit_distance(topo: Topology, n: int) -> tuple[float, float]:
+    """(intracluster, intercluster) mean BFS distance, sources in cluster 0 (every level-2 family here is
+    vertex-transitive and the HIN's clusters are alike, so cluster 0 represents every cluster)."""
+    ch = Channels(topo, n.bit_length() - 1)
+    intra = inter = 0.0
+    for s in range(n):
+        dist = ch.bfs(s)
+        w = weights(topo.num_nodes, n, s)
+        intra += dist @ w[:, 0]
+        inter += dist @ w[:, 1]
+    return intra / n, inter / n
+
+
+def routed_distance(routing, n: int) -> tuple[float, float]:
+    """(intracluster, intercluster) mean routed path length over every pair."""
+    t = routing.topology
+    acc = np.zeros(2)
+    for s in t.nodes():
+        w = weights(t.num_nodes, n, s)
+        for dst in t.nodes():
+            if dst != s:
+                acc += routing.hops(s, dst) * w[dst]
+    return acc[0] / t.num_nodes, acc[1] / t.num_nodes
+
+
+@lru_cache(maxsize=32)
+def random_routing_loads(code: str | None, d: int, k: int) -> tuple[np.ndarray, np.ndarray, "Channels"]:
+    """Per-channel message rates for unit lam, split (intracluster, intercluster), when every message picks
+    uniformly among the ports on a shortest path at each hop (the paper's model). Exact fluid computation
+    per destination over the BFS levels."""
+    topo = build(code, d, k)
+    n = 2 ** d
+    ch = Channels(topo, d)
+    loads = np.zeros((len(ch.u), 2))
+    for t in topo.nodes():
+        dist = ch.bfs(t)
+        down = dist[ch.v] == dist[ch.u] - 1
+        cnt = np.bincount(ch.u[down], minlength=topo.num_nodes)
+        flow = weights(topo.num_nodes, n, t)
+        flow[t] = 0.0
+        edges = np.nonzero(down)[0]
+        lvl = dist[ch.u[edges]]
+        for level in range(int(dist.max()), 0, -1):
+            e = edges[lvl == level]
+            share = flow[ch.u[e]] / cnt[ch.u[e], None]
+            loads[e] += share
+            np.add.at(flow, ch.v[e], share)
+    return loads[:, 0] * 1.0, loads[:, 1] * 1.0, ch
+
+
+def routed_loads(routing, n: int, select=None) -> tuple[np.ndarray, np.ndarray, "Channels"]:
+    """Per-channel rates (unit lam) of a routing function, every pair walked; ``select(node, hops, weight)``
+    picks among the candidates (default: the routing's own choice)."""
+    t = routing.topology
+    ch = Channels(t, n.bit_length() - 1)
+    loads = np.zeros((len(ch.u), 2))
+    for s in t.nodes():
+        for dst in t.nodes():
+            if dst == s:
+                continue
+            w = weights(t.num_nodes, n, dst)[s]
+            node, hdr = s, routing.inject(s, dst)
+            while node != dst:
+                hops = routing.candidates(node, hdr)
+                hop = hops[0] if select is None else select(node, hops, float(w.sum()))
+                loads[ch.index[(node, hop.port)]] += w
+                node, hdr = t.neighbor(node, hop.port)[0], hop.header
+    return loads[:, 0], loads[:, 1], ch
+
+
+def kleinrock(loads, alpha: float, lam: float, mu_cl: float, mu_ncl: float, n_nodes: int) -> dict:
+    """Mean message delay sum_c lam_c/(mu_c - lam_c) / (N lam), and the largest utilisations."""
+    a, b, ch = loads
+    lam_c = lam * (alpha * a + (1 - alpha) * b)
+    mu = np.where(ch.ncl, mu_ncl, mu_cl)
+    util = lam_c / mu
+    r = INF if (util >= 1).any() else float(np.sum(lam_c / (mu - lam_c)) / (n_nodes * lam))
+    return {"R": r, "max_util_CL": float(util[~ch.ncl].max()),
+            "max_util_NCL": float(util[ch.ncl].max()) if ch.ncl.any() else 0.0}
+
+
+# ---- rows ---------------------------------------------------------------------------------------------
+def row(code: str | None, d: int, k: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
+        replication: int = 1, explicit: bool = True) -> dict:
+    """Every measure of one network (``code=None``: the BH reference) by formula and, if small, explicitly."""
+    D = d + math.log2(k)
+    n = 2 ** d
+    if code is None:
+        out = {"network": f"BH({D:g})", "L": int(l_bh(D)), "P": p_bh(alpha, D, d), "LP_ratio": 1.0,
+               "R": r_bh(alpha, D, d, lam, mu_cl, mu_cl), "LR_ratio": 1.0}
+    else:
+        q = queueing(code, alpha, d, k, lam, mu_cl, mu_ncl)
+        net = f"{code}" + (f"(D_c={level2_size(code, k)})" if code == "BH/CCC" else "")
+        L = l_hin(code, d, k, replication)
+        out = {"network": net, "L": int(L) if L == int(L) else L, "P": p_hin(code, alpha, d, k),
+               "LP_ratio": lp_ratio(code, alpha, d, k), "R": q["R"],
+               "LR_ratio": lr_ratio(code, alpha, d, k, lam, mu_cl, mu_ncl, replication),
+               "util_NCL": q["util_NCL"], "util_CL_1": q["util_CL"][0]}
+    out.update({"N": n * k, "K": k, "d": d})
+    if explicit and n * k <= EXPLICIT_MAX_NODES:
+        topo = build(code, d, k)
+        intra, inter = explicit_distance(topo, n)
+        out["P_bfs"] = alpha * intra + (1 - alpha) * inter
+        out["L_count"] = topo.num_links + (replication - 1) * (topo.num_links - k * d * 2 ** (d - 1))
+        out["R_explicit"] = kleinrock(random_routing_loads(code, d, k), alpha, lam, mu_cl,
+                                      mu_cl if code is None else mu_ncl, n * k)["R"]
+        if code is not None and n * k <= ROUTED_MAX_NODES:
+            intra, inter = routed_distance(HierarchicalRouting(topo), n)
+            out["P_routed"] = alpha * intra + (1 - alpha) * inter
+    return out
+
+
+def networks_for(codes, d: int, k: int) -> list[str]:
+    return [c for c in codes if exists(c, k)]
+
+
+# ---- figures and tables -----------------------------------------------------------------------------
+def figure_static_alpha(d: int, k: int, explicit: bool = True) -> dict:
+    """Figs 2 and 3: P and LP ratio against alpha."""
+    series = {}
+    for code in [None] + networks_for(CODES, d, k):
+        rows = [row(code, d, k, a, 1, 3, 3, explicit=explicit and a in (0.0, 0.5, 1.0)) for a in ALPHAS]
+        series[rows[0]["network"]] = [{key: r[key] for key in ("P", "LP_ratio", "P_bfs", "P_routed") if key in r}
+                                      | {"alpha": a} for a, r in zip(ALPHAS, rows)]
+    return {"N": 2 ** d * k, "K": k, "d": d, "series": series}
+
+
+def figure_static_size(d: int = 4, alpha: float = 0.8, log_n=range(5, 16)) -> dict:
+    """Figs 4 and 5: P, LP ratio and L against N (n fixed at 2^d, K = N/n)."""
+    series = {}
+    for m in log_n:
+        k = 2 ** (m - d)
+        for code in [None] + networks_for(CODES, d, k):
+            r = row(code, d, k, alpha, 1, 3, 3, explicit=False)
+            series.setdefault(r["network"].split("(")[0] if code else "BH", []).append(
+                {"N": 2 ** m, "L": r["L"], "P": r["P"], "LP_ratio": r["LP_ratio"]})
+    return {"d": d, "alpha": alpha, "series": series}
+
+
+def figure_6(alphas=tuple(round(0.5 + 0.05 * i, 2) for i in range(11))) -> dict:
+    """Fig. 6: R and LR ratio against alpha (d = 3, D = 9, D_c = 4, lam = 1, mu = 3)."""
+    d, k = 3, 64
+    series = {}
+    for code in [None] + list(CODES):
+        for a in alphas:
+            r = row(code, d, k, a, 1, 3, 3, explicit=False)
+            series.setdefault(r["network"], []).append({"alpha": a, "R": r["R"], "LR_ratio": r["LR_ratio"],
+                                                        "util_NCL": r.get("util_NCL")})
+    return {"d": d, "D": 9, "series": series}
+
+
+def figure_7(d: int = 4, alpha: float = 0.8, log_n=range(6, 16)) -> dict:
+    """Fig. 7: R and LR ratio against N (d = 4, lam = 1, mu = 3, alpha = 0.8; BH/CCC replicated)."""
+    series = {}
+    for m in log_n:
+        k = 2 ** (m - d)
+        for code in [None] + networks_for(CODES, d, k):
+            i = ccc_replication_for(d, k, alpha, 1, 3) if code == "BH/CCC" else 1
+            r = row(code, d, k, alpha, 1, 3, 3 * i, replication=i, explicit=False)
+            series.setdefault(r["network"].split("(")[0] if code else "BH", []).append(
+                {"N": 2 ** m, "R": r["R"], "LR_ratio": r["LR_ratio"], "replication": i})
+    return {"d": d, "alpha": alpha, "series": series}
+
+
+def figure_10() -> dict:
+    """Fig. 10: utilisation of j-level cluster links (j = 0: level-2 links), d = 4, D = 15, D_c = 8."""
+    d, k, mu = 4, 2 ** 11, 3
+    out = {}
+    for code, ratio in (("BH/BH", 1), ("BH/CCC", 4)):
+        q = queueing(code, 0.8, d, k, 1, mu, ratio * mu)
+        out[code] = {"mu_NCL/mu_CL": ratio, "util": [q["util_NCL"]] + q["util_CL"]}
+    return out
+
+
+def figure_11(ratios=range(1, 17)) -> dict:
+    """Fig. 11: LR ratio against mu_NCL/mu_CL (replication i), d = 4, D = 15, D_c = 8; the knee."""
+    d, k, mu = 4, 2 ** 11, 3
+    out = {}
+    for code in ("BH/BH", "BH/CCC"):
+        pts = [{"ratio": i, "LR_ratio": lr_ratio(code, 0.8, d, k, 1, mu, i * mu, replication=i)} for i in ratios]
+        best = min(pts, key=lambda p: p["LR_ratio"])
+        out[code] = {"points": pts, "knee": best["ratio"]}
+    return out
+
+
+def sec_ivb(explicit: bool = True) -> dict:
+    """Sec. IV-B (Fig. 12): interface-link utilisation and delays for BH/BH, D = 6, d = 3, mu_CL = 1.5,
+    mu_NCL = 3; by formula, by the exact fluid model of random routing, by e-cube and by least-used."""
+    d, k, lam, mu_cl, mu_ncl = 3, 8, 1, 1.5, 3
+    out = {}
+    topo = build("BH/BH", d, k)
+    ecube = routed_loads(HierarchicalRouting(topo), 2 ** d) if explicit else None
+    balanced = routed_loads(BalancedHierarchicalRouting(topo), 2 ** d, LeastUsedSelector().select) if explicit else None
+    for a, (util_p, r_rand_p, r_impr_p) in SEC_IVB.items():
+        q = queueing("BH/BH", a, d, k, lam, mu_cl, mu_ncl)
+        res = {"paper_util": util_p, "util_CL_1": q["util_CL"][0], "paper_R_random_sim": r_rand_p,
+               "R_formula": q["R"], "paper_R_improved_sim": r_impr_p}
+        if explicit:
+            res["R_random_explicit"] = kleinrock(random_routing_loads("BH/BH", d, k), a, lam, mu_cl, mu_ncl, 64)["R"]
+            for name, loads in (("ecube", ecube), ("least_used", balanced)):
+                kr = kleinrock(loads, a, lam, mu_cl, mu_ncl, 64)
+                res[f"R_{name}"] = kr["R"]
+                res[f"max_util_CL_{name}"] = kr["max_util_CL"]
+        out[a] = res
+    return out
+
+
+def table_ii(sizes=(4, 9, 16, 25, 36, 49, 64)) -> dict:
+    """Table II: alpha = 1 - 1/sqrt(n) for nearest-neighbour traffic on a torus of sqrt(n) x sqrt(n)
+    clusters, and the fraction counted on an explicit 4x4-cluster torus."""
+    out = {}
+    for n in sizes:
+        s = math.isqrt(n)
+        side = 4 * s
+        inside = total = 0
+        for x in range(side):
+            for y in range(side):
+                for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    u, v = (x + dx) % side, (y + dy) % side
+                    total += 1
+                    inside += (u // s, v // s) == (x // s, y // s)
+        out[n] = {"paper": TABLE_II[n], "formula": 1 - 1 / math.sqrt(n), "counted": inside / total}
+    return out
+
+
+def ccc_distance_table(dims=range(2, 9)) -> dict:
+    """The CCC mean distance of eq. (14) against BFS (without and with self) and the sweep rule."""
+    out = {}
+    for dc in dims:
+        t = CubeConnectedCycles(dc)
+        nn = t.num_nodes
+        total = int(t.distances_from(0).sum())     # vertex-transitive
+        res = {"K": nn, "formula": p_level2("BH/CCC", nn), "bfs": total / (nn - 1), "bfs_with_self": total / nn}
+        if dc <= 5:
+            r = Level2Routing(t)
+            res["routed"] = sum(r.hops(s, x) for s in t.nodes() for x in t.nodes()) / (nn * (nn - 1))
+        out[dc] = res
+    return out
