@@ -24,6 +24,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from . import kernel
 from .word import FLIT_SHIFT, MAX_FLITS, ROUTE_SHIFT, TAIL
 
 _LOW = (1 << FLIT_SHIFT) - 1
@@ -123,7 +124,7 @@ class StreamRun:
         N = self.N = model.num_nodes
         self.model, self.source, self.span = model, source, max(1, int(span))
         self.sim = model.start(packets_to_stimulus(N, [], [], [], []))
-        if self.sim.mode == 2:      # kernel.BCAST: a flit ejects at many nodes (one trace entry per flit here)
+        if self.sim.mode == kernel.BCAST:     # a flit ejects at many nodes (one trace entry per flit here)
             raise CubenocError("streamed runs are built for unicast routers (not broadcast)")
         self.W0, self.W1 = window
         self.hist = np.zeros(256, dtype=np.int64)     # latency histogram of measured packets
@@ -201,7 +202,7 @@ class StreamRun:
         # the stage registers and the ejection buffers (sim/model/pipeline.py)
         fifo = sim.fifo
         places = [_entries(fifo.buf, fifo.head, fifo.count)]
-        if sim.mode == 4:                                   # kernel.PIPE
+        if sim.mode == kernel.PIPE:
             st = np.nonzero(fifo.stage >= 0)[0]
             places.append((fifo.stage, (st,)))
             places.append(_entries(fifo.eject, np.zeros_like(fifo.ecount), fifo.ecount))
