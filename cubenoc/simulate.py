@@ -59,7 +59,11 @@ def add_arguments(p) -> None:
     o.add_argument("--json", action="store_true", help="print the results as JSON")
     o.add_argument("--quiet", action="store_true", help="no progress bar")
     d = p.add_argument_group("distributed")
-    d.add_argument("--dask", action="store_true", help="run the points on a local Dask cluster")
+    t.add_argument("--trace", metavar="FILE.csv", help="replay a packet trace instead of synthetic traffic "
+                   "(CSV: cycle,source,destination,length; docs/simulator.md)")
+    t.add_argument("--record", metavar="FILE.csv", help="write every packet of the run to a trace (one run)")
+    d.add_argument("--jobs", type=int, metavar="N", help="run the points on a local Dask cluster of N workers")
+    d.add_argument("--dask", action="store_true", help="run the points on a local Dask cluster (default size)")
     d.add_argument("--scheduler", metavar="ADDR", help="run the points on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--bench-speed", action="store_true",
                    help="measure simulated network-cycles per second (docs/performance.md) and exit")
@@ -97,9 +101,12 @@ def run(args) -> int:
         specs.insert(0, spec_from_args(args))
     if not specs:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
+    if args.trace and (args.sweep or args.rate is not None):
+        raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
     from .outputs import writable_file
     writable_file(args.csv, "--csv")
     writable_file(args.plot, "--plot")
+    writable_file(args.record, "--record")
     if args.sweep:
         loads = S.parse_sweep(args.sweep)
     else:
@@ -115,7 +122,7 @@ def run(args) -> int:
         make_pattern(cfg.traffic, S.model_for(s, cfg.depth, cfg.arbitration)[0].topology, **targs)
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
-                      stop_at_saturation=not args.no_stop)
+                      stop_at_saturation=not args.no_stop, jobs=args.jobs, trace=args.trace, record=args.record)
     csv_path = args.csv or (str(Path(args.plot).with_suffix(".csv")) if args.plot else None)
     if args.json:
         print(S.to_json(results))

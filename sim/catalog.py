@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from cubenoc.errors import CubenocError, require_int
 
 #: largest node address, in bits, per use: the router's destination field is 16 bits wide (docs/router.md,
-#: "Flit"); the model's node count is bounded by its per-node tables (docs/simulator.md)
-ADDRESS_BITS = {"rtl": 16, "model": 16}
+#: "Flit"); the model runs up to 2^20 nodes (Q_20 / Q(20, 0) peak at ~3 GB; other families are bounded by
+#: their route tables' size, docs/simulator.md "Large networks")
+ADDRESS_BITS = {"rtl": 16, "model": 20}
 
 #: family -> {key: (kind, default, help)}; kind: int, bool, str or a tuple of the allowed words
 FAMILIES: dict[str, dict[str, tuple]] = {

@@ -39,14 +39,15 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
 
-from .traffic import LengthDist, check_rate, generate, make_pattern
-
 from .catalog import FAMILIES, GRAMMAR as SPEC_HELP, NetworkSpec
+from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
+from .traffic import LengthDist, check_rate, make_pattern
 
 
 # ---- networks: the catalog (sim/catalog.py) ------------------------------------------------------------
@@ -68,6 +69,9 @@ def _model(spec: str, depth: int, arbitration: str = "round-robin"):
     queues, pipeline = ns.queues, ns.pipeline
     if queues != "fifo" or pipeline:            # per-output queues, pipelined (docs/router.md): the plain tables
         return NetworkModel(topo, routing, depth=depth, queues=queues, pipeline=pipeline), label
+    if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
+        from .model.ecube import ecube_model
+        return ecube_model(topo, routing, depth, arbitration), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
         model = symmetric_model(topo, routing, depth)
         model.arbitration = arbitration
@@ -146,92 +150,80 @@ class PointResult:
         return d
 
 
-def source_backlog(sim) -> int:
-    """Flits created (released) by the current cycle but not yet accepted by the source interfaces."""
-    s = sim.stim
-    N = s.num_nodes
-    key = _release_key(sim)
-    released = np.searchsorted(key, np.arange(N, dtype=np.int64) * (1 << 32) + sim.cycle - 1, side="right")
-    return int((released - s.node_start[:-1]).sum() - (sim.src_ptr - s.node_start[:-1]).sum())
+def stream_span(N: int, rate: float, window_flits: int = 1 << 18) -> int:
+    """Cycles of traffic per window of a streamed run: about ``window_flits`` new flits (issue 17)."""
+    return max(1, min(1 << 16, int(window_flits // max(1.0, N * rate))))
 
 
-def _release_key(sim):
-    key = getattr(sim, "_cubenoc_release_key", None)
-    if key is None:
-        s = sim.stim
-        node = np.repeat(np.arange(s.num_nodes, dtype=np.int64), np.diff(s.node_start))
-        key = node * (1 << 32) + s.release          # sorted: grouped by node, release non-decreasing
-        sim._cubenoc_release_key = key
-    return key
-
-
-def walk_routes(model, src_first_words: np.ndarray, src: np.ndarray):
-    """Follow each packet's route through the model's tables: (hop count per packet, channel index per
-    traversal, packet index per traversal). Deterministic routing: these are the channels it crossed."""
-    tb = model.tables
-    P = tb.max_ports
-    node = src.astype(np.int64).copy()
-    word = src_first_words.astype(np.int64).copy()
-    idx = np.arange(src.shape[0], dtype=np.int64)
-    hops = np.zeros(src.shape[0], dtype=np.int64)
-    chans, owners = [], []
-    for _ in range(4 * tb.num_nodes + 4):
-        if idx.size == 0:
-            break
-        e = tb.lookup(node, word)
-        if (e < 0).any():
-            raise CubenocError("a route word the routing function does not define (model tables)")
-        ch = node * P + (e & 0xFF)
-        nxt = tb.link[ch]
-        go = nxt >= 0
-        chans.append(ch[go])
-        owners.append(idx[go])
-        hops[idx[go]] += 1
-        node, word, idx = nxt[go] // P, e[go] >> 8, idx[go]
-    if idx.size:
-        raise CubenocError("routes that never eject (routing loop in the model tables)")
-    cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64))
-    return hops, cat(chans), cat(owners)
-
-
-def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> PointResult:
-    """Warm-up, measurement window and drain at ``rate`` flits/node/cycle on network ``spec``."""
+def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, trace: str | None = None,
+                   record: str | None = None, span: int | None = None, progress: bool = False) -> PointResult:
+    """Warm-up, measurement window and drain at ``rate`` flits/node/cycle on network ``spec``; with
+    ``trace`` the packets of that CSV file instead (docs/simulator.md "Trace-driven traffic"), with
+    ``record`` every packet offered is also written to that file. The run is streamed
+    (:class:`~.model.stream.StreamRun`): traffic is generated ``span`` cycles at a time. ``progress``: a
+    tqdm bar over the simulated node-cycles when the point is long (over 10^8 of them)."""
+    from .model.stream import StreamRun, hist_percentile
+    from .traffic import BernoulliSource, Recorder, TraceSource
     cfg = (cfg or SimConfig()).check()
-    rate = check_rate(rate)
     lengths = LengthDist.parse(cfg.length)
     model, label = model_for(spec, cfg.depth, cfg.arbitration)
     topo = model.topology
     N = topo.num_nodes
-    pattern = make_pattern(cfg.traffic, topo, **cfg.traffic_args)
     W, M = cfg.warmup, cfg.measure
-    stim = generate(N, pattern, rate, lengths, W + M + cfg.drain, cfg.seed)
-    sim = model.start(stim)
-    res = PointResult(label, cfg.traffic, str(lengths), rate, math.nan, math.nan, False, "ok",
-                      arbitration=cfg.arbitration)
+    if trace is not None:
+        source = TraceSource(trace, N)
+        rate = source.total_flits / (N * (source.last_cycle + 1))   # the trace's mean offered load
+        traffic, length_label = f"trace:{Path(trace).name}", "trace"
+    else:
+        rate = check_rate(rate)
+        source = BernoulliSource(N, make_pattern(cfg.traffic, topo, **cfg.traffic_args), rate, lengths, cfg.seed)
+        traffic, length_label = cfg.traffic, str(lengths)
+    if record is not None:
+        source = Recorder(source, record)
+    try:
+        from tqdm import tqdm
+        with tqdm(total=W + M, unit="cycle", desc=label, leave=False,
+                  disable=not progress or N * (W + M) < 1e8) as bar:
+            return _run_point(model, label, source, rate, traffic, length_label, cfg,
+                              span or stream_span(N, rate), hist_percentile, StreamRun, bar)
+    finally:
+        if record is not None:
+            source.close()
 
-    # measured packets: created in [W, W + M)
-    meas = np.nonzero((stim.pkt_release >= W) & (stim.pkt_release < W + M))[0]
-    last = stim.pkt_first[meas] + stim.pkt_len[meas] - 1
-    res.offered_measured = float(stim.pkt_len[meas].sum()) / (N * M)
-    hist = []                                   # (cycle, backlog) during the window
+
+def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun, bar):
+    N = model.num_nodes
+    W, M = cfg.warmup, cfg.measure
+    deterministic = getattr(model.routing, "selection", None) is None   # the routes are known
+    sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
+    res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok",
+                      arbitration=cfg.arbitration)
+    fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
     sent_at_w = None                            # per-link flit counters when the window opens
     full = None                                 # per_source: the first saturation message (run on)
     while sim.cycle < W + M:
         if sim.cycle == W:
             sent_at_w = sim.link_flits.copy()
+        t = sim.cycle
         sim.advance(min(cfg.chunk, (W if sim.cycle < W else W + M) - sim.cycle))
+        bar.update(sim.cycle - t)
         if full is not None:
             continue
-        b = source_backlog(sim)
+        b = sim.backlog()
         msg = None
         if b > cfg.max_backlog * N:
             msg = (f"source queues hold {b / N:.0f} flits/node at cycle {sim.cycle} (limit {cfg.max_backlog:g}): "
                    f"offered {rate:g} flits/node/cycle is beyond saturation")
-        if sim.cycle > W:
-            hist.append((sim.cycle, b))
-        if msg is None and len(hist) >= 8:
-            c = np.array(hist, dtype=float)
-            slope = np.polyfit(c[:, 0], c[:, 1], 1)[0] / N
+        if sim.cycle > W:                       # least-squares slope, updated in O(1) (Welford)
+            x, y = float(sim.cycle), float(b)
+            fit[0] += 1
+            dx = x - fit[1]
+            fit[1] += dx / fit[0]
+            fit[2] += (y - fit[2]) / fit[0]
+            fit[3] += dx * (y - fit[2])
+            fit[4] += dx * (x - fit[1])
+        if msg is None and fit[0] >= 8:
+            slope = fit[3] / fit[4] / N
             if slope > cfg.growth * rate and b > cfg.min_backlog * N:
                 msg = (f"source queues grow by {slope:.3f} flits/node/cycle ({b / N:.0f} flits/node at cycle "
                        f"{sim.cycle}): offered {rate:g} exceeds what the network accepts (about {rate - slope:.3f})")
@@ -239,37 +231,34 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
             if not cfg.per_source:
                 return _saturated(res, sim, msg)
             full = msg
+    res.offered_measured = sim.created_flits / (N * M)
     if cfg.per_source:
-        _per_source(res, sim, W, M)
+        sim.harvest()                            # the window's ejections so far
+        _per_source(res, sim, M)
         if full is not None:
-            res.accepted = float(((sim.eject_cycle >= W) & (sim.eject_cycle < W + M)).sum()) / (N * M)
+            res.accepted = sim.ejected / (N * M)
             return _saturated(res, sim, full)
     util = (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / M   # flits/cycle per link, window
     # drain: until every measured packet is delivered
     deadline = W + M + cfg.drain
-    while True:
-        if last.size == 0 or (sim.eject_cycle[last] >= 0).all():
-            break
+    while not sim.all_delivered:
         if sim.cycle >= deadline:
-            left = int((sim.eject_cycle[last] < 0).sum())
-            return _saturated(res, sim, f"{left} of {last.size} measured packets still undelivered after a "
+            left = sim.created - sim.delivered
+            res.accepted = sim.ejected / (N * M)        # the window is complete: its accepted load is known
+            return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after a "
                                         f"drain of {cfg.drain} cycles: offered {rate:g} is at or beyond saturation")
         sim.advance(min(cfg.chunk, deadline - sim.cycle))
     res.cycles = sim.cycle
-    ej = sim.eject_cycle
-    res.accepted = float(((ej >= W) & (ej < W + M)).sum()) / (N * M)
-    if meas.size:
-        lat = ej[last] - stim.pkt_release[meas]
-        res.packets = int(meas.size)
-        res.latency_mean = float(lat.mean())
-        res.latency_p50, res.latency_p95, res.latency_p99 = (float(x) for x in np.percentile(lat, [50, 95, 99]))
-        res.network_latency_mean = float((ej[last] - sim.accept_cycle[stim.pkt_first[meas]]).mean())
-        if getattr(model.routing, "selection", None) is None:   # deterministic: the routes are known
-            hops, _, _ = walk_routes(model, sim.s_route[stim.pkt_first[meas]], stim.pkt_src[meas])
-            res.hops_mean = float(hops.mean())
+    res.accepted = sim.ejected / (N * M)
+    if sim.created:
+        res.packets = sim.created
+        res.latency_mean = float((sim.hist * np.arange(sim.hist.size)).sum() / sim.created)
+        res.latency_p50, res.latency_p95, res.latency_p99 = (hist_percentile(sim.hist, q) for q in (50, 95, 99))
+        res.network_latency_mean = sim.net_sum / sim.created
+        if deterministic:
+            res.hops_mean = sim.hops_sum / sim.created
         else:       # adaptive: link crossings per delivered flit in the window (flit-weighted)
-            delivered = int(((ej >= W) & (ej < W + M)).sum())
-            res.hops_mean = float(util.sum() * M / delivered) if delivered else math.nan
+            res.hops_mean = float(util.sum() * M / sim.ejected) if sim.ejected else math.nan
     # channel utilisation: flits that crossed each link in the window (the kernel's counters)
     tb = model.tables
     exists = tb.link >= 0
@@ -283,14 +272,10 @@ def simulate_point(spec: str, rate: float, cfg: SimConfig | None = None) -> Poin
     return res
 
 
-def _per_source(res: PointResult, sim, W: int, M: int) -> None:
-    """Accepted throughput per source over the window [W, W + M) (flits/cycle), min/max over senders."""
-    s = sim.stim
-    N = s.num_nodes
-    src = np.repeat(np.arange(N, dtype=np.int64), np.diff(s.node_start))
-    ej = sim.eject_cycle
-    got = np.bincount(src[(ej >= W) & (ej < W + M)], minlength=N) / M
-    sent = np.bincount(s.pkt_src, minlength=N) > 0
+def _per_source(res: PointResult, sim, M: int) -> None:
+    """Accepted throughput per source over the window (flits/cycle), min/max over senders."""
+    got = sim.src_ejected / M
+    sent = sim.sent
     res.source_accepted = [float(g) if ok else None for g, ok in zip(got, sent)]
     if sent.any():
         lo, hi = float(got[sent].min()), float(got[sent].max())
@@ -322,30 +307,44 @@ def parse_sweep(text: str) -> list[float]:
     return loads
 
 
-def _point_task(spec, rate, cfg_dict):
+def _point_task(spec, rate, cfg_dict, trace=None):
     """A picklable unit of work for Dask workers."""
-    return simulate_point(spec, rate, SimConfig(**cfg_dict))
+    return simulate_point(spec, rate, SimConfig(**cfg_dict), trace=trace)
 
 
 def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, progress: bool = True,
-          dask: str | bool | None = None, stop_at_saturation: bool = True) -> list[PointResult]:
-    """Every network in ``specs`` at every offered load. Sequentially (a tqdm bar), a network's sweep
-    stops at its first saturated point; with ``dask`` (True: a local cluster, or a scheduler address)
-    all points run as tasks and the points past a network's first saturated one are dropped."""
+          dask: str | bool | None = None, stop_at_saturation: bool = True, jobs: int | None = None,
+          trace: str | None = None, record: str | None = None) -> list[PointResult]:
+    """Every network in ``specs`` at every offered load (``trace``: the file's packets instead, one point
+    per network; ``record``: write the one point's packets). Sequentially (a tqdm bar), a network's sweep
+    stops at its first saturated point; on Dask (``jobs``: a local cluster of that many worker processes;
+    ``dask``: True for a local cluster of the default size, or a scheduler address) all points run as
+    tasks and the points past a network's first saturated one are dropped."""
     cfg = (cfg or SimConfig()).check()
     for s in specs:
         model_for(s, cfg.depth, cfg.arbitration)   # bad specs fail here, before any work is scheduled
-    loads = [check_rate(r) for r in loads]
+    loads = [None] if trace is not None else [check_rate(r) for r in loads]
+    if trace is not None:                          # a malformed trace fails here, before any progress bar
+        from .traffic import TraceSource
+        for n in sorted({model_for(s, cfg.depth, cfg.arbitration)[0].num_nodes for s in specs}):
+            TraceSource(trace, n)
+    if record is not None and len(specs) * len(loads) != 1:
+        raise CubenocError(f"--record writes the packets of one run: give one network and one --rate, "
+                           f"got {len(specs)} network(s) x {len(loads)} load(s)")
+    if jobs is not None:
+        dask = dask if isinstance(dask, str) else int(require_int(jobs, "--jobs", 1, 256))
     if dask:
-        results = _sweep_dask(specs, loads, cfg, dask, progress)
+        if record is not None:
+            raise CubenocError("--record runs in this process: drop --jobs/--dask/--scheduler")
+        results = _sweep_dask(specs, loads, cfg, dask, progress, trace)
     else:
         from tqdm import tqdm
         results = []
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate")
         for s in specs:
             for r in loads:
-                bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r:g}")
-                p = simulate_point(s, r, cfg)
+                bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r if r is not None else 'trace'}")
+                p = simulate_point(s, r, cfg, trace=trace, record=record, progress=progress)
                 results.append(p)
                 bar.update(1)
                 if p.saturated and stop_at_saturation:
@@ -365,7 +364,7 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     return out
 
 
-def _sweep_dask(specs, loads, cfg, dask, progress):
+def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -373,12 +372,13 @@ def _sweep_dask(specs, loads, cfg, dask, progress):
     cfg_dict = asdict(cfg)
     if isinstance(dask, str):
         client, cluster = Client(dask), None
-    else:
-        cluster = LocalCluster(processes=True, threads_per_worker=1, dashboard_address=None)
+    else:       # dask is True (Dask's default size) or the number of worker processes (--jobs N)
+        size = {} if dask is True else {"n_workers": int(dask)}
+        cluster = LocalCluster(processes=True, threads_per_worker=1, dashboard_address=None, **size)
         client = Client(cluster)
     try:
         jobs = [(s, r) for s in specs for r in loads]
-        futures = [client.submit(_point_task, s, r, cfg_dict, pure=False) for s, r in jobs]
+        futures = [client.submit(_point_task, s, r, cfg_dict, trace, pure=False) for s, r in jobs]
         if progress:
             from tqdm import tqdm
             for _ in tqdm(as_completed(futures), total=len(futures), unit="point", desc="simulate (dask)"):

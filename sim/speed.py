@@ -74,3 +74,87 @@ def speed_report(progress: bool = True, cases=CASES, repeat: int = 3) -> str:
                 f"is single-threaded. Stimulus generation, table building and compilation are excluded.")
     rows.extend(notes)
     return "\n".join(rows)
+
+
+# ---- `cubenoc bench model-speed`: whole run and loop only, 64 to 2^20 nodes (issue 17) ----------------------
+#: a small intermediate process: a child's peak RSS counts the memory of the process it was forked from
+#: (Linux keeps ru_maxrss across fork and exec), so the measured run is forked from this one, not from us
+_WRAP = """import json, os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, "-m", "cubenoc", *sys.argv[1:]])
+_, status, ru = os.wait4(pid, 0)
+sys.stderr.write("\\n" + json.dumps([os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, ru.ru_maxrss]))
+"""
+
+
+def _child(argv: list[str]) -> dict:
+    """Run ``python -m cubenoc ARGV``: its wall and CPU seconds, peak RSS (bytes) and stdout."""
+    import json
+    import subprocess
+    import sys
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _WRAP, *argv], capture_output=True)
+    wall = time.perf_counter() - t
+    err = proc.stderr.decode().rstrip().splitlines()
+    try:
+        code, cpu, rss = json.loads(err[-1])
+    except (IndexError, ValueError):
+        code, cpu, rss = proc.returncode or 1, 0.0, 0
+    if code != 0:
+        raise CubenocError(f"`cubenoc {' '.join(argv)}` failed: {' '.join(err[-2:])[-300:]}")
+    return {"wall": wall, "cpu": cpu, "rss": rss * 1024, "out": proc.stdout}
+
+
+def scaling_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4) -> dict:
+    """One row of the scaling table: a whole ``cubenoc simulate`` run in a child process (start-up, model
+    build, streamed traffic and the loop: wall, CPU, peak RSS), a one-cycle run of the same (the time to
+    the first simulated cycle), and the loop alone in this process on an up-front stimulus (wall, CPU)."""
+    import json
+    from .model.stream import walk_routes
+    from .model.tables import inject_array
+    from .simulator import _model, model_for
+    from .traffic import generate, make_pattern
+    cli = ["simulate", "--compare", str(spec), "--rate", f"{rate:g}", "--warmup", "0", "--drain", "0", "--json",
+           "--quiet", "--seed", str(seed), "--depth", str(depth)]
+    whole = _child(cli + ["--measure", str(cycles)])
+    accepted = json.loads(whole["out"])[0]["accepted"]
+    first = _child(cli + ["--measure", "1"])
+    model, label = model_for(spec, depth)
+    N = model.num_nodes
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, N, 100_000), rng.integers(0, N - 1, 100_000)
+    dst = dst + (dst >= src)                                  # uniform over the other nodes
+    hops = float(walk_routes(model, inject_array(model, src, dst), src)[0].mean())
+    stim = generate(N, make_pattern("uniform", model.topology), rate, "1", cycles, seed)
+    model.start(generate(N, make_pattern("uniform", model.topology), rate, "1", 2, seed)).advance(2)   # compiled
+    sim = model.start(stim)
+    t, c = time.perf_counter(), time.process_time()
+    sim.advance(cycles)
+    wall, cpu = time.perf_counter() - t, max(time.process_time() - c, 1e-9)
+    del sim, stim
+    _model.cache_clear()                                      # (2^20 nodes: gigabytes of state)
+    return {"network": label, "nodes": N, "rate": rate, "cycles": cycles, "hops": hops, "accepted": accepted,
+            "whole_wall_s": whole["wall"], "whole_cpu_s": whole["cpu"], "peak_rss_bytes": whole["rss"],
+            "first_cycle_wall_s": first["wall"], "loop_wall_s": wall, "loop_cpu_s": cpu,
+            "loop_cycles_per_s": cycles / wall, "loop_cpu_cycles_per_s": cycles / cpu,
+            "ns_per_node_cycle_hop": cpu * 1e9 / (N * cycles * hops)}
+
+
+def cycles_for(nodes: int, node_cycles: float) -> int:
+    """Cycles per run: about ``node_cycles`` node-cycles, at least 20, at most 200,000."""
+    return int(max(20, min(200_000, node_cycles // nodes)))
+
+
+def scaling_table(rows: list[dict]) -> str:
+    out = ["| network | nodes | load | cycles | whole run: wall s / CPU s | whole run, cycles per CPU s | "
+           "loop only: cycles/s wall / per CPU s | ns per node-cycle per hop (loop, CPU) | mean hops | "
+           "time to first cycle (s, wall) | peak RSS (MB) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['network']} | {r['nodes']:,} | {r['rate']:g} | {r['cycles']:,} | "
+                   f"{r['whole_wall_s']:.2f} / {r['whole_cpu_s']:.2f} | {r['cycles'] / r['whole_cpu_s']:,.0f} | "
+                   f"{r['loop_cycles_per_s']:,.0f} / {r['loop_cpu_cycles_per_s']:,.0f} | "
+                   f"{r['ns_per_node_cycle_hop']:.2f} | {r['hops']:.2f} | {r['first_cycle_wall_s']:.2f} | "
+                   f"{r['peak_rss_bytes'] / 1e6:,.0f} |")
+    return "\n".join(out)

@@ -219,36 +219,153 @@ def check_rate(rate) -> float:
     return rate
 
 
+class BernoulliSource:
+    """Bernoulli injection generated as the run goes (issue 17): :meth:`take` returns the packets created
+    before a cycle, in bounded chunks of ``chunk`` cycles (aligned at multiples of ``chunk`` from cycle 0),
+    so memory does not grow with the run length. Per chunk the RNG draws the creation matrix, then the
+    destinations, then the lengths: the packets depend on the seed and ``chunk`` only, never on how the
+    run asks for them (a streamed run and :func:`generate`'s up-front stimulus are the same packets)."""
+
+    def __init__(self, num_nodes: int, pattern, rate: float, lengths, seed: int, chunk: int | None = None):
+        self.num_nodes, self.pattern = num_nodes, pattern
+        self.rate = check_rate(rate)
+        self.lengths = LengthDist.parse(lengths)
+        self.p = self.rate / self.lengths.mean
+        if self.p > 1.0:
+            raise CubenocError(f"offered load {rate} with mean packet length {self.lengths.mean:g} needs more "
+                               f"than one packet per node per cycle")
+        self.rng = np.random.default_rng(seed)
+        self.chunk = chunk or min(4096, max(1, (1 << 22) // num_nodes))  # at most 4M draws at a time
+        self.generated = 0                                                # cycles generated so far
+        self._buf = _no_packets()
+
+    def _chunk(self):
+        t0, m = self.generated, self.chunk
+        s, c = np.nonzero(self.rng.random((self.num_nodes, m)) < self.p)  # node-major: by node, then cycle
+        cyc, src = c.astype(np.int64) + t0, s.astype(np.int64)
+        dst = np.asarray(self.pattern(src, self.rng), dtype=np.int64)
+        keep = dst != -1                                                  # -1: this source sends nothing
+        if not keep.all():
+            cyc, src, dst = cyc[keep], src[keep], dst[keep]
+        if dst.size and (dst.min() < 0 or dst.max() >= self.num_nodes):
+            raise CubenocError("traffic pattern produced an out-of-range destination")
+        self.generated += m
+        return src, dst, cyc, self.lengths.sample(src.shape[0], self.rng)
+
+    def take(self, t1: int):
+        """``(src, dst, release, length)`` of the packets created in cycles < ``t1`` not taken before,
+        grouped by source in creation order."""
+        parts = [self._buf]
+        while self.generated < t1:
+            parts.append(self._chunk())
+        return _split(parts, t1, self)
+
+
+def _no_packets():
+    z = np.zeros(0, dtype=np.int64)
+    return z, z, z, z
+
+
+def _split(parts, t1, owner):
+    """Concatenate packet batches, keep those released after ``t1`` in ``owner._buf``, return the rest
+    grouped by source (stable: release order within a source)."""
+    src, dst, rel, length = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    now = rel < t1
+    owner._buf = tuple(a[~now] for a in (src, dst, rel, length))
+    src, dst, rel, length = (a[now] for a in (src, dst, rel, length))
+    order = np.lexsort((rel, src))
+    return src[order], dst[order], rel[order], length[order]
+
+
+TRACE_HEADER = ("cycle", "source", "destination", "length")
+
+
+class TraceSource:
+    """Packets replayed from a CSV trace (docs/simulator.md "Trace-driven traffic"): a header line
+    ``cycle,source,destination,length``, then one packet per line (its creation cycle, source node,
+    destination node, length in flits). A malformed line is a one-line error naming it."""
+
+    def __init__(self, path, num_nodes: int):
+        import csv
+        self.path, self.num_nodes = str(path), num_nodes
+        try:
+            fh = open(path, newline="")
+        except OSError as exc:
+            raise CubenocError(f"cannot read trace {path}: {exc.strerror}") from None
+        rows = []
+        with fh:
+            reader = csv.reader(fh)
+            head = next(reader, None)
+            if head is None or tuple(h.strip().lower() for h in head) != TRACE_HEADER:
+                raise CubenocError(f"{path}:1: a trace starts with the header line {','.join(TRACE_HEADER)}, "
+                                   f"got {','.join(head or [])!r}")
+            for line, row in enumerate(reader, start=2):
+                if not row or not "".join(row).strip():
+                    continue
+                try:
+                    vals = [int(x) for x in row]
+                    if len(vals) != 4:
+                        raise ValueError
+                except ValueError:
+                    raise CubenocError(f"{path}:{line}: expected four integers cycle,source,destination,length, "
+                                       f"got {','.join(row)!r}") from None
+                c, s, d, L = vals
+                if c < 0 or not 0 <= s < num_nodes or not 0 <= d < num_nodes or L < 1:
+                    raise CubenocError(f"{path}:{line}: need cycle >= 0, source and destination in 0..{num_nodes - 1} "
+                                       f"and length >= 1, got {','.join(row)}")
+                rows.append(vals)
+        arr = np.array(rows, dtype=np.int64).reshape(-1, 4)
+        order = np.argsort(arr[:, 0], kind="stable")            # by cycle; file order among equals
+        self._rel, self._src, self._dst, self._len = (arr[order, i].copy() for i in range(4))
+        self._pos = 0
+        self.last_cycle = int(self._rel[-1]) if len(rows) else 0
+
+    @property
+    def total_flits(self) -> int:
+        return int(self._len.sum())
+
+    def take(self, t1: int):
+        j = int(np.searchsorted(self._rel, t1, side="left"))
+        sl = slice(self._pos, max(j, self._pos))
+        self._pos = max(j, self._pos)
+        src, dst, rel, length = self._src[sl], self._dst[sl], self._rel[sl], self._len[sl]
+        order = np.lexsort((rel, src))                           # stable: file order among equal keys
+        return src[order], dst[order], rel[order], length[order]
+
+
+class Recorder:
+    """Wraps a source and writes every packet it hands out to a CSV trace (``--record``), in
+    (cycle, source) order: replaying the file gives the same packets in the same order per source."""
+
+    def __init__(self, source, path):
+        self.source = source
+        try:
+            self.fh = open(path, "w", newline="")
+        except OSError as exc:
+            raise CubenocError(f"cannot write trace {path}: {exc.strerror}") from None
+        self.fh.write(",".join(TRACE_HEADER) + "\n")
+
+    def take(self, t1: int):
+        src, dst, rel, length = out = self.source.take(t1)
+        order = np.lexsort((src, rel))
+        np.savetxt(self.fh, np.stack([rel, src, dst, length], axis=1)[order], fmt="%d", delimiter=",")
+        return out
+
+    def close(self):
+        self.fh.close()
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+
 def generate(num_nodes: int, pattern, rate: float, lengths: LengthDist, cycles: int, seed: int,
              chunk: int | None = None) -> Stimulus:
-    """Bernoulli injection of packets for ``cycles`` cycles: a :class:`Stimulus` for the model (payload
-    words are the destination only: the simulator reads cycles, not data)."""
-    rate = check_rate(rate)
+    """Bernoulli injection of packets for ``cycles`` cycles, all up front: a :class:`Stimulus` for the
+    model (payload words are the destination only: the simulator reads cycles, not data). The packets of
+    :class:`BernoulliSource` with the same arguments."""
     cycles = require_int(cycles, "cycles", 1)
-    lengths = LengthDist.parse(lengths)
-    p = rate / lengths.mean
-    if p > 1.0:
-        raise CubenocError(f"offered load {rate} with mean packet length {lengths.mean:g} needs more than one "
-                           f"packet per node per cycle")
-    rng = np.random.default_rng(seed)
-    chunk = chunk or min(4096, max(1, (1 << 22) // num_nodes))  # at most 4M draws at a time
-    cyc_parts, src_parts = [], []
-    for t0 in range(0, cycles, chunk):
-        m = min(chunk, cycles - t0)
-        s, c = np.nonzero(rng.random((num_nodes, m)) < p)       # node-major within the chunk
-        cyc_parts.append(c.astype(np.int64) + t0)
-        src_parts.append(s.astype(np.int64))
-    cyc = np.concatenate(cyc_parts)
-    src = np.concatenate(src_parts)
-    order = np.argsort(src, kind="stable")                       # group by node, cycles stay in order
-    cyc, src = cyc[order], src[order]
-    dst = np.asarray(pattern(src, rng), dtype=np.int64)
-    keep = dst != -1                                             # -1: this source sends nothing
-    if not keep.all():
-        cyc, src, dst = cyc[keep], src[keep], dst[keep]
-    if dst.size and (dst.min() < 0 or dst.max() >= num_nodes):
-        raise CubenocError("traffic pattern produced an out-of-range destination")
-    return packets_to_stimulus(num_nodes, src, dst, cyc, lengths.sample(src.shape[0], rng))
+    src, dst, cyc, length = BernoulliSource(num_nodes, pattern, rate, lengths, seed, chunk).take(cycles)
+    return packets_to_stimulus(num_nodes, src, dst, cyc, length)
 
 
 def packets_to_stimulus(num_nodes: int, src, dst, release, length) -> Stimulus:

@@ -12,7 +12,7 @@ SMALLEST = {
     "latency": (["--n", "2", "--k", "0", "--packet-len", "1"], "| Hypercube(n=2) | 2 |"),
     "throughput": (["--n", "3", "--k", "0", "--loads", "0.2", "--window", "300", "--packet-len", "1",
                     "--queues", "fifo"], "| EnhancedHypercube(n=3, k=0) | V=1 (RTL, verified) | 1 flit |"),
-    "model-speed": (["--network", "hypercube:n=2", "--loads", "0.1", "--cycles", "500"], "| Hypercube(n=2) | 0.10 |"),
+    "model-speed": (["--network", "hypercube:n=2", "--loads", "0.1", "--cycles", "500"], "| 4 | 0.1 | 500 |"),
     "families": (["--only", "PDN {0,1,3} (7)", "--no-area", "--loads", "0.2", "--window", "300",
                   "--packet-len", "1"], "| PDN {0,1,3} (7) | pdn_oblivious | 1 |"),
     "vc-area": (["--targets", "ice40"], "| Metacube(k=1, m=2) |"),

@@ -17,7 +17,8 @@ BENCHES = {
                 "from the model"),
     "throughput": ("model", "throughput_arguments", "throughput_run", "saturation throughput under uniform "
                    "random traffic from the model, per router option"),
-    "model-speed": ("model", "speed_arguments", "speed_run", "simulated network-cycles per second of the model"),
+    "model-speed": ("model", "speed_arguments", "speed_run", "the model's speed and memory, whole run and loop "
+                    "only, 64 to 2^20 nodes"),
     "families": ("families", "add_arguments", "run", "PDN, hierarchical, metacube: latency, saturation "
                  "throughput, router LUT4/FF"),
     "vc-area": ("vc_area", "add_arguments", "run", "area of routers with and without their virtual channels"),

@@ -104,13 +104,47 @@ def throughput_run(args) -> int:
 
 
 def speed_arguments(p: argparse.ArgumentParser) -> None:
-    _net_arguments(p)
-    p.add_argument("--loads", type=float, nargs="+", default=[0.1, 0.5], help="offered loads (default 0.1 0.5)")
-    p.add_argument("--cycles", type=int, default=200_000, help="simulated cycles per run (default 200000)")
-    p.add_argument("--packet-len", type=int, default=1, help="flits per packet (default 1)")
+    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
+                   help="networks as catalog specs (docs/networks.md) instead of --family/--n")
+    p.add_argument("--n", type=int, nargs="+", default=[6, 10, 14],
+                   help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
+    p.add_argument("--family", nargs="+", default=["hypercube"], choices=["hypercube", "enhanced"],
+                   help="Q_n and/or Q(n, k) (default hypercube)")
+    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
+    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
+    p.add_argument("--node-cycles", type=float, default=2e7,
+                   help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
+    p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
+                   "page (docs/performance.md)")
 
 
 def speed_run(args) -> int:
-    from ..sim.model.perf import speed_table
-    text = speed_table(_nets(args), args.loads, args.packet_len, args.cycles, depth=args.depth)
-    return _print_and_write(args, "model-speed", _net_command(args, "model-speed"), text)
+    """Whole run (a child ``cubenoc simulate``: start-up included; wall, CPU, peak RSS, time to the first
+    cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``, issue 17)."""
+    import json
+    import sys
+
+    from ..sim.catalog import NetworkSpec
+    from ..sim.speed import cycles_for, scaling_point, scaling_table
+    if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1):
+        raise CubenocError("--loads must be in (0, 1] flits/node/cycle and --cycles >= 1")
+    specs = args.network or [f"hypercube:n={n}" if fam == "hypercube" else f"enhanced:n={n},k={args.k}"
+                             for fam in args.family for n in args.n]
+    nodes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in specs]   # bad specs fail first
+    rows = []
+    for spec, N in zip(specs, nodes):
+        for r in args.loads:
+            cycles = args.cycles or cycles_for(N, args.node_cycles)
+            print(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...", file=sys.stderr, flush=True)
+            rows.append(scaling_point(spec, r, cycles, depth=args.depth))
+    cmd = ("cubenoc bench model-speed " + (f"--network {' '.join(args.network)}" if args.network else
+                                           f"--family {' '.join(args.family)} --n {' '.join(map(str, args.n))}")
+           + f" --loads {' '.join(f'{r:g}' for r in args.loads)}"
+           + (f" --cycles {args.cycles}" if args.cycles else f" --node-cycles {args.node_cycles:g}"))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    return _print_and_write(args, "model-speed", cmd, scaling_table(rows))

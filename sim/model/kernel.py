@@ -520,7 +520,7 @@ def run_pipe(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q,
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
     """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
-    q = np.empty((3, tab.nports.shape[0] * P * (P + V + 1)), np.int64)   # clock edge: deq, enq FIFO, enq word
+    q = np.empty((3, tab.nports.shape[0] * (P * V + 1 if mode < BCAST else P * (P + V + 1))), np.int64)   # deq, enq
     scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
     return (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)

@@ -21,6 +21,18 @@ def _zeros(*shape) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
 
+def _small(top: int):
+    """The narrowest signed integer type holding -1 .. ``top`` (compact state: issue 17, cache footprint)."""
+    for t in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(t).max:
+            return t
+    return np.int64
+
+
+def _z(n: int, top: int, fill: int = 0) -> np.ndarray:
+    return np.full(n, fill, dtype=_small(top))
+
+
 class Simulation:
     """All state in arrays; :meth:`advance` runs the compiled cycle loop."""
 
@@ -44,10 +56,14 @@ class Simulation:
         self.s_fields = np.where(self.s_route >= 0, self.s_route << ROUTE_SHIFT, -1)
         # route table, Hop.vc per route word (a 1x1 dummy for V = 1: never read then), symmetric rows
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
-        self.tab = Tables(tb.nports, tb.link, tb.allowed, tb.route, route_vc, *tb.row_and_xor())
+        row, xor = tb.row_and_xor()
+        idx = _small(N * P)                   # link targets, route rows and XORs in 32 bits up to 2^20 nodes
+        self.tab = Tables(tb.nports, tb.link.astype(idx), tb.allowed, tb.route, route_vc, row.astype(idx),
+                          xor.astype(_small(int(xor.max(initial=0)))))
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        self.fifo = Fifos(_zeros(N * P * V, D), _zeros(N * P * V), _zeros(N * P * V), _zeros(N),
-                          *self.pipe_state(N, P * V))
+        # (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
+        F_ = N * P * V
+        self.fifo = Fifos(_zeros(F_, D), _z(F_, D), _z(F_, D), _z(N, P * V * (D + 1)), *self.pipe_state(N, P * V))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":
@@ -59,12 +75,12 @@ class Simulation:
             wt = weight_array(model.routing, P)
         else:
             wt = np.ones((1, 1, 1), dtype=np.int32)
-        self.arb = Arbiters(_zeros(N * P), np.full(N * P * V, -1, dtype=np.int64), _zeros(N * P * V),
-                            _zeros(N * P * V), wt, _zeros(N * P), _zeros(N * P * V))
+        J = P * V
+        self.arb = Arbiters(_z(N * P, J), _z(F_, J, -1), _z(F_, J), _z(F_, J), wt, _z(N * P, 1 << 30), _z(F_, 1 << 30))
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
-        self.src_state = _zeros(N)
-        self.src_lane = _zeros(N)          # VOQ: the local input lane of the packet being injected
+        self.src_state = _z(N, 2)
+        self.src_lane = _z(N, J)           # VOQ: the local input lane of the packet being injected
         self.counters = _zeros(N, 5)
         self.accept_cycle = np.full(F, -1, dtype=np.int64)
         self.eject_cycle = np.full(F, -1, dtype=np.int64)
@@ -74,8 +90,8 @@ class Simulation:
         self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)
         # adaptive state (docs/router.md "Adaptive selection"): selection, candidate 1 tables, disc,
         # use, fault, node fault, the fault schedule; idle here (no second candidate, no changes)
-        self.ad = Adaptive(0, _zeros(1, 1), _zeros(1, 1), _zeros(N * P * V), _zeros(N * P), _zeros(N * P),
-                                  _zeros(N), _zeros(0), _zeros(0, N * P), _zeros(0, N))
+        self.ad = Adaptive(0, _zeros(1, 1), _zeros(1, 1), _z(F_, 1), _z(N * P, 1 << 16), _z(N * P, 1),
+                           _z(N, 1), _zeros(0), _zeros(0, N * P), _zeros(0, N))
         # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr, stall
         self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1), _zeros(1))
         self.cycle = 0

@@ -151,3 +151,28 @@ def inject_words(routing: RoutingFunction, src: np.ndarray, dst: np.ndarray, cac
         words[j] = w
     out[ok] = words[inv]
     return out
+
+
+def ecube_inject(routing, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Algorithms A and C's injection tag (sim/routing/hypercube.py ``inject_tag``) from the addresses,
+    vectorized: ``src ^ dst``; Q(n, k): when more than ceil((n-k)/2) of its low n-k bits are set, those
+    bits complemented and bit n set (seed 000 Sec. VI-B)."""
+    tag = (np.asarray(src, dtype=np.int64) ^ np.asarray(dst, dtype=np.int64))
+    if routing.k is None:
+        return tag
+    n, k = routing.n, routing.k
+    low = (1 << (n - k)) - 1
+    ones = np.bitwise_count((tag & low).astype(np.uint64)) if hasattr(np, "bitwise_count") else \
+        np.array([int(x).bit_count() for x in (tag & low).tolist()], dtype=np.int64)
+    pays = ones > -(-(n - k) // 2)
+    return np.where(pays, (tag ^ low) | (1 << n), tag)
+
+
+def inject_array(model, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The packed injection words of a model's routing function per (src, dst); e-cube and Algorithm C
+    computed from the addresses (no per-pair table), other functions through :func:`inject_words`."""
+    from ..routing.hypercube import EcubeRouting
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    if type(model.routing) is EcubeRouting:
+        return ecube_inject(model.routing, src, dst)
+    return inject_words(model.routing, src, dst, model._inject_cache)
