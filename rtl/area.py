@@ -31,6 +31,7 @@ class AreaResult:
     lutram: int          # ECP5 TRELLIS_DPR16X4 cells (16x4 distributed RAM; 0 on iCE40)
     carry: int           # SB_CARRY / CCU2C
     seconds: float
+    bram: int = 0        # SB_RAM40_4K / DP16KD block RAMs
 
     @property
     def lut4_per_port(self) -> float:

@@ -212,8 +212,6 @@ class NetworkSpec:
         f = self.family
         if f == "enhanced" and not 0 <= self.get("k") <= max(0, self.get("n") - 2):
             raise CubenocError(f"enhanced k must be in 0..n-2 = 0..{self.get('n') - 2}, got {self.get('k')}")
-        if f in ("hypercube", "enhanced"):
-            require_int(self.get("n"), "n", 1 if f == "hypercube" else 2, max(ADDRESS_BITS.values()))
         if f == "metacube" and (self.get("k") is None or self.get("m") is None):
             raise CubenocError("metacube needs k (class bits, 1..4) and m (cluster dimension), e.g. metacube:k=1,m=2")
         if f == "metacube":

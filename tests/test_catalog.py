@@ -79,6 +79,8 @@ def test_bad_specs_say_which_key(text, message):
 def test_limits_live_in_the_catalog():
     with pytest.raises(CubenocError, match="n must be in 1..16"):
         NetworkSpec.parse("hypercube:n=17").build("rtl")
+    with pytest.raises(CubenocError, match="n must be in 1..20"):
+        NetworkSpec.parse("hypercube:n=21").build("model")
     with pytest.raises(CubenocError, match="node addresses"):
         NetworkSpec.parse("metacube:k=2,m=5").build("rtl")       # 5 * 4 + 2 = 22 address bits
 
