@@ -1,11 +1,11 @@
 """Performance figures of the router, measured on the cycle-accurate model (verified against the
-Verilog by the cocotb scoreboard): zero-load latency, saturation throughput, and the model's own speed.
+Verilog by the cocotb scoreboard): zero-load latency and saturation throughput (the model's own speed:
+sim/speed.py).
 ``cubenoc bench latency|throughput|model-speed`` prints them (docs/performance.md).
 """
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,20 +95,6 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window
                     + f" | **{saturation_throughput(pts):.3f}** |")
     return rows
 
-
-def model_speed(model: NetworkModel, rate: float, packet_len: int = 1, cycles: int = 100_000,
-                seed: int = 1) -> tuple[float, float]:
-    """Simulated network-cycles per second of wall time and of process CPU time (stimulus generation
-    and compilation excluded; the CPU figure is what an unshared core would give)."""
-    stim = bernoulli_traffic(model.num_nodes, rate, packet_len, cycles, seed)
-    model.start(stim).advance(100)          # compile / warm the caches
-    sim = model.start(stim)
-    t, c = time.perf_counter(), time.process_time()
-    sim.advance(cycles)
-    return cycles / (time.perf_counter() - t), cycles / max(time.process_time() - c, 1e-9)
-
-
-# ---- markdown for docs/performance.md (``cubenoc bench ... --write docs/performance.md``) ----------
 def networks(n: int, k: int) -> list:
     """The benchmarks' default pair: (Q(n), e-cube) and (Q(n, k), e-cube with the skip bit)."""
     from ..catalog import NetworkSpec
@@ -176,16 +162,3 @@ def throughput_table(rows: list[dict]) -> str:
         out.append(f"| {r['network']} | {r['router']} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
                    + f" | **{_trunc3(r['saturation'])}** |")
     return "\n".join(out)
-
-
-def speed_table(nets, loads=(0.1, 0.5), packet_len: int = 1, cycles: int = 200_000, repeat: int = 3,
-                depth: int = 4) -> str:
-    rows = [f"| network | offered load | packet | network-cycles/s, wall (best of {repeat}) | per CPU second |",
-            "|---|---|---|---|---|"]
-    for topo, routing in nets:
-        model = NetworkModel(topo, routing, depth=depth)
-        for r in loads:
-            runs = [model_speed(model, r, packet_len, cycles, seed=s) for s in range(repeat)]
-            wall, cpu = max(x[0] for x in runs), max(x[1] for x in runs)
-            rows.append(f"| {topo!r} | {r:.2f} | {packet_len} flit | {wall:,.0f} | {cpu:,.0f} |")
-    return "\n".join(rows)
