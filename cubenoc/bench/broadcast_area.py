@@ -43,9 +43,9 @@ def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str
     return verilog.convert(r, name="router"), r.num_ports
 
 
-def measure(targets=("ice40", "ecp5"), jobs=2) -> list[dict]:
+def measure(targets=("ice40", "ecp5"), jobs=2, limit=None) -> list[dict]:
     jobs_in = []
-    for topo, routing, alg in cases():
+    for topo, routing, alg in cases()[:limit]:
         for a in (None, alg):
             text, ports = router_text(topo, routing, a)
             for t in targets:
@@ -70,5 +70,5 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    publish(table(measure(tuple(args.targets))), args.write, MARK_BEGIN, MARK_END)
+    publish(table(measure(tuple(args.targets), limit=args.limit)), args.write, MARK_BEGIN, MARK_END)
     return 0

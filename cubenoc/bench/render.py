@@ -46,6 +46,7 @@ def add_target_arguments(ap, block: str) -> None:
     ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
                     help="yosys synthesis targets (default ice40 ecp5)")
     ap.add_argument("--write", metavar="PAGE.md", help=f"rewrite the {block} block of this page")
+    ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
 
 
 def target_table(rows: list[dict], key: tuple, head: list[str], lutram: bool = False) -> list[str]:

@@ -31,9 +31,9 @@ def cases():
             (pdn, AdaptivePDNRouting(pdn, hop_vcs=False)), (pdn, AdaptivePDNRouting(pdn))]
 
 
-def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2) -> list[dict]:
+def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2, limit=None) -> list[dict]:
     jobs_in = []
-    for topo, routing in cases():
+    for topo, routing in cases()[:limit]:
         text, ports = router_verilog(topo, routing, payload_width, fifo_depth)
         for t in targets:
             jobs_in.append((topo, routing, ports, t, text))
@@ -59,5 +59,5 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    publish(table(measure(tuple(args.targets))), args.write, MARK_BEGIN, MARK_END)
+    publish(table(measure(tuple(args.targets), limit=args.limit)), args.write, MARK_BEGIN, MARK_END)
     return 0

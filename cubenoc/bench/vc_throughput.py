@@ -30,12 +30,13 @@ def cases():
             (hin, HierarchicalRouting(hin), HierarchicalRouting(hin, use_vcs=False))]
 
 
-def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000) -> str:
+def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
+          limit=None) -> str:
     head = "| network | routing | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
     rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
             "(`-` : nothing created in the window was delivered: deadlocked):", "",
             head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
-    for topo, with_vcs, one_vc in cases():
+    for topo, with_vcs, one_vc in cases()[:limit]:
         for routing in (with_vcs, one_vc):
             model = NetworkModel(topo, routing, depth=depth)
             for L in packet_lens:
@@ -68,9 +69,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     "0.6..1.0 with --voq)")
     ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+    ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
 
 
 def run(args) -> int:
     kw = {"packet_lens": args.packet_len, "window": args.window} | ({"loads": args.loads} if args.loads else {})
-    print(voq_table(**kw) if args.voq else table(**kw))
+    print(voq_table(**kw) if args.voq else table(limit=args.limit, **kw))
     return 0
