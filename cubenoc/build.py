@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def network_for(board, args):
     """(topology, routing, payload, depth) from --network, --family + flags, or the board's demo network."""
     from .generate import check_buildable
-    from .netargs import spec_from_args
+    from .netargs import spec_from_args, with_router_flags
     from .sim.catalog import NetworkSpec
     fam, n, k, payload, depth = board.default_network
     if getattr(args, "network", None) is not None:
@@ -54,8 +54,7 @@ def network_for(board, args):
         spec = spec_from_args(fam, args, **({"n": n} if fam in ("hypercube", "enhanced") else {}))
     else:
         spec = NetworkSpec.of(fam, n=n, **({"k": k} if fam == "enhanced" else {}))
-    if getattr(args, "pipeline", False):
-        spec = spec.replace(pipeline=True)
+    spec = with_router_flags(spec, args)
     if spec.family == "pdn" and spec.get("bipartite"):
         raise CubenocError("the board demo does not support the bipartite PDN: its switch nodes have no local "
                            "port, but every demo node sends and checks traffic; use the plain PDN (set=/delta=)")

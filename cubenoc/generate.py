@@ -59,15 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def network_spec(args):
     """The catalog spec of the arguments: NETWORK (spec, preset or family + flags) and the router flags
     --queues/--pipeline/--broadcast, which add to the spec's own options (docs/networks.md)."""
-    from .netargs import spec_from_args
+    from .netargs import spec_from_args, with_router_flags
     if not args.network:
         raise CubenocError("give the network: a spec (pdn:set=0,1,3,9), a preset (q4) or a family name with flags "
                            "(hypercube --n 4), or --config FILE.toml")
     spec = spec_from_args(args.network, args)
-    over = {"queues": getattr(args, "queues", "fifo"), "pipeline": getattr(args, "pipeline", False),
-            "broadcast": getattr(args, "broadcast", False)}
-    over = {k: v for k, v in over.items() if v not in (None, False, "fifo")}
-    return spec.replace(**over) if over else spec
+    return with_router_flags(spec, args)
 
 
 def run(args) -> int:

@@ -37,6 +37,14 @@ def add_family_flags(p: argparse.ArgumentParser, title: str = "network flags (wi
     g.add_argument("--size", default=None, help=argparse.SUPPRESS)           # and --level2 FAMILY:SIZE
 
 
+def with_router_flags(spec, args):
+    """``spec`` with the command's router flags (--queues voq, --pipeline, --broadcast) added to its options."""
+    over = {"queues": getattr(args, "queues", "fifo"), "pipeline": getattr(args, "pipeline", False),
+            "broadcast": getattr(args, "broadcast", False)}
+    over = {k: v for k, v in over.items() if v not in (None, False, "fifo")}
+    return spec.replace(**over) if over else spec
+
+
 def spec_from_args(family: str, args, **defaults):
     """A :class:`NetworkSpec` from a positional ``family`` that is a spec, a preset or a family name (then
     the family flags, over ``defaults``, give its parameters)."""

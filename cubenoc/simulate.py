@@ -80,14 +80,13 @@ DEFAULTS = {"hypercube": {"n": 6}, "enhanced": {"n": 6, "k": 0}, "pdn": {"set": 
 def spec_from_args(args) -> str:
     """The catalog spec of NETWORK (a spec, a preset, or a family name with the flags over :data:`DEFAULTS`)."""
     from .netargs import spec_from_args as from_args
+    from .netargs import with_router_flags
     fam = str(args.network).lower()
     defaults = dict(DEFAULTS.get(fam, {}))
     if fam == "pdn" and any(getattr(args, k, None) is not None for k in ("set", "delta", "product")):
         defaults = {}
     spec = from_args(args.network, args, **defaults)
-    over = {k: v for k, v in (("queues", getattr(args, "queues", "fifo")), ("pipeline", getattr(args, "pipeline", False)))
-            if v not in (None, False, "fifo")}
-    return str(spec.replace(**over) if over else spec)
+    return str(with_router_flags(spec, args))
 
 
 def run(args) -> int:
