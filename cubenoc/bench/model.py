@@ -116,6 +116,9 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--node-cycles", type=float, default=2e7,
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
     p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
+    p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
+                   "child runs): ns per node-cycle per hop, best of --repeat (the A/B figure of issue 17)")
+    p.add_argument("--repeat", type=int, default=1, help="--loop-only: runs per network, the best counts (default 1)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
                    "page (docs/performance.md)")
@@ -128,9 +131,11 @@ def speed_run(args) -> int:
     import sys
 
     from ..sim.catalog import NetworkSpec
-    from ..sim.speed import cycles_for, scaling_point, scaling_table
-    if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1):
-        raise CubenocError("--loads must be in (0, 1] flits/node/cycle and --cycles >= 1")
+    from ..sim.speed import cycles_for, loop_point, loop_table, scaling_point, scaling_table
+    if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1) or args.repeat < 1:
+        raise CubenocError("--loads must be in (0, 1] flits/node/cycle, --cycles >= 1 and --repeat >= 1")
+    if args.loop_only and args.write:
+        raise CubenocError("--loop-only rows are not the model-speed table: give --write without --loop-only")
     specs = args.network or [f"hypercube:n={n}" if fam == "hypercube" else f"enhanced:n={n},k={args.k}"
                              for fam in args.family for n in args.n]
     nodes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in specs]   # bad specs fail first
@@ -139,12 +144,16 @@ def speed_run(args) -> int:
         for r in args.loads:
             cycles = args.cycles or cycles_for(N, args.node_cycles)
             print(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...", file=sys.stderr, flush=True)
-            rows.append(scaling_point(spec, r, cycles, depth=args.depth))
+            rows.append(loop_point(spec, r, cycles, depth=args.depth, repeat=args.repeat) if args.loop_only
+                        else scaling_point(spec, r, cycles, depth=args.depth))
     cmd = ("cubenoc bench model-speed " + (f"--network {' '.join(args.network)}" if args.network else
                                            f"--family {' '.join(args.family)} --n {' '.join(map(str, args.n))}")
            + f" --loads {' '.join(f'{r:g}' for r in args.loads)}"
            + (f" --cycles {args.cycles}" if args.cycles else f" --node-cycles {args.node_cycles:g}"))
     if args.json:
         print(json.dumps(rows, indent=1))
+        return 0
+    if args.loop_only:
+        print(f"Command: `{cmd} --loop-only --repeat {args.repeat}`\n\n{loop_table(rows)}")
         return 0
     return _print_and_write(args, "model-speed", cmd, scaling_table(rows))
