@@ -122,8 +122,10 @@ class Simulation:
     def advance(self, cycles: int, stop_when_drained: bool = False) -> int:
         """Simulate up to ``cycles`` more cycles; return the current cycle."""
         s = self.stim
-        src = Sources(self.src_ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, s.release,
-                      self.accept_cycle, self.src_lane)
+        ptr, rel = self.src_ptr, s.release
+        nxt = np.where(ptr < self.src_end, rel[np.minimum(ptr, rel.size - 1)] if rel.size else 0, 1 << 62)
+        src = Sources(ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, rel, self.accept_cycle,
+                      self.src_lane, nxt.astype(np.int64))
         out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
         self.cycle = int(kernel.run_cycles(
             self.mode, self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth,
