@@ -1,7 +1,7 @@
 """Synthesise and place-and-route every distinct router of each family's networks for iCE40 UP5K and ECP5-25F.
 
 ``cubenoc synth-report [--family pdn hin] [--size 0,1,3 bh:3/cc:4] [--targets up5k ecp5-25f] [--jobs 2]
-[--write]``. A network has one router *shape* per distinct Verilog module (rtl/network.py: ports,
+[--write]``. A network has one router *shape* per distinct Verilog module (rtl/network_top.py: ports,
 allowed turns, VCs; e.g. the interface and the inner nodes of a hierarchical network); every shape is
 reported once with the number of nodes that use it. Per shape and target: yosys (``synth_ice40`` /
 ``synth_ecp5``) on the bare router for LUT4/FF/carry/RAM, and nextpnr on the router inside a pin-saving
@@ -109,7 +109,7 @@ class Shape:
     family: str
     network: str          # label
     routing: str
-    index: int            # shape number within the network (module order of rtl/network.py)
+    index: int            # shape number within the network (module order of rtl/network_top.py)
     nodes: int            # routers of this shape
     node: int             # the representative node
     router: object

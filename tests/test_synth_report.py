@@ -30,7 +30,7 @@ def _args(**kw):
 
 def test_every_family_has_its_shapes_and_node_counts():
     """Each network's shapes cover every node once; the shapes are the distinct Verilog router modules
-    of rtl/network.py (interface vs inner nodes of a HIN, one shape for a vertex-transitive PDN)."""
+    of rtl/network_top.py (interface vs inner nodes of a HIN, one shape for a vertex-transitive PDN)."""
     new = ["metacube", "pdn", "hin"]               # hypercube/enhanced: one shape each (tests/test_rtl_area.py)
     shapes = sr.shapes_for(_args(payload=16, family=new))
     by_net: dict[str, list] = {}
