@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,7 @@ _NOT_RECORDED = {"help", "format", "write", "jobs", "quiet", "config"}
 def command(args, keep=(), drop=()) -> str:
     """The ``cubenoc bench NAME ...`` a table records, from the parsed arguments: every option whose value
     differs from its built-in default (a ``--config`` value is shown as its option), plus those in ``keep``,
-    in the parser's order (floats as ``%g``)."""
+    in the parser's order (floats as ``%g``, other values quoted for the shell where needed)."""
     out = [f"cubenoc bench {args.bench}"]
     defaults = getattr(args.bench_parser, "built_in_defaults", {})
     for a in args.bench_parser._actions:
@@ -121,7 +122,7 @@ def command(args, keep=(), drop=()) -> str:
         if v is True:
             out.append(flag)
         else:
-            out.append(" ".join([flag] + [f"{x:g}" if isinstance(x, float) else str(x)
+            out.append(" ".join([flag] + [f"{x:g}" if isinstance(x, float) else shlex.quote(str(x))
                                           for x in (v if isinstance(v, (list, tuple)) else [v])]))
     return " ".join(out)
 
