@@ -15,7 +15,7 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import CubenocError, require_int
+from .errors import require_int
 
 #: family -> the network proved by default, a catalog spec (the smallest of the family that has every router
 #: shape); ``--size`` is synth-report's shorthand for a spec (``synth_report.size_spec``)
