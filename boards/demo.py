@@ -1,7 +1,7 @@
 """The on-board traffic demo: a network, a generator and a checker at every local port, LEDs and UART.
 
 :class:`TrafficSystem` (no I/O pins; what the simulation test runs) holds the network of
-:class:`cubenoc.rtl.network.Network`, one :class:`~cubenoc.boards.traffic_gen.TrafficGenerator` feeding each
+:class:`cubenoc.rtl.network_top.Network`, one :class:`~cubenoc.boards.traffic_gen.TrafficGenerator` feeding each
 ``local_in`` and one :class:`~cubenoc.boards.traffic_gen.TrafficChecker` draining each ``local_out``, a
 16-bit free-running cycle counter (the timestamps), and network-wide totals: ``sent``, ``received``,
 ``errors`` (since reset; ``enable`` low stops the generators starting packets, so that the network
@@ -27,7 +27,7 @@ from amaranth.lib.wiring import Out
 
 from cubenoc.errors import require_int
 
-from ..rtl.network import Network
+from ..rtl.network_top import Network
 from .traffic_gen import TIME_WIDTH, TrafficChecker, TrafficGenerator
 from .uart import LineReporter, UartTx
 

@@ -15,18 +15,23 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import CubenocError, require_int
+from .errors import require_int
 
-#: family -> default size for proofs (the smallest network of the family that has every router shape)
-PROVE_SIZES = {"hypercube": "2", "enhanced": "3,0", "pdn": "0,1,3", "metacube": "1,1"}
+#: family -> the network proved by default, a catalog spec (the smallest of the family that has every router
+#: shape); ``--size`` is synth-report's shorthand for a spec (``synth_report.size_spec``)
+PROVE_NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=0", "pdn": "pdn:set=0,1,3",
+                  "metacube": "metacube:k=1,m=1"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_SIZES),
+    p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
                    help="router families (default hypercube); hin routers are not supported")
     p.add_argument("--size", nargs="+", default=None,
                    help="sizes as synth-report takes them, e.g. 2 | 4,0 | 0,1,3,9 | 1,2 (default: "
-                   + ", ".join(f"{f} {s}" for f, s in PROVE_SIZES.items()) + ")")
+                   + ", ".join(PROVE_NETWORKS.values()) + ")")
+    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
+                   help="networks as catalog specs instead of --family/--size (hypercube:n=2, pdn:set=0,1,3; "
+                        "docs/networks.md)")
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--depth", type=int, default=10, help="BMC depth in cycles (default 10)")
     p.add_argument("--fifo-depth", type=int, default=2, help="input FIFO depth of the proved routers (default 2)")
@@ -40,11 +45,13 @@ def run(args) -> int:
     from .synth_report import networks, router_shapes
     depth = require_int(args.depth, "--depth", 2, 40)
     fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
-    if args.size is None and args.n is None:
-        args.size = [PROVE_SIZES[f] for f in args.family] if len(args.family) == 1 else None
-    if args.size is None and args.n is None:
-        raise CubenocError("with several families give no sizes (each takes its default) or one family at a time")
-    nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n))
+    if args.network is None and args.size is None and args.n is None:      # each family's default network
+        from .sim.catalog import NetworkSpec
+        specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
+        nets = [(sp.family, sp.short_label(t), t, r) for sp in specs for t, r in [sp.build("rtl")]]
+    else:                                        # --network specs, or --family/--size through the catalog
+        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
+                                        queues="fifo", pipeline=False))
     from .rtl.formal.plan import prove_network, supported
     plans = []
     for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs

@@ -2,7 +2,7 @@
 
 ``cubenoc simulate enhanced --n 6 --k 0 --traffic uniform --sweep 0.05:0.95:0.05 --plot lat.png``
 ``cubenoc simulate --compare enhanced:n=6,k=0 hypercube:n=6 pdn:set=0,1,3,9 --sweep 0.1:0.9:0.1 --plot cmp.png``
-``cubenoc simulate --bench-speed`` (network-cycles per second, docs/performance.md)
+``cubenoc simulate --bench-speed``: deprecated, moved to ``cubenoc bench sim-speed`` (cubenoc/bench/sim_speed.py)
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def add_arguments(p) -> None:
     d.add_argument("--dask", action="store_true", help="run the points on a local Dask cluster (default size)")
     d.add_argument("--scheduler", metavar="ADDR", help="run the points on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--bench-speed", action="store_true",
-                   help="measure simulated network-cycles per second (docs/performance.md) and exit")
+                   help="deprecated: moved to `cubenoc bench sim-speed` (this runs that)")
     p.add_argument("--write", metavar="FILE.md", help="with --bench-speed: update that section of FILE.md")
     p.add_argument("--study", choices=("density", "8", "9", "11", "12"),
                    help="the papers' studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 Figs 8/9/11/12")
@@ -140,19 +140,17 @@ def run(args) -> int:
 
 
 def _bench_speed(args) -> int:
-    from cubenoc.sim.speed import speed_report
+    """The deprecated ``simulate --bench-speed [--write PAGE]``: says where it moved and runs it there."""
+    import argparse
 
+    from .bench import sim_speed
     from .outputs import writable_file
     writable_file(args.write, "--write")
-    text = speed_report(progress=not args.quiet)
-    print(text)
-    if args.write:
-        from cubenoc.sim.speed import BEGIN, END
-
-        from .bench.render import replace_section
-        replace_section(args.write, BEGIN, END, text)
-        print(f"section written to {args.write}", file=sys.stderr)
-    return 0
+    print("cubenoc: `simulate --bench-speed` moved to `cubenoc bench sim-speed`; running that", file=sys.stderr)
+    p = argparse.ArgumentParser(prog="cubenoc bench sim-speed")
+    sim_speed.add_arguments(p)
+    return sim_speed.run(p.parse_args([*(["--write", args.write] if args.write else []),
+                                       *(["--quiet"] if args.quiet else []), *(["--json"] if args.json else [])]))
 
 
 def _study(args) -> int:

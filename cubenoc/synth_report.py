@@ -1,7 +1,7 @@
 """Synthesise and place-and-route every distinct router of each family's networks for iCE40 UP5K and ECP5-25F.
 
 ``cubenoc synth-report [--family pdn hin] [--size 0,1,3 bh:3/cc:4] [--targets up5k ecp5-25f] [--jobs 2]
-[--write]``. A network has one router *shape* per distinct Verilog module (rtl/network.py: ports,
+[--write]``. A network has one router *shape* per distinct Verilog module (rtl/network_top.py: ports,
 allowed turns, VCs; e.g. the interface and the inner nodes of a hierarchical network); every shape is
 reported once with the number of nodes that use it. Per shape and target: yosys (``synth_ice40`` /
 ``synth_ecp5``) on the bare router for LUT4/FF/carry/RAM, and nextpnr on the router inside a pin-saving
@@ -10,8 +10,10 @@ harness for Fmax (boards/synth.py).
 Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
 target, the harness version, the seed and the tool versions: a rerun only synthesises what changed
 (``--force`` ignores the cache). ``--write`` replaces the block between ``<!-- synth-report:begin -->``
-and ``<!-- synth-report:end -->`` of docs/performance.md (bench/render.py replace_section). Families and
-their default sizes are in ``SYNTH_FAMILIES`` (the sizes the family issues verify).
+and ``<!-- synth-report:end -->`` of docs/performance.md (bench/render.py replace_section). Networks are
+built by the catalog (sim/catalog.py): ``--network SPEC ...``, or ``--family/--size``, a shorthand that
+:func:`size_spec` turns into specs; each family's default networks are the specs in ``SYNTH_FAMILIES``
+(the sizes the family issues verify).
 """
 from __future__ import annotations
 
@@ -34,51 +36,32 @@ TARGET_MHZ = {"up5k": 40.0, "ecp5-25f": 100.0}
 CACHE_VERSION = 1
 
 
-# ---- families and sizes -------------------------------------------------------------------------------
-def _hypercube(size: str):
-    from .sim.routing.hypercube import EcubeRouting
-    from .sim.topology import Hypercube
-    t = Hypercube(_ints(size, "hypercube", 1)[0])
-    return f"Q({t.n})", t, EcubeRouting(t)
-
-
-def _enhanced(size: str):
-    from .sim.routing.hypercube import EcubeRouting
-    from .sim.topology import EnhancedHypercube
-    v = _ints(size, "enhanced", 1, 2)
-    t = EnhancedHypercube(v[0], v[1] if len(v) > 1 else 0)
-    return f"Q({t.n}, {t.k})", t, EcubeRouting(t)
-
-
-def _metacube(size: str):
-    from .sim.routing.metacube import MetacubeRouting
-    from .sim.topology.metacube import Metacube
-    k, m = _ints(size, "metacube", 2, 2)
-    t = Metacube(k, m)
-    return f"MC({k},{m})", t, MetacubeRouting(t)
-
-
-def _pdn(size: str):
-    from .sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRouting
-    from .sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN, registry_set
-    if size.startswith("product="):
-        t = ProductPDN(_ints(size[8:], "pdn product", 1))
-        return f"PDN product {size[8:]} ({t.num_nodes})", t, DimensionOrderPDNRouting(t)
-    s = registry_set(_ints(size[6:], "pdn delta", 1, 1)[0]) if size.startswith("delta=") else size
-    t = PerfectDifferenceNetwork(s)
-    zero_free = "0-free " if t.zero_free else ""
-    return f"{zero_free}PDN {{{','.join(map(str, t.pds))}}} ({t.num_nodes})", t, ObliviousPDNRouting(t)
-
-
-def _hin(size: str):
-    from .sim.routing.hierarchical import HierarchicalRouting
-    from .sim.topology.hierarchical import hierarchical_from_spec
+# ---- families and sizes: catalog specs (sim/catalog.py, docs/networks.md) --------------------------------
+def size_spec(family: str, size: str):
+    """The catalog spec a ``--family F --size S`` pair names: ``hypercube 4`` -> ``hypercube:n=4``,
+    ``enhanced 4,0`` -> ``enhanced:n=4,k=0``, ``metacube 1,2`` -> ``metacube:k=1,m=2``, ``pdn 0,1,3`` /
+    ``delta=4`` / ``product=2,2`` -> ``pdn:set=0,1,3`` / ``pdn:delta=4`` / ``pdn:product=2,2``, ``hin
+    bh:3/ccc:2`` -> ``hin:level1=bh:3,level2=ccc:2``."""
+    from .sim.catalog import NetworkSpec
+    size = str(size)
+    if family == "hypercube":
+        return NetworkSpec.of("hypercube", n=_ints(size, "hypercube", 1, 1)[0])
+    if family == "enhanced":
+        v = _ints(size, "enhanced", 1, 2)
+        return NetworkSpec.of("enhanced", n=v[0], k=v[1] if len(v) > 1 else 0)
+    if family == "metacube":
+        k, m = _ints(size, "metacube", 2, 2)
+        return NetworkSpec.of("metacube", k=k, m=m)
+    if family == "pdn":
+        if size.startswith("product="):
+            return NetworkSpec.of("pdn", product=",".join(map(str, _ints(size[8:], "pdn product", 1))))
+        if size.startswith("delta="):
+            return NetworkSpec.of("pdn", delta=_ints(size[6:], "pdn delta", 1, 1)[0])
+        return NetworkSpec.of("pdn", set=",".join(map(str, _ints(size, "pdn", 1))))
     parts = size.split("/")
     if len(parts) != 2:
         raise CubenocError(f"a hin size is LEVEL1/LEVEL2 like bh:3/ccc:2, got {size!r}")
-    t = hierarchical_from_spec(parts[0], parts[1])
-    label = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in parts)
-    return f"{label} ({t.num_nodes})", t, HierarchicalRouting(t)
+    return NetworkSpec.of("hin", level1=parts[0], level2=parts[1])
 
 
 def _ints(text: str, what: str, lo: int, hi: int | None = None) -> list[int]:
@@ -92,14 +75,17 @@ def _ints(text: str, what: str, lo: int, hi: int | None = None) -> list[int]:
     return v
 
 
-#: family -> (builder(size) -> (label, topology, routing), default sizes, what a size is)
+#: family -> (the networks it reports by default, as catalog specs: the sizes the family issues verify;
+#: what ``--size`` takes, mapped to a spec by :func:`size_spec`)
 SYNTH_FAMILIES = {
-    "hypercube": (_hypercube, ("3", "4", "5", "6"), "n"),
-    "enhanced": (_enhanced, ("3", "4", "5", "6"), "n or n,k (k = 0 by default)"),
-    "metacube": (_metacube, ("1,1", "1,2"), "k,m"),
-    "pdn": (_pdn, ("0,1,3", "0,1,3,9", "delta=4", "delta=5", "1,2,4"),
+    "hypercube": (("hypercube:n=3", "hypercube:n=4", "hypercube:n=5", "hypercube:n=6"), "n"),
+    "enhanced": (("enhanced:n=3,k=0", "enhanced:n=4,k=0", "enhanced:n=5,k=0", "enhanced:n=6,k=0"),
+                 "n or n,k (k = 0 by default)"),
+    "metacube": (("metacube:k=1,m=1", "metacube:k=1,m=2"), "k,m"),
+    "pdn": (("pdn:set=0,1,3", "pdn:set=0,1,3,9", "pdn:delta=4", "pdn:delta=5", "pdn:set=1,2,4"),
             "a difference set (0-free allowed), delta=D (registry) or product=D1,D0"),
-    "hin": (_hin, ("bh:3/bh:2", "bh:3/cc:4", "bh:3/br:4", "bh:1/ccc:2"), "LEVEL1/LEVEL2, e.g. bh:3/ccc:2"),
+    "hin": (("hin:level1=bh:3,level2=bh:2", "hin:level1=bh:3,level2=cc:4", "hin:level1=bh:3,level2=br:4",
+             "hin:level1=bh:1,level2=ccc:2"), "LEVEL1/LEVEL2, e.g. bh:3/ccc:2"),
 }
 
 
@@ -109,7 +95,7 @@ class Shape:
     family: str
     network: str          # label
     routing: str
-    index: int            # shape number within the network (module order of rtl/network.py)
+    index: int            # shape number within the network (module order of rtl/network_top.py)
     nodes: int            # routers of this shape
     node: int             # the representative node
     router: object
@@ -164,10 +150,11 @@ def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str) -> 
 # ---- CLI ----------------------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.synth import TARGETS
-    sizes = "; ".join(f"{f}: {what} (default {' '.join(d)})" for f, (_, d, what) in SYNTH_FAMILIES.items())
+    sizes = "; ".join(f"{f}: {what}" for f, (_, what) in SYNTH_FAMILIES.items())
     p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
                    help="router families (default all)")
-    p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families; {sizes}")
+    p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families, a shorthand for catalog "
+                   f"specs (default: the specs in SYNTH_FAMILIES, `--list` shows them); {sizes}")
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
                         "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
@@ -199,10 +186,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def networks(args) -> list[tuple[str, str, object, object]]:
-    """(family, label, topology, routing) for the chosen families and sizes."""
+    """(family, label, topology, routing) for the chosen networks: ``--network`` specs, or the families'
+    ``--size`` s (a shorthand for specs) or default specs; every one built by the catalog (sim/catalog.py)."""
+    from .sim.catalog import NetworkSpec
     out = []
     if getattr(args, "network", None):
-        from .sim.catalog import NetworkSpec
         if args.size or args.n:
             raise CubenocError("give --network SPEC ... or --family/--size, not both")
         specs = [NetworkSpec.parse(text) for text in args.network]
@@ -221,15 +209,16 @@ def networks(args) -> list[tuple[str, str, object, object]]:
     if args.n and args.size:
         raise CubenocError("give --n or --size, not both")
     for fam in args.family:
-        build, default, what = SYNTH_FAMILIES[fam]
-        for size in (sizes or default):
+        defaults, _what = SYNTH_FAMILIES[fam]
+        for size in (sizes or defaults):
             try:
-                label, topo, routing = build(str(size))
+                spec = size_spec(fam, size) if sizes else NetworkSpec.parse(size)
+                topo, routing = spec.build("rtl")
             except CubenocError as exc:
                 if len(args.family) > 1 and sizes:
                     raise CubenocError(f"--size {size!r} with several families: {exc}") from None
                 raise
-            out.append((fam, label, topo, routing))
+            out.append((fam, spec.short_label(topo), topo, routing))
     return out
 
 

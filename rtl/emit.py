@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
-from .network import Network
+from .network_top import Network
 from .router import COUNTER_WIDTH, COUNTERS
 from .tools import flat_verilog, use_builtin_yosys
 

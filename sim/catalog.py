@@ -259,6 +259,30 @@ class NetworkSpec:
             out += " pipelined"
         return out
 
+    def short_label(self, topo=None) -> str:
+        """The papers' short name, as the synthesis and proof tables print it: ``Q(6)``, ``Q(6, 0)``,
+        ``MC(1,2)``, ``PDN {0,1,3,9} (13)``, ``0-free PDN {1,2,4} (7)``, ``PDN product 2,2 (49)``,
+        ``BH(3)/CCC(2) (64)``; plus what :meth:`label` adds for a non-default routing or router option."""
+        topo = topo if topo is not None else self.build("model")[0]
+        f = self.family
+        if f == "hypercube":
+            name = f"Q({self.get('n')})"
+        elif f == "enhanced":
+            name = f"Q({self.get('n')}, {self.get('k')})"
+        elif f == "metacube":
+            name = f"MC({self.get('k')},{self.get('m')})"
+        elif f == "pdn" and self.get("product") is not None:
+            name = f"PDN product {self.get('product')} ({topo.num_nodes})"
+        elif f == "pdn":
+            pds = getattr(topo, "pds", None) or pdn_set(self)
+            name = (f"{'0-free ' if getattr(topo, 'zero_free', False) else ''}"
+                    f"{'bipartite ' if self.get('bipartite') else ''}PDN {{{','.join(map(str, pds))}}} ({topo.num_nodes})")
+        else:
+            levels = [self.get("level1"), self.get("level2")]
+            name = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in levels)
+            name += f" ({topo.num_nodes})"
+        return name + self.label(topo)[len(repr(topo)):]
+
 
 def parse(text) -> NetworkSpec:
     """:meth:`NetworkSpec.parse`."""

@@ -1,7 +1,7 @@
 """The stream rule on every link of a generated flat network (docs/router.md "Streams hold their offer").
 
 :func:`stream_check_sv` writes SystemVerilog that ``bind``s a small checker to each channel wire
-``link_{u}_p{p}__valid/ready/payload`` of the structural top (rtl/network.py): once ``valid`` is high and
+``link_{u}_p{p}__valid/ready/payload`` of the structural top (rtl/network_top.py): once ``valid`` is high and
 the flit is not taken (``ready`` of its VC low), next cycle ``valid`` must be high with the same
 ``payload``. A break stops the simulation with ``$fatal`` and a line naming the link and the cycle, so
 the cocotb run fails (the local outputs are checked by tb/cocotb_network.py itself).

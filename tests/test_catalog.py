@@ -135,3 +135,12 @@ def test_docs_list_every_key_and_preset():
             assert f"| {fam} | `{key}` |" in page
     for name, spec in PRESETS.items():
         assert f"| `{name}` | `{spec}` |" in page
+
+
+@pytest.mark.parametrize("spec,short", [
+    ("hypercube:n=3", "Q(3)"), ("enhanced:n=4,k=0", "Q(4, 0)"), ("mc12", "MC(1,2)"), ("pdn:delta=5", "PDN {0,1,3,8,12,18} (31)"),
+    ("pdn:set=1,2,4", "0-free PDN {1,2,4} (7)"), ("pdn:product=2,2", "PDN product 2,2 (49)"),
+    ("hin:level1=bh:1,level2=ccc:2", "BH(1)/CCC(2) (16)"), ("pdn:set=0,1,3,routing=adaptive", "PDN {0,1,3} (7) adaptive")])
+def test_short_label_is_the_papers_name(spec, short):
+    """What synth-report and prove print for --family/--size networks (docs/performance.md's tables)."""
+    assert NetworkSpec.parse(spec).short_label() == short

@@ -39,6 +39,7 @@ def a_file(tmp_path):
     ["bench", "latency", "--write", "{f}/p.md"],
     ["build", "--board", "icebreaker", "--build-dir", "{f}/b"],
     ["synth-report", "--network", "q4", "--work-dir", "{f}/w"],
+    ["bench", "sim-speed", "--write", "{f}/p.md"],
     ["simulate", "--bench-speed", "--write", "{f}/p.md"],
 ])
 def test_unwritable_output_is_one_line_exit_2_before_the_work(argv, a_file, capsys, monkeypatch):
@@ -54,9 +55,9 @@ def test_unwritable_output_is_one_line_exit_2_before_the_work(argv, a_file, caps
     monkeypatch.setattr(emit, "write_network", must_not_run)
     monkeypatch.setattr(flow, "build_demo", must_not_run)
     import cubenoc.sim.speed as speed
-    monkeypatch.setattr(speed, "speed_report", must_not_run)
+    monkeypatch.setattr(speed, "measure", must_not_run)
     import cubenoc.sim.model.perf as perf
-    monkeypatch.setattr(perf, "latency_table", must_not_run)
+    monkeypatch.setattr(perf, "zero_load_latency", must_not_run)
     import cubenoc.sim.analysis.pdn as pdn
     monkeypatch.setattr(pdn, "analyze", must_not_run)
     assert main([a.replace("{f}", str(a_file)) for a in argv]) == 2
@@ -98,3 +99,13 @@ def test_every_option_has_help_text():
                 missing.append(f"{path} {a.option_strings[-1]}")
     walk(parser, "cubenoc")
     assert missing == []
+
+
+def test_simulate_bench_speed_is_a_deprecated_alias_of_bench_sim_speed(monkeypatch, capsys):
+    import cubenoc.bench.sim_speed as ss
+    row = {"network": "Q", "nodes": 4, "rate": 0.1, "cycles": 10, "cycles_per_s": 1.0, "cpu_cycles_per_s": 2.0,
+           "node_cycles_per_s": 8.0, "build_s": 0.0}
+    monkeypatch.setattr(ss, "speed_rows", lambda *a: ([row], []))
+    assert main(["simulate", "--bench-speed", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "moved to `cubenoc bench sim-speed`" in out.err and __import__("json").loads(out.out) == [row]

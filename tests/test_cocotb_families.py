@@ -104,7 +104,7 @@ def test_degenerate_pdn_model_drains_at_saturation():
 
 def test_pdn_router_is_one_module():
     """Algorithm 1 is node-generic: one chord-switch module serves all 13 nodes."""
-    from cubenoc.rtl.network import Network
+    from cubenoc.rtl.network_top import Network
     topo, routing = _pdn("0,1,3,9")
     net = Network(topo, routing)
     for r in net.routers:

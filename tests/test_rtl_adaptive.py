@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from amaranth.sim import Simulator
 
-from cubenoc.rtl.network import Network
+from cubenoc.rtl.network_top import Network
 from cubenoc.rtl.route.candidates import CandidateUnit, PDNCandidateUnit, candidate_unit
 from cubenoc.rtl.router import Router
 from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting

@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from cubenoc.cli import main
-from cubenoc.rtl.network import Network
+from cubenoc.rtl.network_top import Network
 from cubenoc.rtl.tools import verilator_lint
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube

@@ -1,5 +1,5 @@
 """The simulator's fast table path for hypercube-family networks is the same model (no timing here:
-the speed figures come from `cubenoc simulate --bench-speed`)."""
+the speed figures come from `cubenoc bench sim-speed`)."""
 import numpy as np
 import pytest
 

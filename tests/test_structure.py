@@ -109,3 +109,27 @@ def test_router_and_model_loop_written_once_in_1125_lines():
     assert 300 < total <= 1125, f"{total} lines of code in {[f.name for f in files]}"
     gone = ["rtl/router.py", "rtl/router_adaptive.py", "rtl/router_bcast.py", "sim/model/kernel_bcast.py"]
     assert not [f for f in gone if (ROOT / f).exists()]
+
+
+#: file names more than one library module may carry, and why (issue 16: "no two modules with the same name
+#: doing different things"). Per-family modules: each layer folder has one module per network family and a
+#: ``base`` (sim/topology/pdn.py is the PDN topology, sim/routing/pdn.py its routing, rtl/route/pdn.py its
+#: route unit ...). The others name one subject in the role their folder says: rtl/formal/X.py proves the
+#: unit rtl/router/X.py; cubenoc/bench/X.py is the command over the primitive rtl/X.py or sim/model/X.py;
+#: fork/runner/demo/safety: the fork of a router input (rtl/route), of the safety unit (rtl/safety) and its
+#: table (sim/broadcast), the cocotb and SymbiYosys runners, the board's demo design and the command.
+SHARED_NAMES = {"base", "hypercube", "pdn", "hierarchical", "metacube", "safety",
+                "arbiter", "router", "area", "adaptive", "fork", "runner", "demo"}
+
+
+def test_no_two_modules_share_a_file_name_unless_listed():
+    """rtl/network.py (the Amaranth network) and sim/model/network.py (the model) were two ``network.py``;
+    the first is rtl/network_top.py now. A new clash fails here; a name that stops clashing is dropped."""
+    by_name: dict[str, list[str]] = {}
+    for mod, path in modules().items():
+        if path.name != "__init__.py":
+            by_name.setdefault(path.stem, []).append(mod)
+    shared = {name: mods for name, mods in by_name.items() if len(mods) > 1}
+    assert not {n: m for n, m in shared.items() if n not in SHARED_NAMES}, "same file name, different modules"
+    assert SHARED_NAMES <= set(shared), f"no longer shared, drop from SHARED_NAMES: {SHARED_NAMES - set(shared)}"
+    assert "network" not in shared and "traffic" not in shared

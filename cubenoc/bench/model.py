@@ -1,23 +1,28 @@
 """``cubenoc bench latency|throughput|model-speed``: the router's figures on the cycle-accurate model
-(sim/model/perf.py measures; verified against the Verilog by the cocotb benches). ``--write`` updates the
-benchmark's section of docs/performance.md."""
+(sim/model/perf.py measures; verified against the Verilog by the cocotb benches). Rows go through
+cubenoc/bench/render.py (``--format md|json|csv``); ``--write`` updates the benchmark's section of
+docs/performance.md. The saturation sweeps of ``bench adaptive`` and ``vc-throughput`` share
+:func:`sweep_rows` / :func:`sweep_columns`."""
 from __future__ import annotations
 
 import argparse
 
 from ..errors import CubenocError
+from .render import Table, add_output_arguments, command, progress, publish, trunc3
+
+
+def _marks(name: str) -> tuple[str, str]:
+    return f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->"
 
 
 # ---- latency, throughput, model-speed (model helper): the cycle-accurate model, sim/model/perf.py ----
-def _net_arguments(p: argparse.ArgumentParser, write_default: str | None = None) -> None:
+def _net_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, default=6, help="cube dimension (default 6: the 64-node 6-cube)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="networks as catalog specs instead of Q(n) and Q(n, k) (pdn:set=0,1,3,9, q60, "
                         "metacube:k=1,m=2; docs/networks.md)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
-    p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
-                   "page (docs/performance.md)")
 
 
 def _nets(args) -> list:
@@ -33,36 +38,44 @@ def _nets(args) -> list:
     return [sp.build("model") for sp in specs]
 
 
-def _net_command(args, name: str) -> str:
-    return (f"cubenoc bench {name} " + (f"--network {' '.join(args.network)}" if args.network
-                                       else f"--n {args.n} --k {args.k}"))
-
-
-def write_section(path, name: str, text: str) -> None:
-    """Replace the block between ``<!-- bench NAME: begin -->`` and ``<!-- bench NAME: end -->``
-    (appended at the end of the page when it is not there yet)."""
-    from .render import replace_section
-    replace_section(path, f"<!-- bench {name}: begin -->", f"<!-- bench {name}: end -->", text)
-
-
-def _print_and_write(args, name: str, command: str, text: str) -> int:
-    body = f"Command: `{command}`\n\n{text}"
-    print(body)
-    if args.write:
-        write_section(args.write, name, body)
-        print(f"section '{name}' written to {args.write}")
-    return 0
+def _net_command(args) -> str:
+    """The command of a Q(n) / Q(n, k) or --network benchmark: --n and --k always shown unless --network."""
+    return command(args, keep=() if args.network else ("n", "k"), drop=("n", "k") if args.network else ())
 
 
 def latency_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
     p.add_argument("--packet-len", type=int, default=4, help="flits per packet for the tail latency (default 4)")
+    add_output_arguments(p, "bench latency")
+
+
+def latency_rows(nets, packet_len: int = 4, depth: int = 4) -> list[dict]:
+    """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit."""
+    from ..sim.model.network import NetworkModel
+    from ..sim.model.perf import zero_load_latency
+    out = []
+    for topo, routing in nets:
+        z = zero_load_latency(NetworkModel(topo, routing, depth=depth), packet_len)
+        for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
+            out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
+                        "tail_latency": float(b), "packet_len": packet_len, "per_hop": z.per_hop,
+                        "overhead": z.overhead})
+    return out
 
 
 def latency_run(args) -> int:
-    from ..sim.model.perf import latency_table
-    text = latency_table(_nets(args), args.packet_len, args.depth)
-    return _print_and_write(args, "latency", _net_command(args, "latency"), text)
+    rows = latency_rows(_nets(args), args.packet_len, args.depth)
+    fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
+            f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
+    cols = {"network": "network", "hops": "hops h",
+            "head_latency": ("head latency (cycles)", lambda r: f"{r['head_latency']:.2f}"),
+            "tail_latency": (f"tail latency, {args.packet_len}-flit packet", lambda r: f"{r['tail_latency']:.2f}")}
+    return publish(Table(rows, cols, before=f"Command: `{_net_command(args)}`", after="\n".join(fits),
+                         marks=_marks("latency")), args)
+
+
+def _first(rows, r):
+    return next(x for x in rows if x["network"] == r["network"])
 
 
 def throughput_arguments(p: argparse.ArgumentParser) -> None:
@@ -73,43 +86,67 @@ def throughput_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq", "pipe"],
                    help="router options: one FIFO per input (fifo), per-output queues (voq), the pipelined "
                         "router (pipe, 2 cycles/hop); default fifo voq")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_output_arguments(p, "bench throughput", json_alias=True)
+
+
+def _packet(r) -> str:
+    L = r["packet_len"]
+    return f"{L} flit{'s' if L > 1 else ''}"
+
+
+def load_columns(loads, cell, digits: int = 2) -> dict:
+    """One column per offered load: ``cell(point)`` of the row's ``points[i]``."""
+    return {f"load_{x:g}": (f"{x:.{digits}f}", lambda r, i=i: cell(r["points"][i])) for i, x in enumerate(loads)}
 
 
 def throughput_run(args) -> int:
-    import json
-
-    from ..sim.model.perf import throughput_rows, throughput_table
+    from ..sim.model.perf import throughput_rows
     if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
         raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
     rows = throughput_rows(_nets(args), args.packet_len, args.loads, args.depth,
                            window=args.window, queues=args.queues)
-    cmd = _net_command(args, "throughput")
-    if args.depth != 4:
-        cmd += f" --depth {args.depth}"
-    if args.queues != ["fifo", "voq"]:
-        cmd += " --queues " + " ".join(args.queues)
-    if args.loads:
-        cmd += " --loads " + " ".join(f"{r:g}" for r in args.loads)
-    if args.packet_len != [1, 4]:
-        cmd += " --packet-len " + " ".join(map(str, args.packet_len))
-    if args.window != 10000:
-        cmd += f" --window {args.window}"
-    if not args.json:
-        return _print_and_write(args, "throughput", cmd, throughput_table(rows))
-    print(json.dumps(rows, indent=1))
-    if args.write:                  # the markdown section too (the JSON went to stdout)
-        write_section(args.write, "throughput", f"Command: `{cmd}`\n\n{throughput_table(rows)}")
-    return 0
+    loads = [p["offered"] for p in rows[0]["points"]]
+    cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
+            | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}")
+            | {"saturation": ("saturation", lambda r: f"**{trunc3(r['saturation'])}**")})
+    before = (f"Command: `{_net_command(args)}`\n\nAccepted throughput (flits/node/cycle, truncated to 3 decimals) "
+              "/ mean packet latency (cycles) per offered load:")
+    return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args)
 
 
+# ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
+def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window: int = 10000) -> list[dict]:
+    """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
+    from ..sim.model.network import NetworkModel
+    from ..sim.model.perf import saturation_sweep, saturation_throughput
+    model = NetworkModel(topo, routing, depth=depth)
+    out = []
+    for L in packet_lens:
+        pts = saturation_sweep(model, L, loads, window=window)
+        out.append({"network": repr(topo), "routing": label, "vcs": routing.num_vcs, "packet_len": L,
+                    "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency} for p in pts],
+                    "saturation": saturation_throughput(pts)})
+    return out
+
+
+def sweep_columns(loads, routing_heading: str = "routing") -> dict:
+    """``| network | routing | V | packet | accepted / latency per load | saturation |`` (latency ``-``: nothing
+    created in the window was delivered)."""
+    def cell(p):
+        return f"{p['accepted']:.3f} / " + ("-" if p["latency"] == float("inf") else f"{p['latency']:.0f}")
+    return ({"network": "network", "routing": routing_heading, "vcs": "V", "packet_len": ("packet", _packet)}
+            | load_columns(loads, cell, digits=1)
+            | {"saturation": ("saturation", lambda r: f"**{r['saturation']:.3f}**")})
+
+
+# ---- model-speed ----
 def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="networks as catalog specs (docs/networks.md) instead of --family/--n")
-    p.add_argument("--n", type=int, nargs="+", default=[6, 10, 14],
-                   help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
     p.add_argument("--family", nargs="+", default=["hypercube"], choices=["hypercube", "enhanced"],
                    help="Q_n and/or Q(n, k) (default hypercube)")
+    p.add_argument("--n", type=int, nargs="+", default=[6, 10, 14],
+                   help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
     p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
     p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
@@ -119,19 +156,29 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
                    "child runs): ns per node-cycle per hop, best of --repeat (the A/B figure of issue 17)")
     p.add_argument("--repeat", type=int, default=1, help="--loop-only: runs per network, the best counts (default 1)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_argument("--write", metavar="PAGE.md", help="also replace this benchmark's marked section in the "
-                   "page (docs/performance.md)")
+    add_output_arguments(p, "bench model-speed", json_alias=True)
+
+
+SPEED_COLUMNS = {
+    "network": "network", "nodes": ("nodes", lambda r: f"{r['nodes']:,}"), "rate": ("load", lambda r: f"{r['rate']:g}"),
+    "cycles": ("cycles", lambda r: f"{r['cycles']:,}"),
+    "whole_wall_s": ("whole run: wall s / CPU s", lambda r: f"{r['whole_wall_s']:.2f} / {r['whole_cpu_s']:.2f}"),
+    "whole_cycles_per_cpu_s": ("whole run, cycles per CPU s", lambda r: f"{r['cycles'] / r['whole_cpu_s']:,.0f}"),
+    "loop_cycles_per_s": ("loop only: cycles/s wall / per CPU s",
+                          lambda r: f"{r['loop_cycles_per_s']:,.0f} / {r['loop_cpu_cycles_per_s']:,.0f}"),
+    "ns_per_node_cycle_hop": ("ns per node-cycle per hop (loop, CPU)", lambda r: f"{r['ns_per_node_cycle_hop']:.2f}"),
+    "hops": ("mean hops", lambda r: f"{r['hops']:.2f}"),
+    "first_cycle_wall_s": ("time to first cycle (s, wall)", lambda r: f"{r['first_cycle_wall_s']:.2f}"),
+    "peak_rss_bytes": ("peak RSS (MB)", lambda r: f"{r['peak_rss_bytes'] / 1e6:,.0f}"),
+}
+LOOP_COLUMNS = ("network", "nodes", "rate", "cycles", "loop_cycles_per_s", "ns_per_node_cycle_hop", "hops")   # --loop-only
 
 
 def speed_run(args) -> int:
     """Whole run (a child ``cubenoc simulate``: start-up included; wall, CPU, peak RSS, time to the first
     cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``, issue 17)."""
-    import json
-    import sys
-
     from ..sim.catalog import NetworkSpec
-    from ..sim.speed import cycles_for, loop_point, loop_table, scaling_point, scaling_table
+    from ..sim.speed import cycles_for, loop_point, scaling_point
     if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1) or args.repeat < 1:
         raise CubenocError("--loads must be in (0, 1] flits/node/cycle, --cycles >= 1 and --repeat >= 1")
     if args.loop_only and args.write:
@@ -143,17 +190,10 @@ def speed_run(args) -> int:
     for spec, N in zip(specs, nodes):
         for r in args.loads:
             cycles = args.cycles or cycles_for(N, args.node_cycles)
-            print(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...", file=sys.stderr, flush=True)
+            progress(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...")
             rows.append(loop_point(spec, r, cycles, depth=args.depth, repeat=args.repeat) if args.loop_only
                         else scaling_point(spec, r, cycles, depth=args.depth))
-    cmd = ("cubenoc bench model-speed " + (f"--network {' '.join(args.network)}" if args.network else
-                                           f"--family {' '.join(args.family)} --n {' '.join(map(str, args.n))}")
-           + f" --loads {' '.join(f'{r:g}' for r in args.loads)}"
-           + (f" --cycles {args.cycles}" if args.cycles else f" --node-cycles {args.node_cycles:g}"))
-    if args.json:
-        print(json.dumps(rows, indent=1))
-        return 0
-    if args.loop_only:
-        print(f"Command: `{cmd} --loop-only --repeat {args.repeat}`\n\n{loop_table(rows)}")
-        return 0
-    return _print_and_write(args, "model-speed", cmd, scaling_table(rows))
+    keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
+    cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
+    columns = {k: v for k, v in SPEED_COLUMNS.items() if not args.loop_only or k in LOOP_COLUMNS}
+    return publish(Table(rows, columns, before=f"Command: `{cmd}`", marks=_marks("model-speed")), args)

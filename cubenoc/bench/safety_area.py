@@ -7,49 +7,43 @@ import argparse
 
 from ..rtl.safety import unit as S
 from ..rtl.safety import fork as B
-from .render import publish
-
-
-def level_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",), S.MODELS)) -> str:
-    """Markdown table of iCE40 LUT4/FF per unit (what docs/performance.md records)."""
-    lines = ["| models | n | SB_LUT4 | SB_DFF* | SB_CARRY | sideband wires per link direction |", "|---|---|---|---|---|---|"]
-    for cfg in configs:
-        for n in ns:
-            a = S.unit_area(n, cfg)
-            lines.append(f"| {'+'.join(cfg)} | {n} | {a['lut4']} | {a['ff']} | {a['carry']} | {S.sideband_bits(n, cfg)} |")
-    return "\n".join(lines)
-
+from .render import Table, add_output_arguments, publish
 
 LEVEL_MARKS = "<!-- safety-area:begin -->", "<!-- safety-area:end -->"
-
-
-def fork_table(ns=(4, 5, 6), models=B.MODELS) -> str:
-    """Markdown table of iCE40 cells per fork unit (what docs/performance.md records)."""
-    lines = ["| model | n | SB_LUT4 | SB_DFF* | SB_CARRY | tag bits | extra sideband wires per link direction |",
-             "|---|---|---|---|---|---|---|"]
-    for model in models:
-        for n in ns:
-            a = B.fork_area(n, model)
-            lines.append(f"| {model} | {n} | {a['lut4']} | {a['ff']} | {a['carry']} | "
-                         f"{B.tag_layout(n).width} | {B.extra_sideband_bits(model)} |")
-    return "\n".join(lines)
-
-
 FORK_MARKS = "<!-- safety-fork-area:begin -->", "<!-- safety-fork-area:end -->"
+
+LEVEL_COLUMNS = {"models": "models", "n": "n", "lut4": "SB_LUT4", "ff": "SB_DFF*", "carry": "SB_CARRY",
+                 "sideband": "sideband wires per link direction"}
+FORK_COLUMNS = {"model": "model", "n": "n", "lut4": "SB_LUT4", "ff": "SB_DFF*", "carry": "SB_CARRY",
+                "tag_bits": "tag bits", "extra_sideband": "extra sideband wires per link direction"}
+
+
+def level_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",), S.MODELS)) -> Table:
+    """iCE40 LUT4/FF per safety-level unit (what docs/performance.md records)."""
+    rows = [{"models": "+".join(cfg), "n": n, **{k: a[k] for k in ("lut4", "ff", "carry")},
+             "sideband": S.sideband_bits(n, cfg)}
+            for cfg in configs for n in ns for a in [S.unit_area(n, cfg)]]
+    return Table(rows, LEVEL_COLUMNS, marks=LEVEL_MARKS, name="level")
+
+
+def fork_table(ns=(4, 5, 6), models=B.MODELS) -> Table:
+    """iCE40 cells per fork unit (what docs/performance.md records)."""
+    rows = [{"model": model, "n": n, **{k: a[k] for k in ("lut4", "ff", "carry")}, "tag_bits": B.tag_layout(n).width,
+             "extra_sideband": B.extra_sideband_bits(model)}
+            for model in models for n in ns for a in [B.fork_area(n, model)]]
+    return Table(rows, FORK_COLUMNS, marks=FORK_MARKS, name="fork")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", choices=("level", "fork", "both"), default="both",
                    help="the safety-level unit, the broadcast fork unit, or both (default)")
     p.add_argument("--n", type=int, nargs="+", default=[4, 5, 6], help="cube dimensions (default 4 5 6)")
-    p.add_argument("--write", metavar="PAGE.md", help="also replace the marked blocks of this page")
+    add_output_arguments(p, "safety-area / safety-fork-area")
 
 
 def run(args) -> int:
     from ..errors import require_int
     ns = tuple(require_int(n, "n", 2, S.MAX_N) for n in args.n)
-    if args.unit in ("level", "both"):
-        publish(level_table(ns), args.write, *LEVEL_MARKS)
-    if args.unit in ("fork", "both"):
-        publish(fork_table(ns), args.write, *FORK_MARKS)
-    return 0
+    tables = ([level_table(ns)] if args.unit in ("level", "both") else []) + (
+        [fork_table(ns)] if args.unit in ("fork", "both") else [])
+    return publish(tables, args)

@@ -15,7 +15,7 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, router_verilog, synthesize
-from .render import add_target_arguments, publish, target_table
+from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
 
@@ -46,12 +46,11 @@ def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2, l
     return rows
 
 
-def table(rows: list[dict]) -> str:
-    rows = [r | {"routing": f"`{r['routing']}`"} for r in rows]
-    lines = target_table(rows, ("network", "routing", "vcs", "ports"), ["router (node 0 of)", "routing", "V", "P"],
-                         lutram=True)
-    lines += ["", "W = 32, FIFO depth 4 per VC; command: `cubenoc bench vc-area`."]
-    return "\n".join(lines)
+def table(rows: list[dict], cmd: str = "cubenoc bench vc-area") -> Table:
+    cols = target_columns({"network": "router (node 0 of)", "routing": ("routing", code("routing")), "vcs": "V",
+                           "ports": "P"}, lutram=True)
+    return Table(by_target(rows, ("network", "routing", "vcs", "ports")), cols,
+                 after=f"W = 32, FIFO depth 4 per VC; command: `{cmd}`.", marks=(MARK_BEGIN, MARK_END))
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -59,5 +58,4 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    publish(table(measure(tuple(args.targets), limit=args.limit)), args.write, MARK_BEGIN, MARK_END)
-    return 0
+    return publish(table(measure(tuple(args.targets), limit=args.limit), command(args)), args)

@@ -4,14 +4,14 @@ onto one VC (every hop on VC 0, what the deadlock checker rejects). Same method 
 throughput`` (sim/model/perf.py): Bernoulli uniform traffic, 2,000 warm-up cycles, accepted
 throughput over a 10,000-cycle window, latency = creation to tail ejection.
 
-``cubenoc bench vc-throughput [--voq]`` prints the markdown table (docs/performance.md, VC section).
+``cubenoc bench vc-throughput [--voq] [--format md|json|csv]`` prints the table (docs/performance.md, VC section).
 """
 from __future__ import annotations
 
 import argparse
 
-from ..sim.model.network import NetworkModel
-from ..sim.model.perf import saturation_sweep, saturation_throughput, sweep_rows
+from .model import sweep_columns, sweep_rows
+from .render import Table, add_format_argument, code, command, publish
 
 
 def cases():
@@ -31,36 +31,25 @@ def cases():
 
 
 def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
-          limit=None) -> str:
-    head = "| network | routing | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
-    rows = ["Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
-            "(`-` : nothing created in the window was delivered: deadlocked):", "",
-            head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
-    for topo, with_vcs, one_vc in cases()[:limit]:
-        for routing in (with_vcs, one_vc):
-            model = NetworkModel(topo, routing, depth=depth)
-            for L in packet_lens:
-                pts = saturation_sweep(model, L, loads, window=window)
-                cells = [f"{p.accepted:.3f} / {p.latency:.0f}" if p.latency != float("inf") else f"{p.accepted:.3f} / -"
-                         for p in pts]
-                rows.append(f"| {topo!r} | `{routing.name}` | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
-                            + " | ".join(cells) + f" | **{saturation_throughput(pts):.3f}** |")
-    rows += ["", f"FIFO depth {depth} per VC; command: `cubenoc bench vc-throughput`."]
-    return "\n".join(rows)
+          limit=None, cmd: str = "cubenoc bench vc-throughput") -> Table:
+    rows = [r for topo, with_vcs, one_vc in cases()[:limit] for routing in (with_vcs, one_vc)
+            for r in sweep_rows(topo, routing.name, routing, packet_lens, loads, depth, window)]
+    return Table(rows, sweep_columns(loads) | {"routing": ("routing", code("routing"))},
+                 before="Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
+                        "(`-` : nothing created in the window was delivered: deadlocked):",
+                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
 
 
-def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000) -> str:
+def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
+              cmd: str = "cubenoc bench vc-throughput --voq") -> Table:
     """Q_6 with e-cube: V = 1 against the lookahead VOQ mode of the VC router (sim/model/lookahead.py)."""
     from ..sim.routing.hypercube import EcubeRouting
     from ..sim.topology.hypercube import Hypercube
     from ..sim.model.lookahead import LookaheadVoqRouting
     topo = Hypercube(6)
-    head = "| network | router | V | packet | " + " | ".join(f"{r:.1f}" for r in loads) + " | saturation |"
-    rows = [head, "|---|---|---|---|" + "---|" * (len(loads) + 1)]
-    for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo)))):
-        rows += sweep_rows(topo, label, routing, packet_lens, loads, depth, window)
-    rows += ["", f"FIFO depth {depth} per VC; command: `cubenoc bench vc-throughput --voq`."]
-    return "\n".join(rows)
+    rows = [r for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo))))
+            for r in sweep_rows(topo, label, routing, packet_lens, loads, depth, window)]
+    return Table(rows, sweep_columns(loads, "router"), after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -70,9 +59,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
     ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
+    add_format_argument(ap)
 
 
 def run(args) -> int:
-    kw = {"packet_lens": args.packet_len, "window": args.window} | ({"loads": args.loads} if args.loads else {})
-    print(voq_table(**kw) if args.voq else table(limit=args.limit, **kw))
-    return 0
+    kw = {"packet_lens": args.packet_len, "window": args.window, "cmd": command(args)} | (
+        {"loads": args.loads} if args.loads else {})
+    return publish(voq_table(**kw) if args.voq else table(limit=args.limit, **kw), args)

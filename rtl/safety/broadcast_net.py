@@ -27,7 +27,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import require_int
 
-from cubenoc.rtl.network import Network
+from cubenoc.rtl.network_top import Network
 from cubenoc.rtl.safety.unit import MAX_N, SafetyLevelUnit
 from cubenoc.rtl.safety.fork import SafetyBroadcastFork, check_model, connect, safe_bit
 from cubenoc.sim.broadcast.safety import SafetyBroadcast

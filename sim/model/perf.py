@@ -1,11 +1,10 @@
 """Performance figures of the router, measured on the cycle-accurate model (verified against the
 Verilog by the cocotb scoreboard): zero-load latency and saturation throughput (the model's own speed:
 sim/speed.py).
-``cubenoc bench latency|throughput|model-speed`` prints them (docs/performance.md).
+``cubenoc bench latency|throughput|model-speed`` prints them (cubenoc/bench/model.py, docs/performance.md).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,36 +82,10 @@ def saturation_throughput(points: list[LoadPoint]) -> float:
     return max(p.accepted for p in points)
 
 
-def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window: int = 10000) -> list[str]:
-    """Markdown rows ``| network | label | V | packet | accepted / latency per load | saturation |``: one
-    saturation sweep of ``routing`` on ``topo`` per packet length."""
-    model = NetworkModel(topo, routing, depth=depth)
-    rows = []
-    for L in packet_lens:
-        pts = saturation_sweep(model, L, loads, window=window)
-        rows.append(f"| {topo!r} | {label} | {routing.num_vcs} | {L} flit{'s' if L > 1 else ''} | "
-                    + " | ".join(f"{p.accepted:.3f} / {p.latency:.0f}" for p in pts)
-                    + f" | **{saturation_throughput(pts):.3f}** |")
-    return rows
-
 def networks(n: int, k: int) -> list:
     """The benchmarks' default pair: (Q(n), e-cube) and (Q(n, k), e-cube with the skip bit)."""
     from ..catalog import NetworkSpec
     return [NetworkSpec.of("hypercube", n=n).build("model"), NetworkSpec.of("enhanced", n=n, k=k).build("model")]
-
-
-#: ``nets`` below: (topology, routing) pairs, e.g. from :func:`networks` or ``NetworkSpec.build("model")``
-def latency_table(nets, packet_len: int = 4, depth: int = 4) -> str:
-    rows = [f"| network | hops h | head latency (cycles) | tail latency, {packet_len}-flit packet |",
-            "|---|---|---|---|"]
-    fits = []
-    for topo, routing in nets:
-        z = zero_load_latency(NetworkModel(topo, routing, depth=depth), packet_len)
-        for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
-            rows.append(f"| {topo!r} | {int(h)} | {a:.2f} | {b:.2f} |")
-        fits.append(f"- {topo!r}: head latency = {z.per_hop:.3f} cycles/hop x h + {z.overhead:.3f} "
-                    f"(least squares over all {topo.num_nodes ** 2} pairs)")
-    return "\n".join(rows + [""] + fits)
 
 
 #: router options (``queues``; ``pipe``: the pipelined router, docs/router.md) -> (label, the cocotb test that
@@ -142,23 +115,3 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup
                                         for p in pts],
                              "saturation": saturation_throughput(pts)})
     return rows
-
-
-def _trunc3(x: float) -> str:
-    """Three decimals, truncated (a figure is never rounded up)."""
-    return f"{math.floor(x * 1000) / 1000:.3f}"
-
-
-def throughput_table(rows: list[dict]) -> str:
-    """The markdown table of :func:`throughput_rows` (throughputs truncated to three decimals)."""
-    loads = [p["offered"] for p in rows[0]["points"]]
-    head = "| network | router | packet | " + " | ".join(f"{r:.2f}" for r in loads) + " | saturation |"
-    out = ["Accepted throughput (flits/node/cycle, truncated to 3 decimals) / mean packet latency (cycles) per "
-           "offered load:", "",
-           head, "|---|---|---|" + "---|" * (len(loads) + 1)]
-    for r in rows:
-        L = r["packet_len"]
-        cells = [f"{_trunc3(p['accepted'])} / {p['latency']:.0f}" for p in r["points"]]
-        out.append(f"| {r['network']} | {r['router']} | {L} flit{'s' if L > 1 else ''} | " + " | ".join(cells)
-                   + f" | **{_trunc3(r['saturation'])}** |")
-    return "\n".join(out)
