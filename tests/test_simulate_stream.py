@@ -158,3 +158,15 @@ def test_bench_model_speed_reports_whole_run_and_loop(capsys):
     assert row["nodes"] == 8 and row["cycles"] == 300 and row["hops"] == pytest.approx(12 / 7, rel=0.05)
     assert row["whole_wall_s"] >= row["first_cycle_wall_s"] * 0.5 and row["loop_cpu_s"] < row["whole_cpu_s"]
     assert 50e6 < row["peak_rss_bytes"] < 2e9 and row["accepted"] > 0
+
+
+def test_bench_model_speed_loop_only(capsys):
+    """``--loop-only``: the compiled loop alone, best of --repeat, no child runs (issue 17's A/B figure)."""
+    from cubenoc.cli import main
+    assert main(["bench", "model-speed", "--n", "3", "--cycles", "300", "--loop-only", "--repeat", "2", "--json"]) == 0
+    import json
+    row, = json.loads(capsys.readouterr().out)
+    assert "whole_cpu_s" not in row and row["nodes"] == 8 and row["hops"] == pytest.approx(12 / 7, rel=0.05)
+    assert row["ns_per_node_cycle_hop"] == pytest.approx(row["loop_cpu_s"] * 1e9 / (8 * 300 * row["hops"]))
+    assert main(["bench", "model-speed", "--n", "3", "--loop-only", "--repeat", "0"]) == 2
+    assert "--repeat >= 1" in capsys.readouterr().err

@@ -148,12 +148,12 @@ def eject_record(t, v, w, out, n):
 def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, counters, q):
     """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes).
     VOQ: a packet goes to the local input's lane of its first output (``src.lane``, set by its head)."""
-    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle, s_lane = src
+    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle, s_lane, s_next = src
     nports = tab.nports
     taken = ne = 0
     for v in range(nports.shape[0]):
         p = src_ptr[v]
-        if p >= src_end[v] or s_release[p] > t or (mode == ADAPTIVE and nfault[v]):
+        if s_next[v] > t or (mode == ADAPTIVE and nfault[v]):   # s_next: release of flit p (none: 2**62)
             continue
         lf = (v * P + nports[v] - 1) * V
         if mode == VOQ:
@@ -169,7 +169,7 @@ def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, counters, q):
         counters[v, DROPPED] += drp
         counters[v, MALFORMED] += mal
         if acc:
-            accept_cycle[p], src_ptr[v] = t, p + 1
+            accept_cycle[p], src_ptr[v], s_next[v] = t, p + 1, s_release[p + 1] if p + 1 < src_end[v] else 1 << 62
             taken += 1
     return taken, ne
 

@@ -33,6 +33,12 @@ def _z(n: int, top: int, fill: int = 0) -> np.ndarray:
     return np.full(n, fill, dtype=_small(top))
 
 
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """``a`` (-1 .. its maximum) in the narrowest type: a copy only when that is narrower."""
+    t = _small(int(a.max(initial=0)))
+    return a if np.dtype(t).itemsize >= a.dtype.itemsize else a.astype(t)
+
+
 class Simulation:
     """All state in arrays; :meth:`advance` runs the compiled cycle loop."""
 
@@ -58,8 +64,8 @@ class Simulation:
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
         row, xor = tb.row_and_xor()
         idx = _small(N * P)                   # link targets, route rows and XORs in 32 bits up to 2^20 nodes
-        self.tab = Tables(tb.nports, tb.link.astype(idx), tb.allowed, tb.route, route_vc, row.astype(idx),
-                          xor.astype(_small(int(xor.max(initial=0)))))
+        self.tab = Tables(tb.nports, tb.link.astype(idx), _narrow(tb.allowed), _narrow(tb.route), route_vc,
+                          row.astype(idx), xor.astype(_small(int(xor.max(initial=0)))))
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
         # (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
         F_ = N * P * V
@@ -76,7 +82,8 @@ class Simulation:
         else:
             wt = np.ones((1, 1, 1), dtype=np.int32)
         J = P * V
-        self.arb = Arbiters(_z(N * P, J), _z(F_, J, -1), _z(F_, J), _z(F_, J), wt, _z(N * P, 1 << 30), _z(F_, 1 << 30))
+        wmax = max(1, int(wt.max()))          # used < weight, cur_w <= weight
+        self.arb = Arbiters(_z(N * P, J), _z(F_, J, -1), _z(F_, J), _z(F_, J), wt, _z(N * P, wmax), _z(F_, wmax))
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
         self.src_state = _z(N, 2)
@@ -115,8 +122,10 @@ class Simulation:
     def advance(self, cycles: int, stop_when_drained: bool = False) -> int:
         """Simulate up to ``cycles`` more cycles; return the current cycle."""
         s = self.stim
-        src = Sources(self.src_ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, s.release,
-                      self.accept_cycle, self.src_lane)
+        ptr, rel = self.src_ptr, s.release
+        nxt = np.where(ptr < self.src_end, rel[np.minimum(ptr, rel.size - 1)] if rel.size else 0, 1 << 62)
+        src = Sources(ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, rel, self.accept_cycle,
+                      self.src_lane, nxt.astype(np.int64))
         out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
         self.cycle = int(kernel.run_cycles(
             self.mode, self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth,

@@ -12,7 +12,9 @@ Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # t
 Fifos = namedtuple("Fifos", "buf head count occupied stage trav eject ecount")
 # rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
-Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane")   # per node + stimulus
+# per node + stimulus; next: per node the release cycle of its next flit (2**62: none), one compact array
+# that the source phase polls every cycle instead of the stimulus (issue 17)
+Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane next")
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
 Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
 Broadcast = namedtuple("Broadcast", "mask tag origin held done bmode brr stall")  # fork tables; per input; per router

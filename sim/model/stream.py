@@ -95,23 +95,33 @@ def hist_percentile(hist: np.ndarray, q: float) -> float:
     return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t   # numpy's _lerp
 
 
-_HEAP = []
+_LIBC = []
 
 
 def _fixed_mmap_threshold() -> None:
     """glibc serves an array above the mmap threshold from its own mapping, returned whole when freed;
     but the threshold rises (up to 32 MB) each time such an array is freed, after which the windows'
     arrays come from the heap and fragment it: the peak RSS of a 2 M-cycle run grew 9 % over a 200 k one.
-    Fixing the threshold at 64 KiB (mallopt M_MMAP_THRESHOLD, what MALLOC_MMAP_THRESHOLD_=65536 does)
-    keeps it flat. Once per process; nothing elsewhere (another C library) changes."""
-    if _HEAP:
+    A low fixed threshold (64 KiB) kept it flat, but then each window's ~90 temporary arrays of ~2 MB were
+    new mappings whose pages the kernel zero-filled on first touch: a third of the CPU time of a streamed
+    run was page faults (docs/simulator.md). So the threshold is fixed at 4 MiB (mallopt
+    M_MMAP_THRESHOLD: the windows' arrays reuse heap memory) and :func:`_trim` hands the heap's free pages
+    back at every window (malloc_trim). Once per process; nothing elsewhere (another C library) changes."""
+    if _LIBC:
         return
-    _HEAP.append(True)
     try:
         import ctypes
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 16)       # M_MMAP_THRESHOLD
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 22)                          # M_MMAP_THRESHOLD
+        _LIBC.append(libc)
     except (OSError, AttributeError):
-        pass
+        _LIBC.append(None)
+
+
+def _trim() -> None:
+    """Return the heap's free pages to the system (glibc malloc_trim), once per window."""
+    if _LIBC and _LIBC[0] is not None:
+        _LIBC[0].malloc_trim(0)
 
 
 class StreamRun:
@@ -198,6 +208,7 @@ class StreamRun:
         from .tables import inject_array
         sim, N = self.sim, self.N
         self.harvest()
+        _trim()
         # flits in the network, renumbered 0 .. I-1: every FIFO entry, and in the pipelined router (PIPE)
         # the stage registers and the ejection buffers (sim/model/pipeline.py)
         fifo = sim.fifo
