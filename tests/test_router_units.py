@@ -313,6 +313,8 @@ def check_input_unit(topo, routing, node, port, seed, cycles=80):
                     sent |= 1 << c
                     f = ctx.get(dut.flit[c])
                     assert (f.head, f.tail, f.data) == (h["head"], h["tail"], h["data"])
+                    new = routing.layout.pack(_hop(routing, node, h["route"]).header)   # every flit's route
+                    assert ctx.get(f.route.as_value()) == new, (c, h)
                     if V > 1:
                         assert f.vc == vc
             ctx.set(dut.sent, sent)

@@ -93,7 +93,7 @@ def test_no_import_cycles():
     assert not cycles, cycles
 
 
-def test_router_and_model_loop_written_once_in_1125_lines():
+def test_router_and_model_loop_written_once_in_1146_lines():
     """Cap 800 lines, raised by issue 14: per-output queues (VOQ), the fair arbiter (weights), the held offer
     and the pipelined router (+20 lines: the input unit's stage registers and the kernel's PIPE mode of the
     clock edge; its option checks and model class live in sim/model/pipeline.py): 876 lines, cap 890; then
@@ -103,10 +103,14 @@ def test_router_and_model_loop_written_once_in_1125_lines():
     router"): a model phase of its own (``pipe_node``: crossing from the registered grants, candidates,
     room one cycle ahead, the ejection buffer; +86 lines in kernel.py) and the RTL of the same (pairwise
     arbiter, the lane's candidate and stage, the output's registered grant, the ejection buffer; +79):
-    1122, cap 1125."""
+    1122, cap 1125 (1125 used on main at 610acae). Then the default router's route at the write (issue 14's
+    clock bars; docs/router.md "Route at the write"): the input unit's ``_routed`` (the route unit on the
+    written flit, the body flits' ``cur_out`` kept at the write), shared with the pipelined lane, and the
+    request from the head's ``want`` bits beside the head-side route stage the adaptive, broadcast and VOQ
+    routers keep (+21 lines): 1146, cap 1146."""
     files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / "kernel.py"]
     total = sum(code_lines(f) for f in files)
-    assert 300 < total <= 1125, f"{total} lines of code in {[f.name for f in files]}"
+    assert 300 < total <= 1146, f"{total} lines of code in {[f.name for f in files]}"
     gone = ["rtl/router.py", "rtl/router_adaptive.py", "rtl/router_bcast.py", "sim/model/kernel_bcast.py"]
     assert not [f for f in gone if (ROOT / f).exists()]
 

@@ -13,7 +13,8 @@ reloads the head from the buffer's oldest entry, or from ``w_data`` when the buf
 front of the head register whose select (``src``) is itself a register. ``memory=True`` keeps the buffer
 in an Amaranth ``Memory`` with an asynchronous read port (distributed RAM on ECP5, ``TRELLIS_DPR16X4``);
 ``memory=False`` in flip-flops; ``memory=None`` decides at elaboration: a Memory when the platform is a
-Lattice family with distributed RAM (``RAM_FAMILIES``: board builds), else flip-flops (iCE40, Verilog). ``w_rdy`` and ``r_rdy`` are registers too.
+Lattice family with distributed RAM (``RAM_FAMILIES``: board builds), else flip-flops (iCE40, Verilog). ``r_rdy`` is a register, ``w_rdy`` one too (the last bit of the
+buffer's thermometer ``occ``: a full FIFO has every buffer entry taken; depth 1: its own register).
 ``w_rdy2``: room for two flits (count <= depth - 2; a register: the pipelined router's flow control).
 """
 from __future__ import annotations
@@ -94,11 +95,11 @@ class HeadFifo(wiring.Component):
                          nxt_w.eq(Mux(to_buf, Cat(wptr[B - 1], wptr[:B - 1]), wptr)),
                          nxt_occ.eq(Mux(to_buf & ~from_buf, Cat(Const(1), occ[:B - 1]),
                                         Mux(from_buf & ~to_buf, Cat(occ[1:], Const(0)), occ)))]
-            return [nxt_r, nxt_w, nxt_occ, Mux(nxt_occ[0], binary(nxt_r), Const(B, len(src))), ~nxt_occ[B - 1],
+            return [nxt_r, nxt_w, nxt_occ, Mux(nxt_occ[0], binary(nxt_r), Const(B, len(src))),
                     we | (occ[0] if popping else self.r_rdy)]
         nxt = [Mux(pop, if_pop, if_not) for if_pop, if_not in zip(step(True), step(False))]
-        m.d.comb += nxt_src.eq(nxt[3])
-        m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.w_rdy, self.r_rdy), nxt)]
+        m.d.comb += [nxt_src.eq(nxt[3]), self.w_rdy.eq(~occ[B - 1])]     # full: every buffer entry taken
+        m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.r_rdy), nxt)]
         return m
 
 

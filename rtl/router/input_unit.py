@@ -25,8 +25,12 @@ written into the lane its ``vc`` names (the upstream's lookahead) and ``ready`` 
 local input's lane is the route unit's port on the source's header. The route stage adds a lookahead
 unit: the route unit of the neighbour at o on the new header gives the flit's ``vc`` at the next router.
 
-Pipelined (``pipeline=True``, docs/router.md "Pipelined router"): the route unit works on the flit being
-written, so the FIFO holds routed flits with their one-hot output (``want``); a lane's stage register
+Route at the write (``router.route_at_write``: oblivious unicast routing with one FIFO per input or VC, the
+default router; docs/router.md "Route at the write"): the route unit works on the flit being written, so
+the FIFO holds routed flits with their one-hot output (``want``) and the head register already holds the
+request's output; a body flit gets the output of the head written before it (``cur_out`` at the write).
+
+Pipelined (``pipeline=True``, docs/router.md "Pipelined router"): routed at the write as above; a lane's stage register
 holds the flit crossing the crossbar; the lane's candidate (the FIFO head while the stage is empty or
 crossing, else the stage) requests; ``sent`` is a grant (the crossing follows next cycle).
 """
@@ -76,7 +80,7 @@ class InputUnit(wiring.Component):
             first = self._unit(m, "first", r.adapter.route_unit(r.node))
             m.d.comb += first.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width])
         for c in range(self.num_lanes):
-            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size + (r.num_ports if r.pipeline else 0),
+            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size + (r.num_ports if r.route_at_write else 0),
                                                         r.fifo_depth, memory=r.fifo_memory)
             if r.pipeline:
                 self._pipe_lane(m, c, fifo)
@@ -89,8 +93,10 @@ class InputUnit(wiring.Component):
                 if self.port != r.local:
                     m.d.comb += s.ready[o].eq(fifo.w_rdy)
             else:
-                m.d.comb += [fifo.w_data.eq(s.payload), s.ready[c].eq(fifo.w_rdy),
+                m.d.comb += [s.ready[c].eq(fifo.w_rdy),
                              fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
+                if not r.route_at_write:
+                    m.d.comb += fifo.w_data.eq(s.payload)
             if r.broadcast is not None and self.port != r.local:
                 m.d.comb += s.empty.eq(~fifo.r_rdy)
             self._lane(m, c, fifo)
@@ -110,65 +116,89 @@ class InputUnit(wiring.Component):
     def _lane(self, m: Module, c: int, fifo: HeadFifo) -> None:
         r = self.router
         P, V, local = r.num_ports, r.num_vcs, r.local
-        head = data.View(r.flit_layout, fifo.r_data)
-        route = Value.cast(head.route)
-        cur_out = Signal(range(P), name=f"cur_out_{c}")
-        cur_vc = Signal(range(max(2, V)), name=f"cur_vc_{c}")
         live, pop = Signal(name=f"live_{c}"), Signal(name=f"pop_{c}")
-        port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
-        new = Signal(r.routing.layout.width, name=f"new_route_{c}")
         m.d.comb += [live.eq(fifo.r_rdy), pop.eq(self.sent[c])]
         forking = Const(0)
-        if r.adaptive:
-            self._select(m, c, head, route, fifo, live, pop, port, vc, new)
+        f = self.flit[c]
+        if r.route_at_write:          # docs/router.md "Route at the write": the head holds its want bits
+            head, want = self._routed(m, c, fifo)
+            vc = out_vc = head.vc if V > 1 else Const(0)
+            m.d.comb += [f.eq(head), fifo.r_en.eq(pop)]
         else:
-            ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
-            m.d.comb += [ru.route.eq(route[:r.routing.layout.width]), port.eq(ru.port), new.eq(ru.new_route.as_value())]
-            if r.queues == "voq" and self.outputs[c][0] != local:   # lookahead: the next router's output
-                far = r.topology.neighbor(r.node, self.outputs[c][0])[0]
-                ahead = self._unit(m, f"ahead_{c}", r.adapter.route_unit(far), far)
-                m.d.comb += [ahead.route.eq(ru.new_route), vc.eq(ahead.port)]
-            elif V > 1 and r.queues == "fifo":
-                m.d.comb += vc.eq(Mux(ru.port == local, 0, ru.vc))
-            if r.broadcast is not None:
-                forking = self._fork(m, head, route, fifo, pop)
+            head = data.View(r.flit_layout, fifo.r_data)
+            route = Value.cast(head.route)
+            cur_out = Signal(range(P), name=f"cur_out_{c}")
+            cur_vc = Signal(range(max(2, V)), name=f"cur_vc_{c}")
+            port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
+            new = Signal(r.routing.layout.width, name=f"new_route_{c}")
+            if r.adaptive:
+                self._select(m, c, head, route, fifo, live, pop, port, vc, new)
+            else:
+                ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
+                m.d.comb += [ru.route.eq(route[:r.routing.layout.width]), port.eq(ru.port),
+                             new.eq(ru.new_route.as_value())]
+                if r.queues == "voq" and self.outputs[c][0] != local:   # lookahead: the next router's output
+                    far = r.topology.neighbor(r.node, self.outputs[c][0])[0]
+                    ahead = self._unit(m, f"ahead_{c}", r.adapter.route_unit(far), far)
+                    m.d.comb += [ahead.route.eq(ru.new_route), vc.eq(ahead.port)]
+                elif V > 1 and r.queues == "fifo":
+                    m.d.comb += vc.eq(Mux(ru.port == local, 0, ru.vc))
+                if r.broadcast is not None:
+                    forking = self._fork(m, head, route, fifo, pop)
+            out_vc = Mux(head.head, vc, cur_vc)
+            m.d.comb += [f.head.eq(head.head), f.tail.eq(head.tail), f.data.eq(head.data), f.route.eq(new),
+                         fifo.r_en.eq(pop)]
+            if V > 1:
+                m.d.comb += f.vc.eq(out_vc)
+            with m.If(self.sent[c] & head.head):
+                m.d.sync += [cur_out.eq(port), cur_vc.eq(vc)]
         masked = V > 1 or r.adaptive
-        out_vc = Mux(head.head, vc, cur_vc)
         for o in self.outputs[c]:
             lock = (self.locked.bit_select(o * V + vc, 1) if V > 1 and o != local and r.queues == "fifo"
                     else self.locked[o * V])         # VOQ: one lock per output
             room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
-            fault = self.fault[o] if r.adaptive else Const(0)
-            taken = self.taken[o] if r.broadcast is not None else Const(0)
-            hit = Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o)
-            m.d.comb += self.request[c][o].eq(live & room & ~forking & ~taken & hit)
-        f = self.flit[c]
-        m.d.comb += [f.head.eq(head.head), f.tail.eq(head.tail), f.data.eq(head.data), f.route.eq(new),
-                     fifo.r_en.eq(pop)]
+            if r.route_at_write:      # a body flit's want is its head's output (``_routed``)
+                hit = want[o] & (~head.head | ~lock)
+            else:
+                fault = self.fault[o] if r.adaptive else Const(0)
+                taken = self.taken[o] if r.broadcast is not None else Const(0)
+                hit = Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o) & ~taken
+            m.d.comb += self.request[c][o].eq(live & room & ~forking & hit)
+
+    def _routed(self, m: Module, c: int, fifo: HeadFifo):
+        """docs/router.md "Route at the write" (oblivious unicast routing, one FIFO per input or VC): the route
+        unit works on the flit being written; a FIFO entry is the flit with its new route, its output VC
+        (V > 1) and its one-hot output ``want``. Returns the head (a View) and its ``want`` bits."""
+        r, s = self.router, self.i
+        P, V, lay, outs = r.num_ports, r.num_vcs, r.flit_layout, self.outputs[c]
+        ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
+        routed, head = Signal(lay, name=f"routed_{c}"), s.payload.head
+        # a body flit takes the output and VC of the head written before it, whatever route it carries: the
+        # input's ``cur_out``/``cur_vc`` (docs/router.md "Router"), known at the write as the FIFO is in order
+        pkt_want = Signal(P, name=f"pkt_want_{c}", init=int(0 in outs))     # reset: output 0, VC 0
+        pkt_vc = Signal(range(max(2, V)), name=f"pkt_vc_{c}")
+        want = Cat(*[(ru.port == o) if o in outs else Const(0) for o in range(P)])
+        vc = Mux(ru.port == r.local, 0, ru.vc) if V > 1 else Const(0)
+        with m.If(fifo.w_en & fifo.w_rdy & head):
+            m.d.sync += [pkt_want.eq(want), pkt_vc.eq(vc)]
+        m.d.comb += [ru.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width]), routed.eq(s.payload),
+                     routed.route.eq(ru.new_route.as_value()), fifo.w_data.eq(Cat(routed, Mux(head, want, pkt_want)))]
         if V > 1:
-            m.d.comb += f.vc.eq(out_vc)
-        with m.If(self.sent[c] & head.head):
-            m.d.sync += [cur_out.eq(port), cur_vc.eq(vc)]
+            m.d.comb += routed.vc.eq(Mux(head, vc, pkt_vc))
+        return data.View(lay, fifo.r_data[:lay.size]), fifo.r_data[lay.size:]
 
     def _pipe_lane(self, m: Module, c: int, fifo: HeadFifo) -> None:
-        """docs/router.md "Pipelined router": the route unit on the flit being written (a body flit carries
-        its head's route, so it gets the same output); FIFO entries are the routed flit and its one-hot
-        ``want``. The stage register holds the flit that crosses this cycle (``crossing``: granted last
+        """docs/router.md "Pipelined router": the route unit on the flit being written (``_routed``; a body
+        flit gets its head's output); FIFO entries are the routed flit and its one-hot ``want``. The stage register holds the flit that crosses this cycle (``crossing``: granted last
         cycle) or waits; the candidate is the FIFO head when the stage is empty or crossing, else the stage.
         All of it from registers: the FIFO pops (into the stage) on ``advance`` (a register: crossing |
         stage empty)."""
         r, s = self.router, self.i
         P, lay = r.num_ports, r.flit_layout
-        ru = self._unit(m, f"route_{c}", r.adapter.route_unit(r.node))
-        routed = Signal(lay, name=f"routed_{c}")
-        m.d.comb += [ru.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width]), routed.eq(s.payload),
-                     routed.route.eq(ru.new_route.as_value()),
-                     fifo.w_data.eq(Cat(routed, Cat(*[(ru.port == o) if o in self.outputs[c] else Const(0)
-                                                      for o in range(P)]))),
-                     fifo.w_en.eq(s.valid), s.ready.eq(fifo.w_rdy)]
+        head, f_want = self._routed(m, c, fifo)
+        m.d.comb += [fifo.w_en.eq(s.valid), s.ready.eq(fifo.w_rdy)]
         if self.port != r.local:
             m.d.comb += s.ready2.eq(fifo.w_rdy2)
-        head, f_want = data.View(lay, fifo.r_data[:lay.size]), fifo.r_data[lay.size:]
         stage, s_want = Signal(lay, name=f"stage_{c}"), Signal(P, name=f"stage_want_{c}")
         adv = Signal(name=f"advance_{c}", init=1)     # a register: crossing | stage empty
         want, is_head = Signal(P, name=f"want_{c}"), Signal(name=f"cand_head_{c}")

@@ -97,6 +97,8 @@ class Router(wiring.Component):
             for i, o in broadcast_turns(broadcast)[node]:
                 self.allowed[i][o] = True
         self.pipeline = check_pipeline(pipeline, routing, broadcast, self.adaptive, self.queues)
+        # docs/router.md "Route at the write": oblivious unicast routing decides on the flit and the node alone
+        self.route_at_write = not self.adaptive and broadcast is None and self.queues == "fifo"
         self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
         self.link_signature = link_signature(routing, payload_width, broadcast, self.pipeline)
         members = {}

@@ -47,9 +47,8 @@ class SourceInterface(wiring.Component):
         dest = s.payload.data[:DEST_WIDTH]
         m.d.comb += inj.dest.eq(dest)
         num_nodes = r.topology.num_nodes
-        dest_ok = (dest < num_nodes) if num_nodes < (1 << DEST_WIDTH) else Const(1)
-        b = (num_nodes - 1).bit_length()
-        if r.pipeline and num_nodes < (1 << DEST_WIDTH):   # the same test without a 16-bit carry chain
+        dest_ok, b = Const(1), (num_nodes - 1).bit_length()
+        if num_nodes < (1 << DEST_WIDTH):                  # the same test without a 16-bit carry chain
             dest_ok = ~dest[b:].any() & ((dest[:b] < num_nodes) if num_nodes < (1 << b) else Const(1))
         route = inj.route.as_value()
         if r.broadcast is not None:
@@ -60,11 +59,11 @@ class SourceInterface(wiring.Component):
         in_packet, dropping = Signal(name="in_packet"), Signal(name="dropping")
         pkt_route = Signal(len(route))
         m.d.comb += [w.tail.eq(s.payload.tail), w.data.eq(s.payload.data)]
-        if r.pipeline:     # the route field whatever the state (it only counts when written): the pipelined
+        if r.route_at_write:   # the route field whatever the state (it only counts when written): the
             m.d.comb += w.route.eq(Mux(in_packet, pkt_route, route))   # router routes it before its FIFO
 
         def route_is(value):
-            return [] if r.pipeline else [w.route.eq(value)]
+            return [] if r.route_at_write else [w.route.eq(value)]
         with m.If(~in_packet):
             with m.If(s.payload.head & dest_ok):
                 m.d.comb += [w.head.eq(1), *route_is(route), self.o.valid.eq(valid), ready.eq(self.o.ready)]
