@@ -1,28 +1,50 @@
-"""The model's state in the narrowest integer types (issue 17, docs/simulator.md "Large networks"): the
-arrays the compiled loop reads per hop hold the same values as the tables they come from, in fewer bytes
-(a smaller cache footprint at 16,384-65,536 nodes)."""
+"""The model's state in the narrowest integer types from 64 nodes up (issue 17, docs/simulator.md "Large
+networks"): the arrays the compiled loop reads per hop hold the same values as the tables they come from,
+in fewer bytes (a smaller cache footprint at 16,384-65,536 nodes). Below that, one layout for every
+network, so that the small networks of the tests share one compiled loop."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from cubenoc.sim.model.stimulus import bernoulli_traffic
 from cubenoc.sim.simulator import model_for
 
 
-@pytest.mark.parametrize("arbitration", ["round-robin", "fair"])
-def test_kernel_state_is_narrow_and_equal_to_the_tables(arbitration):
-    model, _ = model_for("enhanced:n=5,k=0", 4, arbitration)
+def test_kernel_state_is_narrow_and_equal_to_the_tables():
+    model, _ = model_for("enhanced:n=10,k=0", 4, "round-robin")
     tb = model.tables
     sim = model.start(bernoulli_traffic(tb.num_nodes, 0.3, 1, 50, 1))
     tab, arb = sim.tab, sim.arb
-    # route entries port | tag << 8 (tags of 6 bits) fit 16 bits, the allowed-turn masks of 7 ports 8 bits
+    # route entries port | tag << 8 (tags of 11 bits) fit 32 bits, the allowed-turn masks of 12 ports 16 bits
     assert tab.route.dtype.itemsize < tb.route.dtype.itemsize and (tab.route == tb.route).all()
     assert tab.allowed.dtype.itemsize < tb.allowed.dtype.itemsize and (tab.allowed == tb.allowed).all()
-    # used < weight and cur_w <= weight: one byte for round robin (weight 1), enough for the fair weights
-    wmax = int(arb.wt.max())
-    assert (wmax == 1) == (arbitration == "round-robin")
-    for a in (arb.used, arb.cur_w):
-        assert np.iinfo(a.dtype).max >= wmax and a.dtype.itemsize <= (1 if wmax < 128 else 8)
+    # used < weight and cur_w <= weight: one byte for round robin (weight 1)
+    assert int(arb.wt.max()) == 1
+    assert arb.used.dtype.itemsize == arb.cur_w.dtype.itemsize == 1
     sim.advance(60)                               # and the narrow state runs: every packet delivered
+    assert sim.drained
+
+
+def _dtypes(sim) -> list:
+    arrays = [*sim.tab, *sim.fifo, *sim.arb, sim.src_state, sim.src_lane, *sim.ad[3:7]]
+    return [a.dtype for a in arrays]
+
+
+def test_small_networks_share_one_state_layout_and_one_compiled_loop():
+    from cubenoc.sim.model import kernel
+    before = len(kernel.run_unicast.signatures)
+    layouts = []
+    for spec in ("hypercube:n=3", "enhanced:n=5,k=0", "pdn:set=0,1,3,9", "hypercube:n=4"):
+        model, _ = model_for(spec, 4, "round-robin")
+        sim = model.start(bernoulli_traffic(model.tables.num_nodes, 0.3, 1, 30, 2))
+        sim.advance(40)
+        layouts.append(_dtypes(sim))
+    assert all(lay == layouts[0] for lay in layouts)
+    assert len(kernel.run_unicast.signatures) - before <= 1
+    # the fair arbiter's weights fit that layout's used / cur_w (used < weight, cur_w <= weight)
+    model, _ = model_for("metacube:k=1,m=1", 4, "fair")
+    sim = model.start(bernoulli_traffic(model.tables.num_nodes, 0.3, 1, 30, 2))
+    wmax = int(sim.arb.wt.max())
+    assert wmax > 1 and all(np.iinfo(a.dtype).max >= wmax for a in (sim.arb.used, sim.arb.cur_w))
+    sim.advance(200)
     assert sim.drained

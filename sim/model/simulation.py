@@ -6,6 +6,8 @@ their own state tuple (``ad`` / ``bc``); the kernel and everything else here is 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from cubenoc.errors import CubenocError
@@ -21,22 +23,28 @@ def _zeros(*shape) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
 
-def _small(top: int):
-    """The narrowest signed integer type holding -1 .. ``top`` (compact state: issue 17, cache footprint)."""
-    for t in (np.int8, np.int16, np.int32):
+#: from this many nodes up the state is in the narrowest integer types (issue 17: the cache footprint at
+#: 16,384-65,536 nodes; 2-8 % faster already at 64-256 nodes); below, every array of :func:`_small` is
+#: int32, so that the small networks of the tests share one compiled loop (numba compiles one per
+#: combination of array types: 11-13 s each, cold)
+COMPACT_NODES = 64
+
+
+def _small(top: int, compact: bool = True):
+    """The narrowest signed integer type holding -1 .. ``top`` (int32 at least unless ``compact``)."""
+    for t in (np.int8, np.int16, np.int32) if compact else (np.int32,):
         if top <= np.iinfo(t).max:
             return t
     return np.int64
 
 
-def _z(n: int, top: int, fill: int = 0) -> np.ndarray:
-    return np.full(n, fill, dtype=_small(top))
+def _z(n: int, top: int, fill: int = 0, compact: bool = True) -> np.ndarray:
+    return np.full(n, fill, dtype=_small(top, compact))
 
 
-def _narrow(a: np.ndarray) -> np.ndarray:
-    """``a`` (-1 .. its maximum) in the narrowest type: a copy only when that is narrower."""
-    t = _small(int(a.max(initial=0)))
-    return a if np.dtype(t).itemsize >= a.dtype.itemsize else a.astype(t)
+def _narrow(a: np.ndarray, compact: bool = True) -> np.ndarray:
+    """``a`` (-1 .. its maximum) in :func:`_small`'s type (a copy unless it has that type)."""
+    return a.astype(_small(int(a.max(initial=0)), compact), copy=False)
 
 
 class Simulation:
@@ -63,13 +71,15 @@ class Simulation:
         # route table, Hop.vc per route word (a 1x1 dummy for V = 1: never read then), symmetric rows
         route_vc = tb.vc if V > 1 else _zeros(1, 1)
         row, xor = tb.row_and_xor()
-        idx = _small(N * P)                   # link targets, route rows and XORs in 32 bits up to 2^20 nodes
-        self.tab = Tables(tb.nports, tb.link.astype(idx), _narrow(tb.allowed), _narrow(tb.route), route_vc,
-                          row.astype(idx), xor.astype(_small(int(xor.max(initial=0)))))
+        c = N >= COMPACT_NODES
+        z = functools.partial(_z, compact=c)
+        idx = _small(N * P, c)                # link targets, route rows and XORs in 32 bits up to 2^20 nodes
+        self.tab = Tables(tb.nports, tb.link.astype(idx), _narrow(tb.allowed, c), _narrow(tb.route, c), route_vc,
+                          row.astype(idx), _narrow(xor, c))
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
         # (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
         F_ = N * P * V
-        self.fifo = Fifos(_zeros(F_, D), _z(F_, D), _z(F_, D), _z(N, P * V * (D + 1)), *self.pipe_state(N, P * V))
+        self.fifo = Fifos(_zeros(F_, D), z(F_, D), z(F_, D), z(N, P * V * (D + 1)), *self.pipe_state(N, P * V))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":
@@ -83,11 +93,11 @@ class Simulation:
             wt = np.ones((1, 1, 1), dtype=np.int32)
         J = P * V
         wmax = max(1, int(wt.max()))          # used < weight, cur_w <= weight
-        self.arb = Arbiters(_z(N * P, J), _z(F_, J, -1), _z(F_, J), _z(F_, J), wt, _z(N * P, wmax), _z(F_, wmax))
+        self.arb = Arbiters(z(N * P, J), z(F_, J, -1), z(F_, J), z(F_, J), wt, z(N * P, wmax), z(F_, wmax))
         self.src_ptr = stim.node_start[:-1].astype(np.int64).copy()
         self.src_end = stim.node_start[1:].astype(np.int64).copy()
-        self.src_state = _z(N, 2)
-        self.src_lane = _z(N, J)           # VOQ: the local input lane of the packet being injected
+        self.src_state = z(N, 2)
+        self.src_lane = z(N, J)           # VOQ: the local input lane of the packet being injected
         self.counters = _zeros(N, 5)
         self.accept_cycle = np.full(F, -1, dtype=np.int64)
         self.eject_cycle = np.full(F, -1, dtype=np.int64)
@@ -97,8 +107,8 @@ class Simulation:
         self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)
         # adaptive state (docs/router.md "Adaptive selection"): selection, candidate 1 tables, disc,
         # use, fault, node fault, the fault schedule; idle here (no second candidate, no changes)
-        self.ad = Adaptive(0, _zeros(1, 1), _zeros(1, 1), _z(F_, 1), _z(N * P, 1 << 16), _z(N * P, 1),
-                           _z(N, 1), _zeros(0), _zeros(0, N * P), _zeros(0, N))
+        self.ad = Adaptive(0, _zeros(1, 1), _zeros(1, 1), z(F_, 1), z(N * P, 1 << 16), z(N * P, 1),
+                           z(N, 1), _zeros(0), _zeros(0, N * P), _zeros(0, N))
         # broadcast state ("Broadcast and multicast"): fork mask, tags, origin row, held, done, bmode, brr, stall
         self.bc = Broadcast(_zeros(1, 1), _zeros(1, 1, 1), 0, _zeros(1), _zeros(1), _zeros(1), _zeros(1), _zeros(1))
         self.cycle = 0
