@@ -36,6 +36,22 @@ def project_root() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
+@contextmanager
+def cheap_cxx():
+    """Compile the Verilated C++ without optimisation while building: the bench is Python-bound (cocotb
+    drives every input every cycle), so -O0 costs little simulation speed and saves 16-25 % of a bench's
+    CPU time, measured on two benches (docs/verification.md "What the fast set runs")."""
+    old = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = ((old or "") + " OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0").strip()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = old
+
+
 def build_root() -> Path:
     return Path(os.environ.get("CUBENOC_BUILD_DIR", project_root() / "build"))
 
@@ -113,7 +129,7 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
     if pipeline:
         name += "_pipe"
     d = build_root() / name
-    with _locked(build_root() / f".{name}.lock"):
+    with _locked(build_root() / f".{name}.lock"), cheap_cxx():
         kw = {"faults": True} if faults else {}
         if broadcast is not None:
             kw["broadcast"] = broadcast

@@ -28,7 +28,7 @@ def build_safety_broadcast(n: int, model: str = "SL1", payload_width: int = 32, 
 
     from cubenoc.rtl.safety.broadcast_net import safety_broadcast_verilog
     from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
-    from cubenoc.tb.runner import BUILD_ARGS
+    from cubenoc.tb.runner import BUILD_ARGS, cheap_cxx
 
     waves = waves_requested() if waves is None else waves
     use_verilator()
@@ -36,7 +36,7 @@ def build_safety_broadcast(n: int, model: str = "SL1", payload_width: int = 32, 
     text, top = safety_broadcast_verilog(n, model, payload_width=payload_width, fifo_depth=depth)
     name = f"{top}_w{payload_width}_d{depth}" + ("_waves" if waves else "")
     d = build_root() / name
-    with _locked(build_root() / f".{name}.lock"):
+    with _locked(build_root() / f".{name}.lock"), cheap_cxx():
         src = d / "src"
         src.mkdir(parents=True, exist_ok=True)
         v = src / f"{top}.v"

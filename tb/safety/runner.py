@@ -9,15 +9,13 @@ is rewritten only when its text changes, so an unchanged design is not recompile
 from __future__ import annotations
 
 import json
-import os
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from cubenoc.tb.runner import BUILD_ARGS, _locked, build_root
+from cubenoc.tb.runner import BUILD_ARGS, _locked, build_root, cheap_cxx
 
 
 @dataclass
@@ -46,21 +44,6 @@ def _runner():
     return PortsOnlyVerilator()
 
 
-@contextmanager
-def _cheap_cxx():
-    """Compile the model's C++ without optimisation while building (the C++ is large, wide and
-    flat; the bench is Python-bound, so -O0 costs little speed and saves most of the compile time)."""
-    old = os.environ.get("MAKEFLAGS")
-    os.environ["MAKEFLAGS"] = ((old or "") + " OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0").strip()
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("MAKEFLAGS", None)
-        else:
-            os.environ["MAKEFLAGS"] = old
-
-
 def build_safety(n: int, models) -> SafetyDesign:
 
     from cubenoc.rtl.safety.unit import check_models, output_fields, write_safety
@@ -71,7 +54,7 @@ def build_safety(n: int, models) -> SafetyDesign:
     use_builtin_yosys()
     name = f"safety_q{n}_" + "_".join(m.lower() for m in models)
     d = build_root() / name
-    with _locked(build_root() / f".{name}.lock"), _cheap_cxx():
+    with _locked(build_root() / f".{name}.lock"), cheap_cxx():
         files, top = write_safety(n, d / "src", models)
         _runner().build(sources=[str(p) for p in files], hdl_toplevel=top,
                                       build_dir=str(d / "sim"), build_args=BUILD_ARGS,
