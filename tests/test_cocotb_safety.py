@@ -6,8 +6,11 @@ cycle and compared with sim/safety.py (seed 002).
   cycle's levels min(., r + d) are final and everything (levels, ADSL, partition order, GSL) equals
   ``compute`` from the paper's round bound on; then after a restart (one reset cycle) cycle r equals
   Python's round r exactly.
-* 5-cube, SL(1) and DSL(1) with its adjustment and GSL: random node, link and mixed sets, same checks.
+* 5-cube, SL(1) and DSL(1) with its adjustment and GSL: random node, link and mixed sets, same checks
+  (``@slow``: the 4-cube run is every model at the smallest size).
 """
+import pytest
+
 from cubenoc.sim.safety import MODELS
 from cubenoc.tb.safety.expect import all_fault_sets, check, random_fault_sets, schedule, settle_bound
 from cubenoc.tb.safety.runner import build_safety, run_safety
@@ -29,6 +32,7 @@ def test_q4_every_fault_set_up_to_3():
     assert settle == {m: settle_bound(m, 4) for m in MODELS}
 
 
+@pytest.mark.slow
 def test_q5_random_fault_sets():
     NF, LF = random_fault_sets(5, 900, 10, seed=5)
     models = ("SL1", "DSL1")
