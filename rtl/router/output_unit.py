@@ -8,7 +8,9 @@ VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto `
 grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer
 moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it. A winner
 that is not taken (``valid`` and not ``ready``) keeps the pointer on it, so it is granted again next cycle
-and the output holds its offer (docs/router.md "Streams hold their offer").
+and the output holds its offer (docs/router.md "Streams hold their offer"). The crossbar mux is
+``gates.crossbar_mux``: on an iCE40 platform a 4-source output is two LUT4 primitives per bit (docs/router.md
+"Crossbar"), the same function.
 
 Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts a fork's flit on ``out``
 without the arbiter (the fork holds the lock); ``acquire`` locks the output for the fork ``acquirer``
