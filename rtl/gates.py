@@ -62,11 +62,11 @@ def lut4(m: Module, table: int, inputs, name: str, prim: str | None) -> Signal:
 
 
 def lut_onehot_mux(m: Module, pairs, name: str, prim: str | None):
-    """``onehot_mux(pairs)`` (the same function for one-hot or all-low selects); four sources as the
-    two-LUT4 4:1 mux per bit (``MUX4_T``, ``MUX4_OUT``) on the binary select of the four. Primitives
-    because ABC folds the two-LUT form back into three or four LUT4s. Any other count is ``onehot_mux``:
-    ABC's 2:1 and 3:1 are one and two LUT4s per bit already, and the form inside a 5:1 (the local
-    output) cost the UP5K router 4.6 MHz (docs/performance.md "Router area and clock")."""
+    """``onehot_mux(pairs)`` (the same function for every select value: the same binary index); four
+    sources as the two-LUT4 4:1 mux per bit (``MUX4_T``, ``MUX4_OUT``) on that index. Primitives because
+    ABC folds the two-LUT form back into three or four LUT4s. Any other count is ``onehot_mux``: ABC's
+    2:1 and 3:1 are one and two LUT4s per bit already, and the form inside a 5:1 (the local output) cost
+    the UP5K router about 5 MHz (docs/performance.md "Router area and clock")."""
     if len(pairs) != 4:
         return onehot_mux(pairs)
     sel, data = [Value.cast(s) for s, _ in pairs], [Value.cast(v) for _, v in pairs]
