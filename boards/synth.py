@@ -86,10 +86,18 @@ class SynthResult:
         return asdict(self)
 
 
-def _rtlil(design, name: str) -> str:
+class TargetPlatform:
+    """What a unit reads of the Amaranth platform when elaborated for ``target`` (its ``family``: e.g. the
+    crossbar's LUT4 primitives on the iCE40, rtl/gates.py ``lut_primitive``), as a board build would see it."""
+
+    def __init__(self, target: str):
+        self.family = TARGET_FAMILY[target]
+
+
+def _rtlil(design, name: str, target: str | None = None) -> str:
     from amaranth.back import rtlil
     os.environ["AMARANTH_USE_YOSYS"] = "builtin"
-    return rtlil.convert(design, name=name)
+    return rtlil.convert(design, name=name, platform=TargetPlatform(target) if target else None)
 
 
 def _run(cmd: list, cwd: Path, log: Path) -> None:
@@ -110,7 +118,7 @@ def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:
 def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,
                  seed: int = 1, router_il: str | None = None) -> SynthResult:
     """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax.
-    ``router_il``: the router's RTLIL if the caller has already converted it (``_rtlil(router, "router")``)."""
+    ``router_il``: the router's RTLIL if the caller has already converted it (``_rtlil(router, "router", target)``)."""
     if target not in TARGETS:
         raise CubenocError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     synth_cmd, pnr_tool, pnr_opts, freq = TARGETS[target]
@@ -118,13 +126,13 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
     workdir.mkdir(parents=True, exist_ok=True)
     yosys = str(find_tool("yosys", toolchain))
     t0 = time.monotonic()
-    (workdir / "router.il").write_text(router_il or _rtlil(router, "router"))
+    (workdir / "router.il").write_text(router_il or _rtlil(router, "router", target))
     _run([yosys, "-q", "-p", f"read_rtlil router.il; {synth_cmd} -top router; tee -q -o router_stat.json stat -json"],
          workdir, workdir / "router_yosys.log")
     counts, cells = count_cells(json.loads((workdir / "router_stat.json").read_text()), family, "router")
     fmax, note = None, ""
     if pnr:
-        (workdir / "harness.il").write_text(_rtlil(RouterHarness(router), "harness"))
+        (workdir / "harness.il").write_text(_rtlil(RouterHarness(router), "harness", target))
         _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_cmd} -top harness -json harness.json"],
              workdir, workdir / "harness_yosys.log")
         try:

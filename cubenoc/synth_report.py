@@ -249,7 +249,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     import statistics
 
     from .boards.synth import _rtlil, synth_router
-    il = _rtlil(shape.router, "router")
+    il = _rtlil(shape.router, "router", target)             # elaborated for the target (boards/synth.py)
     pnr = not args.no_pnr
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,

@@ -1,7 +1,8 @@
-"""Gate helpers shared by every unit: OR-reduce, one-hot mux, ROM, modular subtract, node address."""
+"""Gate helpers shared by every unit: OR-reduce, one-hot mux (also in iCE40 LUT4 primitives), ROM, modular
+subtract, node address."""
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal, Value
+from amaranth import Cat, Const, Instance, Module, Mux, Signal, Value
 from amaranth.utils import ceil_log2
 
 
@@ -24,6 +25,65 @@ def onehot_mux(pairs):
         level = [Mux(idx[b], level[j + 1], level[j]) if j + 1 < len(level) else level[j]
                  for j in range(0, len(level), 2)]
     return level[0]
+
+
+#: Amaranth platform families whose LUT4 primitive ``lut_onehot_mux`` instantiates (``platform.family``:
+#: "iCE40" / "iCE5" for amaranth.vendor's SiliconBlue platforms)
+LUT4_PRIMITIVES = {"ice40": "SB_LUT4", "ice5": "SB_LUT4"}
+
+
+def lut_primitive(platform) -> str | None:
+    """The LUT4 primitive of ``platform``'s family, or None (Verilog for simulation, ECP5: PFUMX muxes)."""
+    return LUT4_PRIMITIVES.get(str(getattr(platform, "family", "")).lower())
+
+
+def _table(fn) -> int:
+    """The 16-bit truth table of ``fn(i0, i1, i2, i3)``: bit ``i3 i2 i1 i0`` is its value (SB_LUT4's LUT_INIT)."""
+    return sum(1 << k for k in range(16) if fn(k & 1, k >> 1 & 1, k >> 2 & 1, k >> 3 & 1))
+
+
+#: docs/performance.md "Router area and clock": a 4:1 mux of d0..d3 by a binary select (s1 s0) in two LUT4s
+#: (ABC maps the six-input function to three): t = s1 ? s0 : (s0 ? d1 : d0); out = s1 ? (t ? d3 : d2) : t
+MUX4_T = _table(lambda d0, d1, s0, s1: s0 if s1 else (d1 if s0 else d0))
+MUX4_OUT = _table(lambda d2, d3, t, s1: (d3 if t else d2) if s1 else t)
+
+
+def lut4(m: Module, table: int, inputs, name: str, prim: str | None) -> Signal:
+    """One 4-input LUT: ``table`` bit ``inputs[3..0]``. ``prim`` (e.g. "SB_LUT4"): the FPGA primitive, a cut
+    ABC may not merge across or duplicate; None: the same table as logic (simulation, tests/test_gates.py)."""
+    ins = [Value.cast(x) for x in inputs] + [Const(0)] * (4 - len(inputs))
+    out = Signal(name=name)
+    if prim:
+        m.submodules[name] = Instance(prim, p_LUT_INIT=Const(table, 16), i_I0=ins[0], i_I1=ins[1], i_I2=ins[2],
+                                      i_I3=ins[3], o_O=out)
+    else:
+        m.d.comb += out.eq(Const(table, 16).bit_select(Cat(*ins), 1))
+    return out
+
+
+def lut_onehot_mux(m: Module, pairs, name: str, prim: str | None):
+    """``onehot_mux(pairs)`` (the same function for every select value: the same binary index); four
+    sources as the two-LUT4 4:1 mux per bit (``MUX4_T``, ``MUX4_OUT``) on that index. Primitives because
+    ABC folds the two-LUT form back into three or four LUT4s. Any other count is ``onehot_mux``: ABC's
+    2:1 and 3:1 are one and two LUT4s per bit already, and the form inside a 5:1 (the local output) cost
+    the UP5K router about 5 MHz (docs/performance.md "Router area and clock")."""
+    if len(pairs) != 4:
+        return onehot_mux(pairs)
+    sel, data = [Value.cast(s) for s, _ in pairs], [Value.cast(v) for _, v in pairs]
+    s0, s1 = Signal(name=f"{name}_s0"), Signal(name=f"{name}_s1")
+    m.d.comb += [s0.eq(sel[1] | sel[3]), s1.eq(sel[2] | sel[3])]
+    bits = []
+    for b in range(len(data[0])):
+        t = lut4(m, MUX4_T, [data[0][b], data[1][b], s0, s1], f"{name}_{b}_t", prim)
+        bits.append(lut4(m, MUX4_OUT, [data[2][b], data[3][b], t, s1], f"{name}_{b}", prim))
+    return Cat(*bits)
+
+
+def crossbar_mux(m: Module, pairs, name: str, platform):
+    """The crossbar's one-hot mux (docs/router.md "Crossbar"): ``lut_onehot_mux`` in the platform's LUT4
+    primitive (iCE40), ``onehot_mux`` elsewhere (simulation Verilog, ECP5 with its PFUMX slice muxes)."""
+    prim = lut_primitive(platform)
+    return lut_onehot_mux(m, pairs, name, prim) if prim else onehot_mux(pairs)
 
 
 def rom(m: Module, index, table: dict[int, int], out: Signal, default: int = 0) -> None:

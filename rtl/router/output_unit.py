@@ -8,7 +8,9 @@ VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto `
 grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer
 moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it. A winner
 that is not taken (``valid`` and not ``ready``) keeps the pointer on it, so it is granted again next cycle
-and the output holds its offer (docs/router.md "Streams hold their offer").
+and the output holds its offer (docs/router.md "Streams hold their offer"). The crossbar mux is
+``gates.crossbar_mux``: on an iCE40 platform a 4-source output is two LUT4 primitives per bit (docs/router.md
+"Crossbar"), the same function.
 
 Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts a fork's flit on ``out``
 without the arbiter (the fork holds the lock); ``acquire`` locks the output for the fork ``acquirer``
@@ -29,7 +31,7 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gates import any_of, onehot_mux, rom
+from ..gates import any_of, crossbar_mux, onehot_mux, rom
 from .arbiter import RoundRobinArbiter
 
 USE_WIDTH = 16
@@ -58,7 +60,7 @@ class OutputUnit(wiring.Component):
         m = Module()
         n, out = len(self.positions), self.payload
         if self.pipelined:
-            return self._pipelined(m)
+            return self._pipelined(m, platform)
         ww = max(1, max(max(w.values(), default=1) for w in self.weights).bit_length()) if self.weights else 0
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, ww)
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
@@ -67,9 +69,10 @@ class OutputUnit(wiring.Component):
         # wait for the arbiter (docs/performance.md "Router area and clock")
         m.d.comb += self.valid.eq(any_of(self.request[r] | self.present[r] if self.broadcast else self.request[r]
                                          for r in range(n)))
-        for name, _ in self.layout:          # the crossbar: the selected source's flit, field by field
-            if name != "bcast":
-                m.d.comb += getattr(out, name).eq(onehot_mux([(sel[r], getattr(self.flit[r], name)) for r in range(n)]))
+        # the crossbar: the selected source's flit, field by field (docs/router.md "Crossbar")
+        for name in (f for f, _ in self.layout if f != "bcast"):
+            pairs = [(sel[r], getattr(self.flit[r], name)) for r in range(n)]
+            m.d.comb += getattr(out, name).eq(crossbar_mux(m, pairs, f"xbar_{name}", platform))
         vc = out.vc if self.num_vcs > 1 else 0
         passed, taken = self.sent, []        # source r's flit leaves: its grant and its own VC's ready
         for r in range(n):
@@ -97,7 +100,7 @@ class OutputUnit(wiring.Component):
                     m.d.sync += self.use.eq(self.use + 1)
         return m
 
-    def _pipelined(self, m):
+    def _pipelined(self, m, platform):
         """docs/router.md "Pipelined router" (V = 1, unicast): the requests already hold the downstream's
         room one cycle ahead, so every grant crosses: ``sent`` is the grant, registered in ``granted``;
         next cycle ``valid`` (registered) and the crossbar select that register over the sources' stage
@@ -112,8 +115,8 @@ class OutputUnit(wiring.Component):
                      self.locked.eq(any_of(arb.grant[r] & ~self.cand_tail[r] for r in range(n)) |
                                     self.locked & ~any_req)]
         for name, _ in self.layout:
-            m.d.comb += getattr(self.payload, name).eq(onehot_mux([(granted[r], getattr(self.flit[r], name))
-                                                                   for r in range(n)]))
+            pairs = [(granted[r], getattr(self.flit[r], name)) for r in range(n)]
+            m.d.comb += getattr(self.payload, name).eq(crossbar_mux(m, pairs, f"xbar_{name}", platform))
         return m
 
     def _weight(self, m, arb, sel, vc, ww) -> None:
