@@ -60,21 +60,24 @@ def paper_steps(topo) -> int:
 
 @pytest.mark.parametrize("name", ZERO_LOAD)
 def test_lone_broadcast_from_every_source(name):
+    """A 2-flit broadcast from every node, each alone in the network (released ``steps + 8`` cycles
+    apart, one run): every other node ejects it once, the last head at accept + the paper's steps + 1."""
     topo, routing = network(name)
     alg = broadcast_algorithm_for(topo)
     model = NetworkModel(topo, routing, broadcast=alg)
     n = topo.num_nodes
     steps = paper_steps(topo)
+    b = StimulusBuilder(n, seed=1)
     for src in range(n):
-        b = StimulusBuilder(n, seed=src)
-        b.packet(src, BROADCAST_DEST, 2, release=src % 3)
-        res = model.run(b.build())
-        assert res.drained and delivery_problems(res) == []
-        head = res.tr_flit == 0
+        b.packet(src, BROADCAST_DEST, 2, release=src * (steps + 8) + src % 3)
+    res = model.run(b.build())
+    assert res.drained and delivery_problems(res) == []
+    assert (res.tr_data == res.stimulus.data[res.tr_flit]).all()
+    assert res.counter("ejected").sum() == n * (n - 1) and res.counter("injected").sum() == n
+    for k in range(n):
+        src, head = int(res.stimulus.pkt_src[k]), res.tr_flit == 2 * k
         assert sorted(res.tr_node[head].tolist()) == [v for v in range(n) if v != src]
-        assert res.tr_cycle[head].max() == res.accept_cycle[0] + steps + 1
-        assert (res.tr_data == res.stimulus.data[res.tr_flit]).all()
-        assert res.counter("ejected").sum() == n - 1 and res.counter("injected").sum() == 1
+        assert res.tr_cycle[head].max() == res.accept_cycle[2 * k] + steps + 1
 
 
 def test_metacube_rule_is_the_schedule():
