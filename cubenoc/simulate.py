@@ -13,7 +13,7 @@ from .errors import CubenocError
 
 
 def add_arguments(p) -> None:
-    from cubenoc.sim.simulator import SPEC_HELP
+    from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP
     from cubenoc.sim.traffic import PATTERNS
 
     from .netargs import add_family_flags

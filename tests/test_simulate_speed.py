@@ -45,3 +45,20 @@ def test_simulator_uses_the_fast_path_for_the_hypercube_family():
     assert label == "Hypercube(n=12)" and model.tables.route.shape[0] == 1
     m = measure("hypercube:n=5", 0.3, 200, repeat=1)
     assert m["nodes"] == 32 and m["cycles_per_s"] > 0
+
+
+def test_help_and_traffic_import_no_compiler():
+    """Start-up (issue 17): ``cubenoc --help`` and the traffic generators do not import numba (the model's
+    compiled kernel comes with :class:`NetworkModel`, on first use)."""
+    import subprocess
+    import sys
+    code = ("import sys, contextlib, io\n"
+            "import cubenoc.sim.traffic, cubenoc.sim.model.stimulus\n"
+            "from cubenoc.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            "    main(['--help'])\n"
+            "print('numba' in sys.modules)\n"
+            "from cubenoc.sim.model import NetworkModel\n"
+            "print('numba' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
