@@ -11,11 +11,11 @@ from cubenoc.sim.simulator import model_for
 
 
 def test_kernel_state_is_narrow_and_equal_to_the_tables():
-    model, _ = model_for("enhanced:n=10,k=0", 4, "round-robin")
+    model, _ = model_for("enhanced:n=6,k=0", 4, "round-robin")
     tb = model.tables
     sim = model.start(bernoulli_traffic(tb.num_nodes, 0.3, 1, 50, 1))
     tab, arb = sim.tab, sim.arb
-    # route entries port | tag << 8 (tags of 11 bits) fit 32 bits, the allowed-turn masks of 12 ports 16 bits
+    # route entries port | tag << 8 (tags of 7 bits) fit 16 bits, the allowed-turn masks of 8 ports 16 bits
     assert tab.route.dtype.itemsize < tb.route.dtype.itemsize and (tab.route == tb.route).all()
     assert tab.allowed.dtype.itemsize < tb.allowed.dtype.itemsize and (tab.allowed == tb.allowed).all()
     # used < weight and cur_w <= weight: one byte for round robin (weight 1)
