@@ -67,12 +67,12 @@ class HeadFifo(wiring.Component):
         if memory and B > 1:
             mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
-            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(we), rd.addr.eq(binary(rptr))]
+            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(self.w_rdy if self.clear_top else we), rd.addr.eq(binary(rptr))]
             nxt_head = Mux(occ[0], rd.data, self.w_data)
         else:
             buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
             for k in range(B):
-                with m.If(we & wptr[k]):
+                with m.If((self.w_rdy if self.clear_top else we) & wptr[k]):
                     m.d.sync += buf[k].eq(self.w_data)
             if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
                 low = Signal()                               # ~src[1] (src starts at 3): a copy yosys cannot fold
