@@ -113,7 +113,10 @@ def mux4(sel, low, v):
 
 def clear_top(fifo, m, load, value, clear):
     """``fifo.clear_top`` bits: a register with a reset beside the head (the pipelined router's ``want``
-    bits: docs/router.md "Pipelined router"), loaded with the head, 0 whenever the FIFO is empty."""
+    bits: docs/router.md "Pipelined router"), loaded with the head, 0 whenever the FIFO is empty. With
+    ``clear_top`` the FIFO also writes its storage on ``w_rdy`` alone (the free entry at ``wptr`` in every
+    cycle it is not full; ``we`` only moves the pointers): the write enable does not wait for ``w_en``.
+    Neither changes the cycle behaviour."""
     if fifo.clear_top:
         k, top = fifo.clear_top, Signal(fifo.clear_top, name="head_top")
         m.d.comb += fifo.r_data[-k:].eq(top)
