@@ -3,7 +3,8 @@ against the model's PIPE lane (sim/model/kernel.py: ``pipe_node``, ``clock_edge`
 sequences of random packets (body flits carry their head's route), random locks, random room and random
 grants (``sent``, only to a lane that requests): ``ready`` is the FIFO's ``count < D`` and ``ready2`` its
 ``count <= D - 2``; the candidate (the FIFO head while the stage is empty or crossing, else the stage)
-requests its route unit's output when that output has room and (a body flit, or unlocked); the offered
+requests its route unit's output when that output has room and is not locked by another lane (``locked``:
+the output unit's registered ``barred`` bit for this lane, checked below); the offered
 flit is the stage's with its new route; at the edge a granted lane's stage crosses next cycle and the stage
 takes the FIFO head whenever it was empty or crossing."""
 from __future__ import annotations
@@ -54,7 +55,7 @@ def check_pipelined_input_unit(port, seed, cycles=80):
             want = 0
             if cand is not None:
                 o = _hop(routing, node, cand["route"]).port
-                if room >> o & 1 and not (cand["head"] and locked >> o & 1):
+                if room >> o & 1 and not locked >> o & 1:      # ``locked``: by another lane
                     want = 1 << o
                 assert ctx.get(dut.cand_tail[0]) == cand["tail"]
             assert ctx.get(dut.request[0]) == want, (cand, state)
@@ -83,3 +84,45 @@ def check_pipelined_input_unit(port, seed, cycles=80):
 @given(st.integers(0, 2**32 - 1), st.integers(0, 3))
 def test_pipelined_input_unit_matches_model(seed, port):
     check_pipelined_input_unit(port, seed)
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1))
+def test_pipelined_output_unit_lock_and_barred(seed):
+    """The pipelined output unit (five sources, the local output's size) against the model's rules
+    (``rr_pick``, ``lock_after`` in sim/model/kernel.py): the grant is the first request at or after the
+    round-robin pointer, the pointer moves past it; the registered ``tail``/``valid``; ``locked`` and
+    ``barred[r]`` (the lock held by a source other than r: the input unit's request mask) after each
+    grant, on random requests and tail bits."""
+    from cubenoc.rtl.router.output_unit import OutputUnit
+    from cubenoc.sim.model.kernel import lock_after, rr_pick
+    rng, n, cycles = random.Random(seed), 5, 120
+    topo = Hypercube(3)
+    dut = OutputUnit(_router(topo, EcubeRouting(topo)).flit_layout, range(n), n, pipelined=True)
+    state = {"rr": 0, "owner": -1, "tail": 0, "valid": 0}
+    seen = {"barred": 0, "owned": 0}
+
+    async def bench(ctx):
+        for _ in range(cycles):
+            req, tails = rng.getrandbits(n) & rng.getrandbits(n), rng.getrandbits(n)
+            ctx.set(dut.request, req)
+            ctx.set(dut.cand_tail, tails)
+            ctx.set(dut.ready, 1)
+            owner = state["owner"]
+            assert ctx.get(dut.locked) == (owner >= 0)
+            assert ctx.get(dut.barred) == sum(1 << r for r in range(n) if owner >= 0 and r != owner)
+            assert (ctx.get(dut.valid), ctx.get(dut.tail)) == (state["valid"], state["tail"])
+            seen["barred"] += owner >= 0
+            grant, state["tail"] = 0, 0
+            if req:
+                win = rr_pick(req, state["rr"], n)
+                grant = 1 << win
+                state["rr"] = (win + 1) % n
+                state["owner"] = lock_after(owner, win, 1, tails >> win & 1)
+                state["tail"] = tails >> win & 1
+                seen["owned"] += state["owner"] >= 0
+            state["valid"] = int(bool(req))
+            assert ctx.get(dut.grant) == grant
+            await ctx.tick()
+    run(dut, bench)
+    assert seen["barred"] > 5 and seen["owned"] > 5, seen

@@ -34,9 +34,9 @@ RAM_FAMILIES = ("ecp5", "machxo2", "nexus")
 
 
 class HeadFifo(wiring.Component):
-    def __init__(self, width: int, depth: int, *, memory: bool | None = False):
+    def __init__(self, width: int, depth: int, *, memory: bool | None = False, clear_top: int = 0):
         self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
-        self.memory = memory
+        self.memory, self.clear_top = memory, clear_top   # clear_top: the top bits of r_data read 0 when empty
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
                           "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1), "w_rdy2": Out(1)})
 
@@ -52,7 +52,7 @@ class HeadFifo(wiring.Component):
                 m.d.sync += [head.eq(self.w_data), self.r_rdy.eq(1), self.w_rdy.eq(0)]
             with m.Elif(pop):
                 m.d.sync += [self.r_rdy.eq(0), self.w_rdy.eq(1)]
-            return m
+            return clear_top(self, m, we, self.w_data, pop)
         occ = Signal(B)                                      # thermometer: bit k = more than k in the buffer
         rptr, wptr = Signal(B, init=1), Signal(B, init=1)    # one-hot: oldest entry, next free entry
         src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
@@ -67,12 +67,12 @@ class HeadFifo(wiring.Component):
         if memory and B > 1:
             mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
-            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(we), rd.addr.eq(binary(rptr))]
+            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(self.w_rdy if self.clear_top else we), rd.addr.eq(binary(rptr))]
             nxt_head = Mux(occ[0], rd.data, self.w_data)
         else:
             buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
             for k in range(B):
-                with m.If(we & wptr[k]):
+                with m.If((self.w_rdy if self.clear_top else we) & wptr[k]):
                     m.d.sync += buf[k].eq(self.w_data)
             if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
                 low = Signal()                               # ~src[1] (src starts at 3): a copy yosys cannot fold
@@ -100,7 +100,7 @@ class HeadFifo(wiring.Component):
         nxt = [Mux(pop, if_pop, if_not) for if_pop, if_not in zip(step(True), step(False))]
         m.d.comb += [nxt_src.eq(nxt[3]), self.w_rdy.eq(~occ[B - 1])]     # full: every buffer entry taken
         m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.r_rdy), nxt)]
-        return m
+        return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
 
 
 def mux4(sel, low, v):
@@ -109,3 +109,16 @@ def mux4(sel, low, v):
     the nested mux back into a three-LUT tree; the separate register ``low`` keeps the two apart."""
     a = Mux(low, Mux(sel[0], v[1], v[0]), sel[0].replicate(len(v[0])))
     return Mux(sel[1], (a & v[3]) | (~a & v[2]), a)
+
+
+def clear_top(fifo, m, load, value, clear):
+    """``fifo.clear_top`` bits: a register with a reset beside the head (the pipelined router's ``want``
+    bits: docs/router.md "Pipelined router"), loaded with the head, 0 whenever the FIFO is empty. With
+    ``clear_top`` the FIFO also writes its storage on ``w_rdy`` alone (the free entry at ``wptr`` in every
+    cycle it is not full; ``we`` only moves the pointers): the write enable does not wait for ``w_en``.
+    Neither changes the cycle behaviour."""
+    if fifo.clear_top:
+        k, top = fifo.clear_top, Signal(fifo.clear_top, name="head_top")
+        m.d.comb += fifo.r_data[-k:].eq(top)
+        m.d.sync += top.eq(Mux(load, value[-k:], Mux(clear, 0, top)))
+    return m

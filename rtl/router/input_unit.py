@@ -81,7 +81,7 @@ class InputUnit(wiring.Component):
             m.d.comb += first.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width])
         for c in range(self.num_lanes):
             fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size + (r.num_ports if r.route_at_write else 0),
-                                                        r.fifo_depth, memory=r.fifo_memory)
+                                                        r.fifo_depth, memory=r.fifo_memory, clear_top=r.num_ports * r.pipeline)
             if r.pipeline:
                 self._pipe_lane(m, c, fifo)
                 continue
@@ -201,15 +201,13 @@ class InputUnit(wiring.Component):
             m.d.comb += s.ready2.eq(fifo.w_rdy2)
         stage, s_want = Signal(lay, name=f"stage_{c}"), Signal(P, name=f"stage_want_{c}")
         adv = Signal(name=f"advance_{c}", init=1)     # a register: crossing | stage empty
-        want, is_head = Signal(P, name=f"want_{c}"), Signal(name=f"cand_head_{c}")
-        m.d.comb += [fifo.r_en.eq(adv), self.flit[c].eq(stage),
-                     want.eq(Mux(adv, Mux(fifo.r_rdy, f_want, 0), s_want)),
-                     is_head.eq(Mux(adv, head.head, stage.head)),
+        want = Signal(P, name=f"want_{c}")          # the FIFO head's ``want`` reads 0 while empty (clear_top)
+        m.d.comb += [fifo.r_en.eq(adv), self.flit[c].eq(stage), want.eq(Mux(adv, f_want, s_want)),
                      self.cand_tail[c].eq(Mux(adv, head.tail, stage.tail))]
-        for o in self.outputs[c]:
-            m.d.comb += self.request[c][o].eq(want[o] & (~is_head | ~self.locked[o]) & self.room[o])
+        for o in self.outputs[c]:       # ``locked``: o is locked by another lane (a registered bit per lane)
+            m.d.comb += self.request[c][o].eq(want[o] & ~self.locked[o] & self.room[o])
         with m.If(adv):
-            m.d.sync += [stage.eq(head), s_want.eq(Mux(fifo.r_rdy, f_want, 0))]
+            m.d.sync += [stage.eq(head), s_want.eq(f_want)]
         m.d.sync += adv.eq(self.sent[c] | (adv & ~fifo.r_rdy))   # granted now, or the stage stays empty
 
     def _select(self, m, c, head, route, fifo, live, pop, port, vc, new) -> None:

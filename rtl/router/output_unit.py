@@ -53,7 +53,7 @@ class OutputUnit(wiring.Component):
         if count_heads:
             members["use"] = Out(USE_WIDTH)
         if pipelined:
-            members.update({"cand_tail": In(n), "tail": Out(1)})
+            members.update({"cand_tail": In(n), "tail": Out(1), "barred": Out(n)})
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -114,6 +114,9 @@ class OutputUnit(wiring.Component):
                      self.tail.eq(any_of(arb.grant[r] & self.cand_tail[r] for r in range(n))),
                      self.locked.eq(any_of(arb.grant[r] & ~self.cand_tail[r] for r in range(n)) |
                                     self.locked & ~any_req)]
+        for r in range(n):      # ``barred[r]``: locked by another source (registered; the lock's owner is not)
+            m.d.sync += self.barred[r].eq(Mux(any_req, any_of(arb.grant[q] & ~self.cand_tail[q]
+                                                              for q in range(n) if q != r), self.barred[r]))
         for name, _ in self.layout:
             pairs = [(granted[r], getattr(self.flit[r], name)) for r in range(n)]
             m.d.comb += getattr(self.payload, name).eq(crossbar_mux(m, pairs, f"xbar_{name}", platform))

@@ -157,9 +157,9 @@ class Router(wiring.Component):
                 m.d.comb += self.input_stream(i).empty.eq(1)
         lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
 
-        outs, sent = {}, {k: [] for k in lanes}
+        outs, sent, srcs_of = {}, {k: [] for k in lanes}, {}
         for o in range(P):
-            srcs = [k for k in lanes if o in units[k[0]].outputs[k[1]]]
+            srcs = srcs_of[o] = [k for k in lanes if o in units[k[0]].outputs[k[1]]]
             out = self.output_stream(o)
             if not srcs:
                 m.d.comb += out.valid.eq(0)
@@ -198,6 +198,9 @@ class Router(wiring.Component):
                                               (self.output_stream(o).ready2, self.output_stream(o).ready)))
                          for o in range(P)])
         for i, u in units.items():
+            if self.pipeline:       # per input: the outputs locked by another input (docs/router.md "Pipelined router")
+                locked = Cat(*[outs[o].barred[srcs_of[o].index((i, 0))] if o in outs and (i, 0) in srcs_of[o]
+                               else Const(0) for o in range(P)])
             m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
             for c in range(u.num_lanes):
                 m.d.comb += u.sent[c].eq(any_of(sent[i, c]))

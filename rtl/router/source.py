@@ -70,7 +70,7 @@ class SourceInterface(wiring.Component):
                 if r.broadcast is not None:
                     m.d.comb += w.bcast.eq(is_bc)
                 with m.If(valid & self.o.ready):
-                    m.d.sync += [*self._count("injected"), pkt_route.eq(inj.route.as_value()),
+                    m.d.sync += [*self._count("injected"), *([] if r.pipeline else [pkt_route.eq(inj.route.as_value())]),
                                  in_packet.eq(~s.payload.tail), dropping.eq(0)]
             with m.Elif(s.payload.head):                       # destination out of range: drop the packet
                 m.d.comb += ready.eq(1)
@@ -90,4 +90,7 @@ class SourceInterface(wiring.Component):
                     m.d.sync += self._count("malformed")
                 with m.If(s.payload.tail):
                     m.d.sync += in_packet.eq(0)
+        if r.pipeline:   # pkt_route only counts in a packet: load it outside one (enable: a register only)
+            with m.If(~in_packet):
+                m.d.sync += pkt_route.eq(inj.route.as_value())
         return m

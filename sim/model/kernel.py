@@ -422,10 +422,10 @@ def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
             if e < 0:                                  # a route word no packet can carry: stuck
                 continue
             o = e & PORT_MASK
-            if lock[base + o] >= 0:
-                continue
         else:
             o = cur_out[fi]
+        if lock[base + o] >= 0 and lock[base + o] != j:   # locked by another lane (its packet holds o)
+            continue
         d = link[base + o]
         full = fcnt[d] if d >= 0 else e0
         if not (allowed[base + j] >> o) & 1 or full + ((crossing >> o) & 1) >= (depth if d >= 0 else EJECT_DEPTH):
