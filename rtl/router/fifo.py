@@ -36,7 +36,7 @@ RAM_FAMILIES = ("ecp5", "machxo2", "nexus")
 class HeadFifo(wiring.Component):
     def __init__(self, width: int, depth: int, *, memory: bool | None = False, clear_top: int = 0):
         self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
-        self.memory, self.clear_top = memory, clear_top   # clear_top: the top bits of r_data read 0 when empty
+        self.memory, self.clear_top = memory, clear_top   # clear_top: see clear_top() below
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
                           "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1), "w_rdy2": Out(1)})
 
@@ -62,17 +62,19 @@ class HeadFifo(wiring.Component):
         def binary(onehot):
             return Cat(*[any_of(onehot[k] for k in range(B) if k >> b & 1) for b in range(len(src))])
         # a write goes into buffer[wptr] whenever it is taken; wptr only moves when the flit stays there
-        # (not when it goes to the head): the storage's write enable does not wait for pop
+        # (not when it goes to the head): the storage's write enable does not wait for pop. With
+        # ``clear_top`` (the pipelined router) the free entry is written whenever there is one, taken or not
+        store = self.w_rdy if self.clear_top else we
         memory = self.memory if self.memory is not None else getattr(platform, "family", None) in RAM_FAMILIES
         if memory and B > 1:
             mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
-            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(self.w_rdy if self.clear_top else we), rd.addr.eq(binary(rptr))]
+            m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(store), rd.addr.eq(binary(rptr))]
             nxt_head = Mux(occ[0], rd.data, self.w_data)
         else:
             buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
             for k in range(B):
-                with m.If((self.w_rdy if self.clear_top else we) & wptr[k]):
+                with m.If(store & wptr[k]):
                     m.d.sync += buf[k].eq(self.w_data)
             if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
                 low = Signal()                               # ~src[1] (src starts at 3): a copy yosys cannot fold
