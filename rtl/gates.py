@@ -1,5 +1,5 @@
-"""Gate helpers shared by every unit: OR-reduce, one-hot mux (also in iCE40 LUT4 primitives), ROM, modular
-subtract, node address."""
+"""Gate helpers shared by every unit: OR-reduce, one-hot mux (also in iCE40 / ECP5 LUT4 primitives), ROM, modular
+subtract, node address, event counter."""
 from __future__ import annotations
 
 from amaranth import Cat, Const, Instance, Module, Mux, Signal, Value
@@ -10,6 +10,16 @@ def any_of(bits) -> Value:
     """OR of ``bits`` (0 for none)."""
     bits = list(bits)
     return Cat(*bits).any() if bits else Const(0)
+
+
+def count_after(m: Module, counter: Signal, event) -> None:
+    """``counter`` + 1 at the edge after each cycle ``event`` holds: the event is a flip-flop and the counter's
+    enable is that flip-flop, so no path through the router's decisions ends at the counter's enables
+    (docs/router.md "Status": the status counters show an event one cycle later)."""
+    seen = Signal(name=f"{counter.name}_event")
+    m.d.sync += seen.eq(event)
+    with m.If(seen):
+        m.d.sync += counter.eq(counter + 1)
 
 
 def onehot_mux(pairs):
@@ -28,12 +38,15 @@ def onehot_mux(pairs):
 
 
 #: Amaranth platform families whose LUT4 primitive ``lut_onehot_mux`` instantiates (``platform.family``:
-#: "iCE40" / "iCE5" for amaranth.vendor's SiliconBlue platforms)
-LUT4_PRIMITIVES = {"ice40": "SB_LUT4", "ice5": "SB_LUT4"}
+#: "iCE40" / "iCE5" for amaranth.vendor's SiliconBlue platforms): (cell, its truth table parameter, inputs
+#: in table-bit order, output, the inputs from the fastest: nextpnr's delays, iCE40 I3 0.87 ns against
+#: 1.21-1.28, ECP5 A 0.14 ns against 0.28-0.38)
+SB_LUT4 = ("SB_LUT4", "LUT_INIT", ("I0", "I1", "I2", "I3"), "O", (3, 2, 1, 0))
+LUT4_PRIMITIVES = {"ice40": SB_LUT4, "ice5": SB_LUT4, "ecp5": ("LUT4", "INIT", ("A", "B", "C", "D"), "Z", (0, 1, 2, 3))}
 
 
-def lut_primitive(platform) -> str | None:
-    """The LUT4 primitive of ``platform``'s family, or None (Verilog for simulation, ECP5: PFUMX muxes)."""
+def lut_primitive(platform) -> tuple | None:
+    """The LUT4 primitive of ``platform``'s family, or None (Verilog for simulation)."""
     return LUT4_PRIMITIVES.get(str(getattr(platform, "family", "")).lower())
 
 
@@ -43,25 +56,29 @@ def _table(fn) -> int:
 
 
 #: docs/performance.md "Router area and clock": a 4:1 mux of d0..d3 by a binary select (s1 s0) in two LUT4s
-#: (ABC maps the six-input function to three): t = s1 ? s0 : (s0 ? d1 : d0); out = s1 ? (t ? d3 : d2) : t
-MUX4_T = _table(lambda d0, d1, s0, s1: s0 if s1 else (d1 if s0 else d0))
-MUX4_OUT = _table(lambda d2, d3, t, s1: (d3 if t else d2) if s1 else t)
+#: (ABC maps the six-input function to three): t = s1 ? s0 : (s0 ? d1 : d0); out = s1 ? (t ? d3 : d2) : t.
+#: The late inputs first (the selects from the arbiter, then t): ``lut4`` puts them on the fastest pins
+MUX4_T = _table(lambda s0, s1, d0, d1: s0 if s1 else (d1 if s0 else d0))
+MUX4_OUT = _table(lambda t, s1, d2, d3: (d3 if t else d2) if s1 else t)
 
 
-def lut4(m: Module, table: int, inputs, name: str, prim: str | None) -> Signal:
-    """One 4-input LUT: ``table`` bit ``inputs[3..0]``. ``prim`` (e.g. "SB_LUT4"): the FPGA primitive, a cut
-    ABC may not merge across or duplicate; None: the same table as logic (simulation, tests/test_gates.py)."""
+def lut4(m: Module, table: int, inputs, name: str, prim: tuple | None) -> Signal:
+    """One 4-input LUT: ``table`` bit ``inputs[3..0]``. ``prim`` (``LUT4_PRIMITIVES``): the FPGA primitive, a
+    cut ABC may not merge across or duplicate, ``inputs[k]`` on its k-th fastest pin (the table permuted to
+    match); None: the same table as logic (simulation, tests/test_gates.py)."""
     ins = [Value.cast(x) for x in inputs] + [Const(0)] * (4 - len(inputs))
     out = Signal(name=name)
     if prim:
-        m.submodules[name] = Instance(prim, p_LUT_INIT=Const(table, 16), i_I0=ins[0], i_I1=ins[1], i_I2=ins[2],
-                                      i_I3=ins[3], o_O=out)
+        cell, init, pins, o, fast = prim
+        cell_table = sum(1 << j for j in range(16) if table >> sum((j >> fast[k] & 1) << k for k in range(4)) & 1)
+        m.submodules[name] = Instance(cell, **{f"p_{init}": Const(cell_table, 16), f"o_{o}": out},
+                                      **{f"i_{pins[fast[k]]}": ins[k] for k in range(4)})
     else:
         m.d.comb += out.eq(Const(table, 16).bit_select(Cat(*ins), 1))
     return out
 
 
-def lut_onehot_mux(m: Module, pairs, name: str, prim: str | None):
+def lut_onehot_mux(m: Module, pairs, name: str, prim: tuple | None):
     """``onehot_mux(pairs)`` (the same function for every select value: the same binary index); four
     sources as the two-LUT4 4:1 mux per bit (``MUX4_T``, ``MUX4_OUT``) on that index. Primitives because
     ABC folds the two-LUT form back into three or four LUT4s. Any other count is ``onehot_mux``: ABC's
@@ -74,14 +91,14 @@ def lut_onehot_mux(m: Module, pairs, name: str, prim: str | None):
     m.d.comb += [s0.eq(sel[1] | sel[3]), s1.eq(sel[2] | sel[3])]
     bits = []
     for b in range(len(data[0])):
-        t = lut4(m, MUX4_T, [data[0][b], data[1][b], s0, s1], f"{name}_{b}_t", prim)
-        bits.append(lut4(m, MUX4_OUT, [data[2][b], data[3][b], t, s1], f"{name}_{b}", prim))
+        t = lut4(m, MUX4_T, [s0, s1, data[0][b], data[1][b]], f"{name}_{b}_t", prim)
+        bits.append(lut4(m, MUX4_OUT, [t, s1, data[2][b], data[3][b]], f"{name}_{b}", prim))
     return Cat(*bits)
 
 
 def crossbar_mux(m: Module, pairs, name: str, platform):
     """The crossbar's one-hot mux (docs/router.md "Crossbar"): ``lut_onehot_mux`` in the platform's LUT4
-    primitive (iCE40), ``onehot_mux`` elsewhere (simulation Verilog, ECP5 with its PFUMX slice muxes)."""
+    primitive (iCE40, ECP5), ``onehot_mux`` elsewhere (simulation Verilog, other FPGAs)."""
     prim = lut_primitive(platform)
     return lut_onehot_mux(m, pairs, name, prim) if prim else onehot_mux(pairs)
 

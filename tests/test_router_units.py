@@ -247,10 +247,11 @@ def test_source_interface_matches_source_step(seed):
                     route = routing.layout.pack(routing.inject(node, dest))
                 assert ctx.get(dut.o.payload.route.as_value()) == route
             await ctx.tick()
+            shown = counts                         # the counters show an event one cycle after it (count_after)
             if valid and accepted:
                 state = new_state
                 counts = [counts[0] + inj, counts[1] + drop, counts[2] + mal]
-            assert [ctx.get(dut.injected), ctx.get(dut.dropped), ctx.get(dut.malformed)] == counts
+            assert [ctx.get(dut.injected), ctx.get(dut.dropped), ctx.get(dut.malformed)] == shown
     run(dut, bench)
 
 

@@ -6,10 +6,12 @@ that may turn there. Each source ``r`` offers ``flit[r]`` (the flit as it would 
 VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto ``out``. A transfer
 (``xfer``) is ``valid`` and the ``ready`` bit of the flit's VC; ``sent[r]``: source r's flit is taken (its
 grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer
-moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it. A winner
+moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it (the
+winner's head and tail bits as an AND-OR of the selects with each source's own bits, not the crossbar's
+mux: off the UP5K's critical path, docs/performance.md "Router area and clock"). A winner
 that is not taken (``valid`` and not ``ready``) keeps the pointer on it, so it is granted again next cycle
 and the output holds its offer (docs/router.md "Streams hold their offer"). The crossbar mux is
-``gates.crossbar_mux``: on an iCE40 platform a 4-source output is two LUT4 primitives per bit (docs/router.md
+``gates.crossbar_mux``: on an iCE40 or ECP5 platform a 4-source output is two LUT4 primitives per bit (docs/router.md
 "Crossbar"), the same function.
 
 Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts a fork's flit on ``out``
@@ -90,10 +92,12 @@ class OutputUnit(wiring.Component):
             m.d.comb += arb.next.eq(passed)
         if ww:
             self._weight(m, arb, sel, vc, ww)
+        # the winner's tail and head bits from each source's own (registers), not through the crossbar's mux
+        tail, head = (any_of(sel[r] & getattr(self.flit[r], b) for r in range(n)) for b in ("tail", "head"))
         with m.If(self.xfer):
-            with m.If(out.tail):
+            with m.If(tail):
                 m.d.sync += lock.eq(0)
-            with m.Elif(out.head):
+            with m.Elif(head):
                 m.d.sync += lock.eq(1)
             if self.count_heads:
                 with m.If(out.head):

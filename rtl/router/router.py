@@ -45,7 +45,7 @@ from ...sim.model.pipeline import check_pipeline
 from ...sim.model.voq import check_queues
 from ...sim.routing.turns import allowed_matrix
 from ..flit import link_flit_layout, link_signature, local_signature
-from ..gates import any_of, node_width
+from ..gates import any_of, count_after, node_width
 from ..route import rtl_for
 from ..route.candidates import candidates_node_generic
 from .arbiter import RoundRobinArbiter
@@ -183,8 +183,7 @@ class Router(wiring.Component):
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
                 if self.counters:
-                    with m.If(ou.xfer & ou.payload.tail):
-                        m.d.sync += self.ejected.eq(self.ejected + 1)
+                    count_after(m, self.ejected, ou.xfer & ou.payload.tail)
             else:
                 m.d.comb += out.payload.eq(ou.payload)
 
@@ -221,8 +220,7 @@ class Router(wiring.Component):
         for name in ("head", "tail", "data"):
             m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(ou.payload, name)))
         if self.counters:           # the tail bit from registers (not through the crossbar)
-            with m.If(out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail)):
-                m.d.sync += self.ejected.eq(self.ejected + 1)
+            count_after(m, self.ejected, out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail))
 
     def _faults_and_discards(self, m, src, units, outs) -> None:
         """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set

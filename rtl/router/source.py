@@ -4,8 +4,8 @@
 ``SourceInterface(router)``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
 the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),
 drops a packet whose destination is out of range, writes ``routing.inject(node, dest)`` as the route of
-every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` (unless the router is built with
-``counters=False``: they then read 0). ``enable`` low (a faulty node)
+every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` one cycle after the flit (``gates.count_after``;
+unless the router is built with ``counters=False``: they then read 0). ``enable`` low (a faulty node)
 refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
 ``route = 0``.
 """
@@ -17,7 +17,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...sim.broadcast.fork import BROADCAST_DEST
 from ..flit import DEST_WIDTH, local_signature
-from ..gates import node_width
+from ..gates import count_after, node_width
 
 COUNTER_WIDTH = 16
 
@@ -33,10 +33,6 @@ class SourceInterface(wiring.Component):
             members["node_id"] = In(node_width(router.topology))
         super().__init__(members)
 
-    def _count(self, name: str) -> list:
-        """``name`` + 1, or nothing when the router is built without counters (they then read 0)."""
-        c = getattr(self, name)
-        return [c.eq(c + 1)] if self.router.counters else []
 
     def elaborate(self, platform):
         m = Module()
@@ -57,6 +53,7 @@ class SourceInterface(wiring.Component):
         valid, ready = Signal(name="offer_valid"), Signal(name="offer_ready")   # the offer after ``enable``
         m.d.comb += [valid.eq(s.valid & self.enable), s.ready.eq(ready & self.enable)]
         in_packet, dropping = Signal(name="in_packet"), Signal(name="dropping")
+        counted = {name: Signal(name=f"{name}_now") for name in ("injected", "dropped", "malformed")}
         pkt_route = Signal(len(route))
         m.d.comb += [w.tail.eq(s.payload.tail), w.data.eq(s.payload.data)]
         if r.route_at_write:   # the route field whatever the state (it only counts when written): the
@@ -70,27 +67,28 @@ class SourceInterface(wiring.Component):
                 if r.broadcast is not None:
                     m.d.comb += w.bcast.eq(is_bc)
                 with m.If(valid & self.o.ready):
-                    m.d.sync += [*self._count("injected"), *([] if r.pipeline else [pkt_route.eq(inj.route.as_value())]),
-                                 in_packet.eq(~s.payload.tail), dropping.eq(0)]
+                    m.d.comb += counted["injected"].eq(1)
+                    m.d.sync += in_packet.eq(~s.payload.tail)
             with m.Elif(s.payload.head):                       # destination out of range: drop the packet
                 m.d.comb += ready.eq(1)
                 with m.If(valid):
-                    m.d.sync += [*self._count("dropped"), in_packet.eq(~s.payload.tail), dropping.eq(1)]
+                    m.d.comb += counted["dropped"].eq(1)
+                    m.d.sync += in_packet.eq(~s.payload.tail)
             with m.Else():                                     # body/tail outside a packet: discard
-                m.d.comb += ready.eq(1)
-                with m.If(valid):
-                    m.d.sync += self._count("malformed")
+                m.d.comb += [ready.eq(1), counted["malformed"].eq(valid)]
         with m.Else():
             with m.If(dropping):
                 m.d.comb += ready.eq(1)
             with m.Else():                                     # a head inside a packet loses its head bit
                 m.d.comb += [w.head.eq(0), *route_is(pkt_route), self.o.valid.eq(valid), ready.eq(self.o.ready)]
             with m.If(valid & ready):
-                with m.If(s.payload.head):
-                    m.d.sync += self._count("malformed")
+                m.d.comb += counted["malformed"].eq(s.payload.head)
                 with m.If(s.payload.tail):
                     m.d.sync += in_packet.eq(0)
-        if r.pipeline:   # pkt_route only counts in a packet: load it outside one (enable: a register only)
-            with m.If(~in_packet):
-                m.d.sync += pkt_route.eq(inj.route.as_value())
+        # pkt_route and dropping only count in a packet: load them in every cycle outside one, so that their
+        # enable is a register (the head that opens the packet is the last one loaded)
+        with m.If(~in_packet):
+            m.d.sync += [pkt_route.eq(inj.route.as_value()), dropping.eq(~dest_ok)]
+        for name, event in counted.items() if r.counters else ():
+            count_after(m, getattr(self, name), event)
         return m
