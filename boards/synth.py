@@ -115,6 +115,10 @@ def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:
     return count(cells, family), dict(cells)
 
 
+#: what nextpnr says when the router and its harness do not fit the device
+NO_FIT = ("no BELs remaining", "Unable to place", "Unable to find legal placement")
+
+
 def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,
                  seed: int = 1, router_il: str | None = None) -> SynthResult:
     """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax.
@@ -141,7 +145,7 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
                   "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out")
         except RuntimeError:
             log = (workdir / "nextpnr.out").read_text()
-            if "no BELs remaining" not in log and "Unable to place" not in log:
+            if not any(text in log for text in NO_FIT):
                 raise
             note = f"does not fit the {target} (router + harness)"
         else:

@@ -175,3 +175,29 @@ def test_default_networks_are_catalog_specs():
     for fam, (specs, _what) in sr.SYNTH_FAMILIES.items():
         assert specs and all(NetworkSpec.parse(s).family == fam for s in specs)
     assert all(NetworkSpec.parse(s).family == fam for fam, s in PROVE_NETWORKS.items())
+
+
+@pytest.mark.parametrize("message", ["ERROR: no BELs remaining to place cell", "ERROR: Unable to place cell",
+                                     "ERROR: Unable to find legal placement for all cells, design is probably at "
+                                     "utilisation limit."])
+def test_a_router_that_does_not_fit_is_a_note_and_another_failure_an_error(tmp_path, monkeypatch, message):
+    """Each way nextpnr says the design does not fit (the last one: PDN {0,1,3,8,12,18}'s 11-port router on
+    the UP5K) gives the "does not fit" note and yosys' counts; any other nextpnr failure is a ToolError."""
+    import cubenoc.boards.synth as synth
+    from cubenoc.rtl.router import Router
+    from cubenoc.sim.catalog import NetworkSpec
+    topo, routing = NetworkSpec.parse("hypercube:n=2").build("rtl")
+
+    def fake_run(cmd, cwd, log, text=message):
+        if "nextpnr" in cmd[0]:
+            (cwd / "nextpnr.out").write_text(text + "\n")
+            raise ToolError("nextpnr failed")
+        if "router_stat.json" in cmd[-1]:
+            stat = {"modules": {"\\router": {"num_cells_by_type": {"SB_LUT4": 7}}}}
+            (cwd / "router_stat.json").write_text(json.dumps(stat))
+    monkeypatch.setattr(synth, "_run", fake_run)
+    res = synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "fits")
+    assert res.fmax_mhz is None and res.note.startswith("does not fit") and res.lut4 == 7
+    monkeypatch.setattr(synth, "_run", lambda cmd, cwd, log: fake_run(cmd, cwd, log, "ERROR: bad constraint"))
+    with pytest.raises(ToolError):
+        synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "other")

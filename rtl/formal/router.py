@@ -15,7 +15,7 @@ sequence, and asserts (names as reported):
 3. ``wormhole <out>``: between a head and its tail on an output (and VC), every flit there belongs to
    the head's lane, and no flit leaves outside a packet.
 6. ``counter <name>``: ``injected``, ``dropped``, ``malformed`` count what docs/verification.md's
-   source framing says, ``ejected`` the tails taken at ``local_out``.
+   source framing says, ``ejected`` the tails taken at ``local_out``, one cycle later (``gates.count_after``).
 
 What a legal upstream sends (assumed): the AXI rule on every input; whole packets per lane (head
 first, tail last); on a link, heads whose route word is one some packet arrives with on that port and VC
