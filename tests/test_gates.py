@@ -33,7 +33,8 @@ class Mux(wiring.Component):
 
 
 def test_tables():
-    """The truth tables by their definition: SB_LUT4's O is LUT_INIT[{I3, I2, I1, I0}]."""
+    """The truth tables by their definition, bit {i3, i2, i1, i0} for the inputs in ``lut4``'s order (late
+    inputs first; ``lut4`` permutes the table onto the cell's pins)."""
     for k in range(16):
         i0, i1, i2, i3 = (k >> b & 1 for b in range(4))
         assert MUX4_T >> k & 1 == (i0 if i1 else (i3 if i0 else i2))           # (s0, s1, d0, d1)

@@ -4,9 +4,9 @@
 ``SourceInterface(router)``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
 the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),
 drops a packet whose destination is out of range, writes ``routing.inject(node, dest)`` as the route of
-every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` one cycle after the flit (``gates.count_after``;
-unless the router is built with ``counters=False``: they then read 0). ``enable`` low (a faulty node)
-refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
+every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` one cycle after the flit
+(``gates.count_after``; unless the router is built with ``counters=False``: they then read 0).
+``enable`` low (a faulty node) refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
 ``route = 0``.
 """
 from __future__ import annotations
@@ -32,7 +32,6 @@ class SourceInterface(wiring.Component):
         if router.node_generic:
             members["node_id"] = In(node_width(router.topology))
         super().__init__(members)
-
 
     def elaborate(self, platform):
         m = Module()
