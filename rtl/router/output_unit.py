@@ -100,7 +100,7 @@ class OutputUnit(wiring.Component):
             with m.Elif(head):
                 m.d.sync += lock.eq(1)
             if self.count_heads:
-                with m.If(out.head):
+                with m.If(head):
                     m.d.sync += self.use.eq(self.use + 1)
         return m
 
