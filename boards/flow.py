@@ -4,7 +4,8 @@
 points Amaranth at the toolchain (:func:`~cubenoc.boards.toolchain.use_toolchain`), prepares the
 platform's build plan (``do_build=False``: the ULX3S and Colorlight platforms would otherwise insist on
 openFPGALoader being installed even without programming) and runs it in ``build/<board>/``. nextpnr
-writes ``top.report.json`` (``--report``): Fmax per clock and the device utilisation.
+writes ``top.report.json`` (``--report``): Fmax per clock and the device utilisation. ``goal``: what yosys
+optimises for, boards/synth.py ``SYNTH_GOALS`` (the platform's ``script_after_read``/``synth_opts``).
 """
 from __future__ import annotations
 
@@ -77,7 +78,10 @@ class BuildReport:
 
 def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
                build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
-               safety: bool = False, pipeline: bool = False) -> BuildReport:
+               safety: bool = False, pipeline: bool = False, goal: str = "speed") -> BuildReport:
+    from .synth import SYNTH_GOALS, synth_script
+    synth_script(board.family, goal, "top")                  # a bad goal fails before any tool runs
+    before, opts = SYNTH_GOALS[goal][board.family]
     if safety:
         check_safety_board(board, topology)
     est = check_fits(board, topology, routing, payload_width, fifo_depth, safety)
@@ -87,8 +91,8 @@ def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo
     out = Path(build_dir) / board.name
     top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate,
                     safety=safety, pipeline=pipeline)
-    plan = platform.build(top, name="top", do_build=False,
-                          nextpnr_opts=f"--report top.report.json --seed {seed}")
+    plan = platform.build(top, name="top", do_build=False, nextpnr_opts=f"--report top.report.json --seed {seed}",
+                          **({"script_after_read": before} if before else {}), **({"synth_opts": opts} if opts else {}))
     try:
         plan.execute_local(str(out))
     except subprocess.CalledProcessError as exc:

@@ -31,13 +31,31 @@ from cubenoc.rtl.area import count
 
 from .toolchain import find_tool
 
-#: target -> (yosys synth command, nextpnr tool, nextpnr device options, requested MHz)
+#: target -> (nextpnr tool, nextpnr device options, requested MHz)
 TARGETS = {
-    "up5k": ("synth_ice40", "nextpnr-ice40", ["--up5k", "--package", "sg48", "--pcf-allow-unconstrained"], 100),
-    "ecp5-25f": ("synth_ecp5", "nextpnr-ecp5", ["--25k", "--package", "CABGA256", "--speed", "6",
-                                                "--lpf-allow-unconstrained"], 250),
+    "up5k": ("nextpnr-ice40", ["--up5k", "--package", "sg48", "--pcf-allow-unconstrained"], 100),
+    "ecp5-25f": ("nextpnr-ecp5", ["--25k", "--package", "CABGA256", "--speed", "6", "--lpf-allow-unconstrained"], 250),
 }
 TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5"}
+
+#: what yosys optimises for: goal -> family -> (script before ``synth_<family>``, its options); the same
+#: lines in synth-report and in board builds (Amaranth's ``script_after_read`` / ``synth_opts`` overrides).
+#: "speed" is yosys' own default: ABC maps for the shortest logic depth, duplicating logic for it, and on the
+#: ECP5 builds 5-7-input LUTs from LUT4 pairs and slice muxes (PFUMX, L6MUX21). "area": LUT4s alone on the
+#: ECP5 (``-nowidelut``); on the iCE40 ABC9 gets a delay target (``abc9.D``, ps) that every path of a router
+#: meets, so it maps for area. Figures: docs/performance.md "Synthesis goal".
+SYNTH_GOALS = {
+    "speed": {"ice40": ("", ""), "ecp5": ("", "")},
+    "area": {"ice40": ("scratchpad -set abc9.D 8000", ""), "ecp5": ("", "-nowidelut")},
+}
+
+
+def synth_script(family: str, goal: str, top: str) -> str:
+    """The yosys commands that synthesise ``top`` for ``family`` with ``goal`` (``SYNTH_GOALS``)."""
+    if goal not in SYNTH_GOALS:
+        raise CubenocError(f"synthesis goal must be one of {', '.join(SYNTH_GOALS)}, got {goal!r}")
+    before, opts = SYNTH_GOALS[goal][family]
+    return (f"{before}; " if before else "") + " ".join(filter(None, (f"synth_{family}", opts, f"-top {top}")))
 
 #: yosys cell types -> report column: rtl/area.py CELL_CLASSES and count(), the one cell counting
 
@@ -120,24 +138,26 @@ NO_FIT = ("no BELs remaining", "Unable to place", "Unable to find legal placemen
 
 
 def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,
-                 seed: int = 1, router_il: str | None = None) -> SynthResult:
-    """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax.
-    ``router_il``: the router's RTLIL if the caller has already converted it (``_rtlil(router, "router", target)``)."""
+                 seed: int = 1, router_il: str | None = None, goal: str = "speed") -> SynthResult:
+    """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax; yosys
+    optimising for ``goal`` (``SYNTH_GOALS``). ``router_il``: the router's RTLIL if the caller has already
+    converted it (``_rtlil(router, "router", target)``)."""
     if target not in TARGETS:
         raise CubenocError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    synth_cmd, pnr_tool, pnr_opts, freq = TARGETS[target]
+    pnr_tool, pnr_opts, freq = TARGETS[target]
     family = TARGET_FAMILY[target]
+    synth_script(family, goal, "router")                       # a bad goal fails before any tool runs
     workdir.mkdir(parents=True, exist_ok=True)
     yosys = str(find_tool("yosys", toolchain))
     t0 = time.monotonic()
     (workdir / "router.il").write_text(router_il or _rtlil(router, "router", target))
-    _run([yosys, "-q", "-p", f"read_rtlil router.il; {synth_cmd} -top router; tee -q -o router_stat.json stat -json"],
+    _run([yosys, "-q", "-p", f"read_rtlil router.il; {synth_script(family, goal, 'router')}; tee -q -o router_stat.json stat -json"],
          workdir, workdir / "router_yosys.log")
     counts, cells = count_cells(json.loads((workdir / "router_stat.json").read_text()), family, "router")
     fmax, note = None, ""
     if pnr:
         (workdir / "harness.il").write_text(_rtlil(RouterHarness(router), "harness", target))
-        _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_cmd} -top harness -json harness.json"],
+        _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_script(family, goal, 'harness')} -json harness.json"],
              workdir, workdir / "harness_yosys.log")
         try:
             _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, "--json", "harness.json", "--freq", str(freq),

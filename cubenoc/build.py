@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=int, default=64,
                    help="injection rate: packets started per 256 idle cycles per node, 0..256 (default 64)")
     p.add_argument("--pipeline", action="store_true", help="the pipelined router (2 cycles/hop, docs/router.md)")
+    p.add_argument("--synth", choices=("speed", "area"), default="speed",
+                   help="what yosys optimises for: speed (its default) or area (as cubenoc synth-report --synth)")
     p.add_argument("--safety", action="store_true",
                    help="hypercube demos: fault-injection buttons and SL(1) safety levels on LEDs and UART")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
@@ -97,7 +99,7 @@ def run(args) -> int:
     with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5)"):
         rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
                          build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
-                         pipeline=pipeline)
+                         pipeline=pipeline, goal=args.synth)
     print(rep.text())
     if args.program:
         print("programmed:", program(board, rep.bitstream))

@@ -4,11 +4,12 @@
 [--write]``. A network has one router *shape* per distinct Verilog module (rtl/network_top.py: ports,
 allowed turns, VCs; e.g. the interface and the inner nodes of a hierarchical network); every shape is
 reported once with the number of nodes that use it. Per shape and target: yosys (``synth_ice40`` /
-``synth_ecp5``) on the bare router for LUT4/FF/carry/RAM, and nextpnr on the router inside a pin-saving
+``synth_ecp5``, optimising for ``--synth speed`` (yosys' default) or ``area``: boards/synth.py
+``SYNTH_GOALS``) on the bare router for LUT4/FF/carry/RAM, and nextpnr on the router inside a pin-saving
 harness for Fmax (boards/synth.py).
 
 Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
-target, the harness version, the seed and the tool versions: a rerun only synthesises what changed
+target, the harness version, the seed, the synthesis goal and the tool versions: a rerun only synthesises what changed
 (``--force`` ignores the cache). ``--write`` replaces the block between ``<!-- synth-report:begin -->``
 and ``<!-- synth-report:end -->`` of docs/performance.md (bench/render.py replace_section). Networks are
 built by the catalog (sim/catalog.py): ``--network SPEC ...``, or ``--family/--size``, a shorthand that
@@ -139,9 +140,10 @@ def tool_versions(toolchain: str) -> str:
     return ",".join(out)
 
 
-def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str) -> str:
+def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str, goal: str = "speed") -> str:
     h = hashlib.sha256()
-    for part in (str(CACHE_VERSION), router_il, target, str(pnr), str(seed), tools):
+    goal_part = () if goal == "speed" else (goal,)       # speed: the key of the runs cached before --synth
+    for part in (str(CACHE_VERSION), router_il, target, str(pnr), str(seed), tools, *goal_part):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -168,6 +170,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fifo-memory", action="store_true",
                    help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
+    p.add_argument("--synth", choices=("speed", "area"), default="speed",
+                   help="what yosys optimises for: speed (its default) or area (ECP5: LUT4s without wide-LUT "
+                        "muxes; iCE40: ABC with a relaxed delay target); docs/performance.md \"Synthesis goal\"")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
                    help=f"FPGA parts to synthesise for (default {' '.join(TARGETS)})")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
@@ -254,17 +259,17 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
            "payload": args.payload, "depth": args.depth, "queues": args.queues,
-           "pipeline": args.pipeline} | router_options(args)
+           "pipeline": args.pipeline, "synth": args.synth} | router_options(args)
     results, cached = [], True
     for seed in seeds(args) if pnr else [seeds(args)[0]]:
-        key = cache_key(il, target, pnr, seed, tools)
+        key = cache_key(il, target, pnr, seed, tools, args.synth)
         cache = Path(args.work_dir) / "cache" / f"{key}.json"
         if cache.exists() and not args.force:
             results.append(json.loads(cache.read_text()))
             continue
         cached = False
         res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
-                           seed=seed, router_il=il).as_dict()
+                           seed=seed, router_il=il, goal=args.synth).as_dict()
         res.pop("cells")
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(res) + "\n")
@@ -413,6 +418,8 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
         cmd += f" --payload {args.payload} --depth {args.depth}"
     opts = router_options(args)
     cmd += " --fifo-memory" * opts["fifo_memory"] + " --no-counters" * (not opts["counters"])
+    if getattr(args, "synth", "speed") != "speed":
+        cmd += f" --synth {args.synth}"
     sd = seeds(args)
     if sd != [1]:
         cmd += " --seed " + " ".join(map(str, sd))

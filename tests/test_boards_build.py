@@ -107,6 +107,71 @@ def test_synth_router_counts_cells(tmp_path):
     assert 3 * 4 * flit <= res.ff <= 3 * 4 * flit + 200
 
 
+def test_synth_goals_are_one_table_for_reports_and_builds():
+    """``--synth`` of synth-report and build offers the goals of boards/synth.py; each goal is a yosys script
+    per family; an unknown goal is a clear error."""
+    import argparse
+
+    from cubenoc import build, synth_report
+    from cubenoc.boards.synth import SYNTH_GOALS, TARGET_FAMILY, synth_script
+    for mod in (synth_report, build):
+        p = argparse.ArgumentParser()
+        mod.add_arguments(p)
+        (action,) = [a for a in p._actions if a.dest == "synth"]
+        assert set(action.choices) == set(SYNTH_GOALS) and action.default == "speed"
+    for goal in SYNTH_GOALS:
+        assert set(SYNTH_GOALS[goal]) == set(TARGET_FAMILY.values())
+    assert synth_script("ecp5", "speed", "router") == "synth_ecp5 -top router"
+    assert synth_script("ecp5", "area", "top") == "synth_ecp5 -nowidelut -top top"
+    assert synth_script("ice40", "area", "router").startswith("scratchpad -set abc9.D ")
+    with pytest.raises(CubenocError, match="synthesis goal must be one of speed, area"):
+        synth_script("ice40", "small", "router")
+
+
+def test_area_goal_uses_fewer_luts_and_no_wide_lut_muxes(tmp_path):
+    """yosys on Q(3)'s router (W = 16): with the area goal each family maps it in fewer LUT4s than with
+    yosys' default, and the ECP5 netlist has none of the slice muxes (PFUMX, L6MUX21) that build its wide LUTs."""
+    from cubenoc.boards.synth import synth_router
+    from cubenoc.rtl.router import Router
+    topo = Hypercube(3)
+    routing = EcubeRouting(topo)
+    for target in ("up5k", "ecp5-25f"):
+        speed, area = (synth_router(Router(topo, routing, 0, payload_width=16), target, tmp_path / f"{target}-{goal}",
+                                    pnr=False, goal=goal) for goal in ("speed", "area"))
+        assert area.lut4 < speed.lut4 and area.ff == speed.ff
+        wide = ("PFUMX", "L6MUX21")
+        assert not any(area.cells.get(c) for c in wide)
+        if target == "ecp5-25f":
+            assert any(speed.cells.get(c) for c in wide)
+
+
+def test_build_passes_the_synthesis_goal_to_the_board_flow(tmp_path, monkeypatch):
+    """``build_demo(goal="area")`` puts the goal's yosys options into the platform's script (checked in the
+    build plan, no tool runs): ``-nowidelut`` on an ECP5 board, the ABC delay target on an iCE40 one."""
+    from amaranth.build.run import BuildPlan
+
+    from cubenoc.boards.flow import build_demo
+    scripts = {}
+
+    class Stop(Exception):
+        pass
+
+    def capture(plan, root):
+        scripts.update({name: text for name, text in plan.files.items() if name.endswith(".ys")})
+        raise Stop
+    monkeypatch.setattr(BuildPlan, "execute_local", capture)
+    topo = Hypercube(2)
+    for name, goal, text in (("ulx3s-25f", "area", "synth_ecp5 -nowidelut"), ("ulx3s-25f", "speed", "synth_ecp5  -top top"),
+                             ("icebreaker", "area", "scratchpad -set abc9.D")):
+        scripts.clear()
+        with pytest.raises(Stop):
+            build_demo(get_board(name), topo, EcubeRouting(topo), payload_width=16, fifo_depth=2, build_dir=tmp_path,
+                       goal=goal)
+        assert text in scripts["top.ys"]
+    with pytest.raises(CubenocError, match="synthesis goal"):
+        build_demo(get_board("icebreaker"), topo, EcubeRouting(topo), build_dir=tmp_path, goal="fast")
+
+
 def _check_build(rep, board):
     assert rep.bitstream.exists() and rep.bitstream.stat().st_size > 50_000
     assert rep.fmax_mhz is not None and rep.fmax_mhz >= rep.clock_mhz        # timing met at the board clock

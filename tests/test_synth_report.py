@@ -151,6 +151,13 @@ def test_several_seeds_give_the_median_fmax_and_options_reach_the_router(tmp_pat
     assert row["fmax_mhz"] == 31.0 and "fmax_by_seed" not in row and calls[-1] == (3, False, True)
     with pytest.raises(CubenocError, match="--seed"):
         sr.seeds(_args(seed=[-1]))
+    goals = []
+    monkeypatch.setattr(synth, "synth_router", lambda router, target, workdir, **kw: goals.append(kw["goal"]) or
+                        SynthResult(target, 90, 5, 1, 0, 0, 40.0, 1.0))
+    assert main(base + ["--seed", "3", "--synth", "area"]) == 0   # another goal: its own cache entry, runs again
+    (row,) = json.loads(capsys.readouterr().out)
+    assert goals == ["area"] and row["synth"] == "area" and row["lut4"] == 90 and not row["cached"]
+    assert "--synth area" in sr.section_text("table", _args(synth="area"), [])
     text = sr.section_text("table", _args(seed=[1, 2, 3], fifo_memory=True), [])
     assert "--fifo-memory --seed 1 2 3" in text and "median over seeds 1, 2, 3" in text
 
