@@ -78,7 +78,7 @@ class BuildReport:
 
 def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
                build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
-               safety: bool = False, pipeline: bool = False, goal: str = "speed") -> BuildReport:
+               safety: bool = False, pipeline: bool = False, goal: str = "area") -> BuildReport:
     from .synth import SYNTH_GOALS, synth_script
     synth_script(board.family, goal, "top")                  # a bad goal fails before any tool runs
     before, opts = SYNTH_GOALS[goal][board.family]
