@@ -133,14 +133,15 @@ def _markdown(d: dict) -> str:
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                   top: str | None = None, flat: bool = False, faults: bool = False,
                   broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                  pipeline: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
+                  pipeline: bool = False, fifo_memory: bool | None = None,
+                  progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
                   flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues,
-                  arbitration=arbitration, pipeline=pipeline)
+                  arbitration=arbitration, pipeline=pipeline, fifo_memory=fifo_memory)
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")

@@ -39,7 +39,7 @@ class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                  structural: bool = False, flat: bool = False, module_prefix: str | None = None,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False):
+                 pipeline: bool = False, fifo_memory: bool | None = None):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
@@ -50,6 +50,8 @@ class Network(wiring.Component):
         extra = {} if broadcast is None else {"broadcast": broadcast}
         if arbitration != "round-robin":
             extra["arbitration"] = arbitration
+        if fifo_memory is not None:                  # FIFO storage (Router): None follows the platform
+            extra["fifo_memory"] = fifo_memory
         self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
                                faults=faults, queues=queues, pipeline=pipeline, **extra) for v in topology.nodes()]
         prefix = module_prefix or f"cubenoc_{topology.name}_router"

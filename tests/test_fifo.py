@@ -17,8 +17,8 @@ from cubenoc.rtl.router.fifo import HeadFifo
 WIDTH = 8
 
 
-def run_against_reference(depth: int, memory: bool, steps: list[tuple[int, int, int]]) -> None:
-    dut = HeadFifo(WIDTH, depth, memory=memory)
+def run_against_reference(depth: int, memory: bool, steps: list[tuple[int, int, int]], late=None) -> None:
+    dut = HeadFifo(WIDTH, depth, memory=memory, late=late)
     sim = Simulator(dut)
     sim.add_clock(1e-6)
 
@@ -54,6 +54,15 @@ def test_fifo_matches_reference_queue(depth, memory, steps):
     run_against_reference(depth, memory, steps)
 
 
+@pytest.mark.parametrize("depth,late", [(2, (2, 6)), (3, (0, 5)), (4, (2, 6)), (5, (3, 8))])
+@settings(max_examples=25, deadline=None)
+@given(steps=steps)
+def test_late_bits_in_a_ring_keep_the_fifo_behaviour(depth, late, steps):
+    """``late``: with Memory storage bits lo:hi of each entry live in a ring read at a counter, the rest in the
+    head-register FIFO; the whole still behaves as the reference queue (order, first word through, flags)."""
+    run_against_reference(depth, True, steps, late)
+
+
 @pytest.mark.parametrize("depth,memory", [(2, False), (4, False), (4, True)])
 def test_fill_then_drain_while_writing(depth, memory):
     """Fill to full, then pop and offer a write every cycle: the full FIFO refuses the write in the cycle it
@@ -79,4 +88,6 @@ def test_storage_follows_the_platform_when_not_chosen():
         frag = Fragment.get(HeadFifo(WIDTH, 4, memory=memory), platform)
         return any(sub[1] == "storage" for sub in frag.subfragments)
     assert storage(None, Ecp5()) and not storage(None, None) and not storage(False, Ecp5()) and storage(True, None)
+    late = Fragment.get(HeadFifo(WIDTH, 4, memory=True, late=(2, 6)), None)    # a ring and an inner FIFO
+    assert {sub[1] for sub in late.subfragments} >= {"late", "early"}
     run_against_reference(4, None, [(1, k, k % 2) for k in range(12)])

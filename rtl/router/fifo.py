@@ -16,6 +16,12 @@ in an Amaranth ``Memory`` with an asynchronous read port (distributed RAM on ECP
 Lattice family with distributed RAM (``RAM_FAMILIES``: board builds), else flip-flops (iCE40, Verilog). ``r_rdy`` is a register, ``w_rdy`` one too (the last bit of the
 buffer's thermometer ``occ``: a full FIFO has every buffer entry taken; depth 1: its own register).
 ``w_rdy2``: room for two flits (count <= depth - 2; a register: the pipelined router's flow control).
+
+``late=(lo, hi)``: bits ``lo:hi`` of an entry are only read late in the cycle (the flit's route and data,
+which only the crossbar reads); with Memory storage they live in a ring of ``depth`` entries read
+asynchronously at a read counter (``r_data[lo:hi]``, written at a write counter), not in the head
+register and its buffer, which keep the other bits (head, tail, ``want``): no 2:1 mux and no flip-flop
+per late bit at the head (docs/performance.md "Late bits in distributed RAM"). Same cycle behaviour.
 """
 from __future__ import annotations
 
@@ -34,9 +40,10 @@ RAM_FAMILIES = ("ecp5", "machxo2", "nexus")
 
 
 class HeadFifo(wiring.Component):
-    def __init__(self, width: int, depth: int, *, memory: bool | None = False, clear_top: int = 0):
+    def __init__(self, width: int, depth: int, *, memory: bool | None = False, clear_top: int = 0,
+                 late: tuple[int, int] | None = None):
         self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
-        self.memory, self.clear_top = memory, clear_top   # clear_top: see clear_top() below
+        self.memory, self.clear_top, self.late = memory, clear_top, late   # clear_top: see clear_top() below
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
                           "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1), "w_rdy2": Out(1)})
 
@@ -45,6 +52,9 @@ class HeadFifo(wiring.Component):
         B = self.depth - 1                                   # entries behind the head
         we, pop = Signal(), Signal()
         m.d.comb += [we.eq(self.w_en & self.w_rdy), pop.eq(self.r_en & self.r_rdy)]
+        memory = self.memory if self.memory is not None else getattr(platform, "family", None) in RAM_FAMILIES
+        if memory and self.late and B:                       # the late bits in a ring, the others in a HeadFifo
+            return self._split(m, we, pop)
         head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
         m.d.comb += self.r_data.eq(head)
         if B == 0:                                           # the head register alone (w_rdy2 stays 0)
@@ -65,7 +75,6 @@ class HeadFifo(wiring.Component):
         # (not when it goes to the head): the storage's write enable does not wait for pop. With
         # ``clear_top`` (the pipelined router) the free entry is written whenever there is one, taken or not
         store = self.w_rdy if self.clear_top else we
-        memory = self.memory if self.memory is not None else getattr(platform, "family", None) in RAM_FAMILIES
         if memory and B > 1:
             mem = m.submodules.storage = Memory(shape=self.width, depth=B, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
@@ -103,6 +112,21 @@ class HeadFifo(wiring.Component):
         m.d.comb += [nxt_src.eq(nxt[3]), self.w_rdy.eq(~occ[B - 1])]     # full: every buffer entry taken
         m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.r_rdy), nxt)]
         return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
+
+
+    def _split(self, m, we, pop):
+        lo, hi = self.late
+        early = m.submodules.early = HeadFifo(self.width - (hi - lo), self.depth, memory=True, clear_top=self.clear_top)
+        wr, rd = (ring := Memory(shape=hi - lo, depth=self.depth, init=[])).write_port(), ring.read_port(domain="comb")
+        m.submodules.late = ring
+        for ptr, step in ((wr.addr, we), (rd.addr, pop)):           # the counters are the ports' addresses
+            with m.If(step):
+                m.d.sync += ptr.eq(Mux(ptr == self.depth - 1, 0, ptr + 1))
+        d = self.w_data
+        m.d.comb += [wr.data.eq(d[lo:hi]), wr.en.eq(we), early.w_data.eq(Cat(d[:lo], d[hi:])), early.w_en.eq(self.w_en),
+                     early.r_en.eq(self.r_en), self.r_data.eq(Cat(early.r_data[:lo], rd.data, early.r_data[lo:])),
+                     *[getattr(self, n).eq(getattr(early, n)) for n in ("w_rdy", "r_rdy", "w_rdy2")]]
+        return m
 
 
 def mux4(sel, low, v):

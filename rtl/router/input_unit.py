@@ -80,8 +80,10 @@ class InputUnit(wiring.Component):
             first = self._unit(m, "first", r.adapter.route_unit(r.node))
             m.d.comb += first.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width])
         for c in range(self.num_lanes):
-            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(r.flit_layout.size + (r.num_ports if r.route_at_write else 0),
-                                                        r.fifo_depth, memory=r.fifo_memory, clear_top=r.num_ports * r.pipeline)
+            lay = r.flit_layout            # routed at the write: route and data are read by the crossbar alone
+            late = (lay["route"].offset, lay["data"].offset + lay["data"].width) if r.route_at_write else None
+            fifo = m.submodules[f"fifo_{c}"] = HeadFifo(lay.size + (r.num_ports if r.route_at_write else 0), r.fifo_depth,
+                                                        memory=r.fifo_memory, clear_top=r.num_ports * r.pipeline, late=late)
             if r.pipeline:
                 self._pipe_lane(m, c, fifo)
                 continue
