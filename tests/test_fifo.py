@@ -17,9 +17,10 @@ from cubenoc.rtl.router.fifo import HeadFifo
 WIDTH = 8
 
 
-def run_against_reference(depth: int, memory: bool, steps: list[tuple[int, int, int]], late=None) -> None:
+def run_against_reference(depth: int, memory: bool, steps: list[tuple[int, int, int]], late=None,
+                          platform=None) -> None:
     dut = HeadFifo(WIDTH, depth, memory=memory, late=late)
-    sim = Simulator(dut)
+    sim = Simulator(Fragment.get(dut, platform))
     sim.add_clock(1e-6)
 
     async def bench(ctx):
@@ -59,8 +60,13 @@ def test_fifo_matches_reference_queue(depth, memory, steps):
 @given(steps=steps)
 def test_late_bits_in_a_ring_keep_the_fifo_behaviour(depth, late, steps):
     """``late``: with Memory storage bits lo:hi of each entry live in a ring read at a counter, the rest in the
-    head-register FIFO; the whole still behaves as the reference queue (order, first word through, flags)."""
+    head-register FIFO; the whole still behaves as the reference queue (order, first word through, flags):
+    read as it is (distributed RAM) and, for an iCE40, read at the edge at the next head's address with the
+    write that edge makes passed through (block RAM)."""
+    class Ice40:
+        family = "ice40"
     run_against_reference(depth, True, steps, late)
+    run_against_reference(depth, True, steps, late, Ice40())
 
 
 @pytest.mark.parametrize("depth,memory", [(2, False), (4, False), (4, True)])

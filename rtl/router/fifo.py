@@ -18,10 +18,12 @@ buffer's thermometer ``occ``: a full FIFO has every buffer entry taken; depth 1:
 ``w_rdy2``: room for two flits (count <= depth - 2; a register: the pipelined router's flow control).
 
 ``late=(lo, hi)``: bits ``lo:hi`` of an entry are only read late in the cycle (the flit's route and data,
-which only the crossbar reads); with Memory storage they live in a ring of ``depth`` entries read
-asynchronously at a read counter (``r_data[lo:hi]``, written at a write counter), not in the head
-register and its buffer, which keep the other bits (head, tail, ``want``): no 2:1 mux and no flip-flop
-per late bit at the head (docs/performance.md "Late bits in distributed RAM"). Same cycle behaviour.
+which only the crossbar reads); with Memory storage they live in a ring of ``depth`` entries written at a
+write counter, not in the head register and its buffer, which keep the other bits (head, tail, ``want``):
+no mux and no flip-flop per late bit at the head (docs/performance.md "Late bits in distributed RAM").
+The ring is read asynchronously at the read counter (distributed RAM), or on an iCE40 platform at the
+clock edge at the next head's address, the write of that edge passed through (``transparent_for``; block
+RAM, ``SB_RAM40_4K``, which has no asynchronous read). Same cycle behaviour either way.
 """
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ class HeadFifo(wiring.Component):
         m.d.comb += [we.eq(self.w_en & self.w_rdy), pop.eq(self.r_en & self.r_rdy)]
         memory = self.memory if self.memory is not None else getattr(platform, "family", None) in RAM_FAMILIES
         if memory and self.late and B:                       # the late bits in a ring, the others in a HeadFifo
-            return self._split(m, we, pop)
+            return self._split(m, we, pop, platform)
         head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
         m.d.comb += self.r_data.eq(head)
         if B == 0:                                           # the head register alone (w_rdy2 stays 0)
@@ -114,14 +116,17 @@ class HeadFifo(wiring.Component):
         return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
 
 
-    def _split(self, m, we, pop):
-        lo, hi = self.late
-        early = m.submodules.early = HeadFifo(self.width - (hi - lo), self.depth, memory=True, clear_top=self.clear_top)
-        wr, rd = (ring := Memory(shape=hi - lo, depth=self.depth, init=[])).write_port(), ring.read_port(domain="comb")
-        m.submodules.late = ring
-        for ptr, step in ((wr.addr, we), (rd.addr, pop)):           # the counters are the ports' addresses
-            with m.If(step):
-                m.d.sync += ptr.eq(Mux(ptr == self.depth - 1, 0, ptr + 1))
+    def _split(self, m, we, pop, platform):
+        lo, hi, D = *self.late, self.depth
+        early = m.submodules.early = HeadFifo(self.width - (hi - lo), D, memory=True, clear_top=self.clear_top)
+        block = getattr(platform, "family", None) == "ice40"
+        ring = m.submodules.late = Memory(shape=hi - lo, depth=D, init=[], attrs={"ram_style": "block"} if block else None)
+        wr, r_at = ring.write_port(), Signal(range(D), name="r_at")
+        step = lambda ptr: Mux(ptr == D - 1, 0, ptr + 1)
+        r_next = Mux(pop, step(r_at), r_at)          # block RAM reads at the edge: at the next head's address
+        rd = ring.read_port(domain="sync", transparent_for=(wr,)) if block else ring.read_port(domain="comb")
+        m.d.comb += rd.addr.eq(r_next if block else r_at)
+        m.d.sync += [r_at.eq(r_next), wr.addr.eq(Mux(we, step(wr.addr), wr.addr))]
         d = self.w_data
         m.d.comb += [wr.data.eq(d[lo:hi]), wr.en.eq(we), early.w_data.eq(Cat(d[:lo], d[hi:])), early.w_en.eq(self.w_en),
                      early.r_en.eq(self.r_en), self.r_data.eq(Cat(early.r_data[:lo], rd.data, early.r_data[lo:])),
