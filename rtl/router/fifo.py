@@ -121,12 +121,15 @@ class HeadFifo(wiring.Component):
         early = m.submodules.early = HeadFifo(self.width - (hi - lo), D, memory=True, clear_top=self.clear_top)
         block = getattr(platform, "family", None) == "ice40"
         ring = m.submodules.late = Memory(shape=hi - lo, depth=D, init=[], attrs={"ram_style": "block"} if block else None)
-        wr, r_at = ring.write_port(), Signal(range(D), name="r_at")
-        step = lambda ptr: Mux(ptr == D - 1, 0, ptr + 1)
-        r_next = Mux(pop, step(r_at), r_at)          # block RAM reads at the edge: at the next head's address
+        wr = ring.write_port()
         rd = ring.read_port(domain="sync", transparent_for=(wr,)) if block else ring.read_port(domain="comb")
-        m.d.comb += rd.addr.eq(r_next if block else r_at)
-        m.d.sync += [r_at.eq(r_next), wr.addr.eq(Mux(we, step(wr.addr), wr.addr))]
+        r_at = Signal(range(D), name="r_at") if block else rd.addr   # distributed RAM: read at the head as it is
+        step = lambda ptr: Mux(ptr == D - 1, 0, ptr + 1)
+        for ptr, en in ((wr.addr, we), (r_at, pop)):                  # the counters of writes and pops
+            with m.If(en):
+                m.d.sync += ptr.eq(step(ptr))
+        if block:                                     # block RAM reads at the edge: at the next head's address
+            m.d.comb += rd.addr.eq(Mux(pop, step(r_at), r_at))
         d = self.w_data
         m.d.comb += [wr.data.eq(d[lo:hi]), wr.en.eq(we), early.w_data.eq(Cat(d[:lo], d[hi:])), early.w_en.eq(self.w_en),
                      early.r_en.eq(self.r_en), self.r_data.eq(Cat(early.r_data[:lo], rd.data, early.r_data[lo:])),
