@@ -168,7 +168,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", action="store_true",
                    help="the pipelined router: two registered stages, 2 cycles per hop (docs/router.md)")
     p.add_argument("--fifo-memory", action="store_true",
-                   help="input FIFO entries behind the head in an Amaranth Memory (distributed RAM on ECP5)")
+                   help="input FIFO storage in an Amaranth Memory: distributed RAM on the ECP5, the route and data "
+                        "bits in block RAM on the iCE40 (docs/router.md \"Input FIFO\")")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
     p.add_argument("--synth", choices=("speed", "area"), default="speed",
                    help="what yosys optimises for: speed (its default) or area (ECP5: LUT4s without wide-LUT "
