@@ -39,7 +39,7 @@ class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                  structural: bool = False, flat: bool = False, module_prefix: str | None = None,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | None = None):
+                 pipeline: bool = False, fifo_memory: bool | str | None = None):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()

@@ -28,7 +28,7 @@ class Verdict:
 
 def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_width: int = 32,
                   margin: int = 16, max_cycles: int = 200_000, broadcast=None, queues: str = "fifo",
-                  arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool = False) -> list[Verdict]:
+                  arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False) -> list[Verdict]:
     model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, queues=queues,
                          arbitration=arbitration, pipeline=pipeline)
     runs = []
@@ -43,7 +43,7 @@ def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_wi
     if pipeline:
         extra["pipeline"] = True
     if fifo_memory:
-        extra["fifo_memory"] = True
+        extra["fifo_memory"] = fifo_memory
     design = build_network(topology, model.routing, payload_width=payload_width, depth=depth, **extra)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []

@@ -41,13 +41,14 @@ def test_network_matches_model(name):
     assert np.all(np.diff(head_on.tr_cycle[at0]) >= 1)
 
 
-@pytest.mark.parametrize("depth", [2, 4])
-def test_network_with_fifos_in_memory_matches_model(depth):
+@pytest.mark.parametrize("depth,memory", [(2, True), (4, True), (4, "block")])
+def test_network_with_fifos_in_memory_matches_model(depth, memory):
     """The FIFO storage as Amaranth Memory (``fifo_memory=True``: what ECP5 board builds and ``synth-report
     --fifo-memory`` synthesise to distributed RAM; the route and data bits in a ring read at a counter,
-    rtl/router/fifo.py ``late``): the same cycle-exact trace as the model in every scenario."""
+    rtl/router/fifo.py ``late``; ``"block"``: the ring read at the clock edge, as iCE40 block RAM): the same
+    cycle-exact trace as the model in every scenario."""
     topo = Hypercube(3)
-    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=depth), depth=depth, fifo_memory=True)
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=depth), depth=depth, fifo_memory=memory)
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)
     assert all(v.rtl.cycle.size > 0 for v in verdicts)

@@ -66,6 +66,7 @@ def test_late_bits_in_a_ring_keep_the_fifo_behaviour(depth, late, steps):
     class Ice40:
         family = "ice40"
     run_against_reference(depth, True, steps, late)
+    run_against_reference(depth, "block", steps, late)
     run_against_reference(depth, True, steps, late, Ice40())
 
 
@@ -96,4 +97,6 @@ def test_storage_follows_the_platform_when_not_chosen():
     assert storage(None, Ecp5()) and not storage(None, None) and not storage(False, Ecp5()) and storage(True, None)
     late = Fragment.get(HeadFifo(WIDTH, 4, memory=True, late=(2, 6)), None)    # a ring and an inner FIFO
     assert {sub[1] for sub in late.subfragments} >= {"late", "early"}
+    with pytest.raises(CubenocError, match="FIFO memory must be"):
+        HeadFifo(WIDTH, 4, memory="bram")
     run_against_reference(4, None, [(1, k, k % 2) for k in range(12)])

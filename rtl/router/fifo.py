@@ -21,9 +21,10 @@ buffer's thermometer ``occ``: a full FIFO has every buffer entry taken; depth 1:
 which only the crossbar reads); with Memory storage they live in a ring of ``depth`` entries written at a
 write counter, not in the head register and its buffer, which keep the other bits (head, tail, ``want``):
 no mux and no flip-flop per late bit at the head (docs/performance.md "Late bits in distributed RAM").
-The ring is read asynchronously at the read counter (distributed RAM), or on an iCE40 platform at the
-clock edge at the next head's address, the write of that edge passed through (``transparent_for``; block
-RAM, ``SB_RAM40_4K``, which has no asynchronous read). Same cycle behaviour either way.
+The ring is read asynchronously at the read counter (distributed RAM), or with ``memory="block"`` (and
+``True`` on an iCE40 platform) at the clock edge at the next head's address, the write of that edge
+passed through (``transparent_for``; block RAM, ``SB_RAM40_4K``, which has no asynchronous read). Same
+cycle behaviour either way.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from cubenoc.errors import require_int
+from cubenoc.errors import CubenocError, require_int
 
 from ..gates import any_of
 
@@ -42,8 +43,10 @@ RAM_FAMILIES = ("ecp5", "machxo2", "nexus")
 
 
 class HeadFifo(wiring.Component):
-    def __init__(self, width: int, depth: int, *, memory: bool | None = False, clear_top: int = 0,
+    def __init__(self, width: int, depth: int, *, memory: bool | str | None = False, clear_top: int = 0,
                  late: tuple[int, int] | None = None):
+        if memory not in (False, True, None, "block"):
+            raise CubenocError(f"FIFO memory must be False, True, None or 'block', got {memory!r}")
         self.width, self.depth = width, require_int(depth, "fifo depth", 1, 64)
         self.memory, self.clear_top, self.late = memory, clear_top, late   # clear_top: see clear_top() below
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1, init=1),
@@ -54,9 +57,10 @@ class HeadFifo(wiring.Component):
         B = self.depth - 1                                   # entries behind the head
         we, pop = Signal(), Signal()
         m.d.comb += [we.eq(self.w_en & self.w_rdy), pop.eq(self.r_en & self.r_rdy)]
-        memory = self.memory if self.memory is not None else getattr(platform, "family", None) in RAM_FAMILIES
+        family = getattr(platform, "family", None)
+        memory = self.memory if self.memory is not None else family in RAM_FAMILIES
         if memory and self.late and B:                       # the late bits in a ring, the others in a HeadFifo
-            return self._split(m, we, pop, platform)
+            return self._split(m, we, pop, memory == "block" or family == "ice40")
         head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
         m.d.comb += self.r_data.eq(head)
         if B == 0:                                           # the head register alone (w_rdy2 stays 0)
@@ -116,10 +120,9 @@ class HeadFifo(wiring.Component):
         return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
 
 
-    def _split(self, m, we, pop, platform):
+    def _split(self, m, we, pop, block):
         lo, hi, D = *self.late, self.depth
         early = m.submodules.early = HeadFifo(self.width - (hi - lo), D, memory=True, clear_top=self.clear_top)
-        block = getattr(platform, "family", None) == "ice40"
         ring = m.submodules.late = Memory(shape=hi - lo, depth=D, init=[], attrs={"ram_style": "block"} if block else None)
         wr = ring.write_port()
         rd = ring.read_port(domain="sync", transparent_for=(wr,)) if block else ring.read_port(domain="comb")

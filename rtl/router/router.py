@@ -60,7 +60,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | None = None, counters: bool = True):
+                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.check_node(node)
