@@ -79,9 +79,8 @@ class BuildReport:
 def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
                build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
                safety: bool = False, pipeline: bool = False, goal: str = "area") -> BuildReport:
-    from .synth import SYNTH_GOALS, synth_script
-    synth_script(board.family, goal, "top")                  # a bad goal fails before any tool runs
-    before, opts = SYNTH_GOALS[goal][board.family]
+    from .synth import goal_lines
+    before, opts = goal_lines(board.family, goal)            # a bad goal fails before any tool runs
     if safety:
         check_safety_board(board, topology)
     est = check_fits(board, topology, routing, payload_width, fifo_depth, safety)

@@ -50,11 +50,16 @@ SYNTH_GOALS = {
 }
 
 
-def synth_script(family: str, goal: str, top: str) -> str:
-    """The yosys commands that synthesise ``top`` for ``family`` with ``goal`` (``SYNTH_GOALS``)."""
+def goal_lines(family: str, goal: str) -> tuple[str, str]:
+    """``(script before synth_<family>, its options)`` of ``goal`` (``SYNTH_GOALS``); a clear error for another goal."""
     if goal not in SYNTH_GOALS:
         raise CubenocError(f"synthesis goal must be one of {', '.join(SYNTH_GOALS)}, got {goal!r}")
-    before, opts = SYNTH_GOALS[goal][family]
+    return SYNTH_GOALS[goal][family]
+
+
+def synth_script(family: str, goal: str, top: str) -> str:
+    """The yosys commands that synthesise ``top`` for ``family`` with ``goal``."""
+    before, opts = goal_lines(family, goal)
     return (f"{before}; " if before else "") + " ".join(filter(None, (f"synth_{family}", opts, f"-top {top}")))
 
 #: yosys cell types -> report column: rtl/area.py CELL_CLASSES and count(), the one cell counting
