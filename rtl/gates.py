@@ -130,3 +130,10 @@ def node_width(topology) -> int:
 def node_address(unit):
     """A unit's node: its ``node_id`` input (node-generic units) or the constant ``unit.node``."""
     return unit.node_id if hasattr(unit, "node_id") else Const(unit.node, node_width(unit.routing.topology))
+
+
+def fix_bits(v, fixed):
+    """``v`` with the bits of ``fixed = (mask, value)`` set to ``value`` (none when ``fixed`` is None):
+    docs/router.md "Fixed route bits"."""
+    v = Value.cast(v)
+    return v if not fixed else (v & ~Const(fixed[0], len(v))) | (fixed[1] & fixed[0])

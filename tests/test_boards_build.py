@@ -211,3 +211,18 @@ def test_ecp5_demo_bitstreams(tmp_path, name):
     rep = build_demo(board, topo, EcubeRouting(topo), payload_width=16, fifo_depth=4, build_dir=tmp_path)
     _check_build(rep, board)
     assert rep.bitstream.suffix == ".bit"
+
+
+def test_fixed_route_bits_take_logic_out_of_the_router(tmp_path):
+    """yosys on Q(3)'s router (W = 16, UP5K): with the fixed route bits (docs/router.md) the route bits no
+    output reads leave the FIFOs and the constant ones the crossbar, so fewer LUT4s and flip-flops than the
+    same router with none fixed."""
+    from cubenoc.boards.synth import synth_router
+    from cubenoc.rtl.router import Router
+    topo = Hypercube(3)
+    routing = EcubeRouting(topo)
+    plain = Router(topo, routing, 0, payload_width=16)
+    plain.fixed_bits = {}
+    fixed, none = (synth_router(r, "up5k", tmp_path / name, pnr=False)
+                   for name, r in (("fixed", Router(topo, routing, 0, payload_width=16)), ("none", plain)))
+    assert fixed.lut4 < none.lut4 and fixed.ff < none.ff

@@ -20,6 +20,7 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cubenoc.rtl.formal.router import arrivals
 from cubenoc.rtl.router import Router
 from cubenoc.rtl.router.arbiter import RoundRobinArbiter
 from cubenoc.rtl.router.input_unit import InputUnit
@@ -273,7 +274,12 @@ def check_input_unit(topo, routing, node, port, seed, cycles=80):
     r = _router(topo, routing, node)
     dut = InputUnit(r, port)
     P, V, D, L = r.num_ports, r.num_vcs, r.fifo_depth, dut.num_lanes
-    words = [w for w in range(1 << routing.layout.width) if _hop(routing, node, w) is not None]
+    # a legal upstream (as the formal harness assumes): the route words packets arrive here with, since the
+    # router fixes the bits they all agree on (docs/router.md "Fixed route bits")
+    if port == r.local:
+        words = sorted({routing.layout.pack(routing.inject(node, d)) for d in topo.nodes()})
+    else:
+        words = sorted(set().union(*[w for (p, _), w in arrivals(routing, node).items() if p == port]))
 
     def target(h, c):                       # (output, VC) of the lane's head flit: route table or cur_out
         if not h["head"]:

@@ -8,7 +8,7 @@ from amaranth.sim import Simulator
 
 from cubenoc.rtl.router import Router
 from cubenoc.sim.routing.hypercube import EcubeRouting
-from cubenoc.sim.routing.turns import allowed_matrix
+from cubenoc.sim.routing.turns import allowed_matrix, fixed_route_bits
 from cubenoc.sim.topology import EnhancedHypercube, Hypercube
 
 
@@ -147,3 +147,29 @@ def test_crossbar_pruned_to_allowed_turns():
             assert m[i][o] == (o < i)          # dimension i -> lower dimensions only, never to the skip
     assert all(m[topo.n][o] for o in range(topo.n)) and not m[topo.n][topo.n]   # skip -> any dimension
     assert all(m[router.local])                                                  # local -> anywhere
+
+
+def test_fixed_route_bits_follow_the_ecube_tag():
+    """Algorithm A corrects the highest differing dimension first, so a packet arriving on dimension d
+    carries a tag with bits >= d clear and the bits below d free (any destination), and one leaving on
+    dimension d, from any input, a new tag with the same bits clear; an ejected packet's tag is 0; an
+    injected tag (source XOR destination) fixes nothing. ``fixed_route_bits`` finds exactly these."""
+    n = 4
+    topo = Hypercube(n)
+    routing = EcubeRouting(topo)
+    full = (1 << n) - 1
+    for node in (0, 6, 15):
+        fixed = fixed_route_bits(routing, node)
+        assert fixed["in", n] == (0, 0)                    # the local input (port n)
+        for d in range(n):
+            high = full & ~((1 << d) - 1)
+            assert fixed["in", d] == fixed["out", d] == (high, 0)
+            for i in [*range(d + 1, n), n]:                # e-cube turns into dimension d
+                assert fixed["turn", i, d] == (high, 0)
+        assert fixed["out", n] == (full, 0)                # ejection
+        for i in range(n + 1):
+            assert fixed["turn", i, n] == (full, 0)
+        assert fixed == fixed_route_bits(routing, None)    # every node alike: one router for all
+        assert set(fixed) == ({("in", i) for i in range(n + 1)} | {("out", o) for o in range(n + 1)} |
+                              {("turn", i, o) for i in range(n + 1) for o in range(n + 1) if o == n or o < i})
+

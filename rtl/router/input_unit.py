@@ -40,7 +40,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gates import any_of, node_width
+from ..gates import any_of, fix_bits, node_width
 from ..route.candidates import candidate_unit
 from ..route.fork import ForkUnit
 from .fifo import HeadFifo
@@ -183,7 +183,8 @@ class InputUnit(wiring.Component):
         vc = Mux(ru.port == r.local, 0, ru.vc) if V > 1 else Const(0)
         with m.If(fifo.w_en & fifo.w_rdy & head):
             m.d.sync += [pkt_want.eq(want), pkt_vc.eq(vc)]
-        m.d.comb += [ru.route.eq(Value.cast(s.payload.route)[:r.routing.layout.width]), routed.eq(s.payload),
+        route = fix_bits(Value.cast(s.payload.route)[:r.routing.layout.width], r.fixed_bits.get(("in", self.port)))
+        m.d.comb += [ru.route.eq(route), routed.eq(s.payload),
                      routed.route.eq(ru.new_route.as_value()), fifo.w_data.eq(Cat(routed, Mux(head, want, pkt_want)))]
         if V > 1:
             m.d.comb += routed.vc.eq(Mux(head, vc, pkt_vc))

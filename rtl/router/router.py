@@ -43,9 +43,9 @@ from ...sim.model.lookahead import LookaheadVoqRouting
 from ...sim.model.kernel import EJECT_DEPTH
 from ...sim.model.pipeline import check_pipeline
 from ...sim.model.voq import check_queues
-from ...sim.routing.turns import allowed_matrix
+from ...sim.routing.turns import allowed_matrix, fixed_route_bits
 from ..flit import link_flit_layout, link_signature, local_signature
-from ..gates import any_of, count_after, node_width
+from ..gates import any_of, count_after, fix_bits, node_width
 from ..route import rtl_for
 from ..route.candidates import candidates_node_generic
 from .arbiter import RoundRobinArbiter
@@ -99,6 +99,8 @@ class Router(wiring.Component):
         self.pipeline = check_pipeline(pipeline, routing, broadcast, self.adaptive, self.queues)
         # docs/router.md "Route at the write": oblivious unicast routing decides on the flit and the node alone
         self.route_at_write = not self.adaptive and broadcast is None and self.queues == "fifo"
+        # docs/router.md "Fixed route bits": route bits every packet arriving / turning here agrees on
+        self.fixed_bits = fixed_route_bits(routing, None if self.node_generic else node) if self.route_at_write else {}
         self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
         self.link_signature = link_signature(routing, payload_width, broadcast, self.pipeline)
         members = {}
@@ -121,6 +123,8 @@ class Router(wiring.Component):
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
                self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues,
                self.fifo_memory, self.counters, self.pipeline)
+        if self.fixed_bits:
+            key += (tuple(sorted(self.fixed_bits.items(), key=repr)),)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.weights is not None:
@@ -158,6 +162,7 @@ class Router(wiring.Component):
         lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
 
         outs, sent, srcs_of = {}, {k: [] for k in lanes}, {}
+        fixed = self.fixed_bits
         for o in range(P):
             srcs = srcs_of[o] = [k for k in lanes if o in units[k[0]].outputs[k[1]]]
             out = self.output_stream(o)
@@ -170,7 +175,8 @@ class Router(wiring.Component):
                 lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
                 weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
-                m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c])]
+                m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c]),
+                             ou.flit[r].route.eq(fix_bits(units[i].flit[c].route, fixed.get(("turn", i, o))))]
                 if self.pipeline:
                     m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
                 if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
@@ -185,7 +191,8 @@ class Router(wiring.Component):
                 if self.counters:
                     count_after(m, self.ejected, ou.xfer & ou.payload.tail)
             else:
-                m.d.comb += out.payload.eq(ou.payload)
+                m.d.comb += [out.payload.eq(ou.payload),
+                             out.payload.route.eq(fix_bits(ou.payload.route, fixed.get(("out", o))))]
 
         # router-wide status the input units read: locks, downstream room, faults, use counts, empties
         locked = Cat(*[Const(0, V) if o not in outs else Cat(outs[o].locked, Const(0, V - len(outs[o].locked)))
@@ -256,3 +263,4 @@ class Router(wiring.Component):
             srcs = [i for i in used if self.allowed[i][o]]
             m.d.comb += [ou.acquire.eq(taken[o])] + [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
             m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]
+

@@ -20,11 +20,23 @@ def allowed_turns(routing: RoutingFunction) -> list[frozenset[Turn]]:
     return list(_allowed_turns_cached(routing))
 
 
-@lru_cache(maxsize=64)
 def _allowed_turns_cached(routing: RoutingFunction) -> tuple[frozenset[Turn], ...]:
+    return _walk(routing)[0]
+
+
+@lru_cache(maxsize=64)
+def _walk(routing: RoutingFunction):
+    """``(turns, fixed)`` per node: the turns, and the route bits fixed (``fixed_route_bits``), from the AND
+    and the OR of the words seen."""
     topo = routing.topology
     layout = routing.layout
     turns: list[set[Turn]] = [set() for _ in topo.nodes()]
+    bits: list[dict] = [{} for _ in topo.nodes()]
+    full = (1 << layout.width) - 1
+
+    def see(node, key, word):
+        a, o = bits[node].get(key, (full, 0))
+        bits[node][key] = (a & word, o | word)
     limit = 4 * topo.num_nodes + 8
     for src in topo.nodes():
         for dst in topo.nodes():
@@ -38,8 +50,11 @@ def _allowed_turns_cached(routing: RoutingFunction) -> tuple[frozenset[Turn], ..
                     raise AssertionError(f"{routing.name}: packet {src}->{dst} may not terminate (> {limit} hops)")
                 nxt = []
                 for node, in_port, word in frontier:
+                    see(node, ("in", in_port), word)
                     for hop in routing.candidates(node, layout.unpack(word)):
                         turns[node].add((in_port, hop.port))
+                        for key in (("turn", in_port, hop.port), ("out", hop.port)):
+                            see(node, key, layout.pack(hop.header))
                         if hop.port == topo.local_port(node):
                             continue
                         far = topo.neighbor(node, hop.port)
@@ -51,7 +66,27 @@ def _allowed_turns_cached(routing: RoutingFunction) -> tuple[frozenset[Turn], ..
                             seen.add(state)
                             nxt.append(state)
                 frontier = nxt
-    return tuple(frozenset(t) for t in turns)
+    fixed = [{k: (full & ~(a ^ o), a & ~(a ^ o)) for k, (a, o) in b.items()} for b in bits]
+    common: dict = {}                     # what every node that sees a key fixes, to the same value
+    for f in fixed:
+        for k, (mask, value) in f.items():
+            cm, cv = common.get(k, (mask, value))
+            cm &= mask & ~(cv ^ value)
+            common[k] = (cm, cv & cm)
+    return tuple(frozenset(t) for t in turns), tuple(fixed), common
+
+
+def fixed_route_bits(routing: RoutingFunction, node: int | None) -> dict:
+    """The route-word bits that every packet fixes at ``node`` (None: at every node alike, for a router
+    built once for all nodes), as ``(mask, value)`` (mask: the bits all
+    the words agree on, value: theirs), keyed ``("in", port)`` for the words arriving on an input,
+    ``("turn", in_port, out_port)`` for the new words a turn gives and ``("out", port)`` for the new words
+    leaving by an output. For the router's constant bits (docs/router.md "Fixed route bits"); every
+    candidate of an adaptive function counts."""
+    if node is None:
+        return _walk(routing)[2]
+    routing.topology.check_node(node)
+    return _walk(routing)[1][node]
 
 
 def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
@@ -61,3 +96,4 @@ def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
     ports = topo.local_port(node) + 1
     turns = _allowed_turns_cached(routing)[node]
     return [[(i, o) in turns for o in range(ports)] for i in range(ports)]
+
