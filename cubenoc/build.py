@@ -29,9 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=int, default=64,
                    help="injection rate: packets started per 256 idle cycles per node, 0..256 (default 64)")
     p.add_argument("--pipeline", action="store_true", help="the pipelined router (2 cycles/hop, docs/router.md)")
-    p.add_argument("--synth", choices=("speed", "area"), default="area",
+    p.add_argument("--synth", choices=("speed", "balanced", "area"), default="area",
                    help="what yosys optimises for (as cubenoc synth-report --synth): area (default: a demo is bound "
-                        "by the cells it needs, its clock is far below Fmax) or speed (yosys' own default)")
+                        "by the cells it needs, its clock is far below Fmax), balanced or speed (yosys' own default)")
     p.add_argument("--safety", action="store_true",
                    help="hypercube demos: fault-injection buttons and SL(1) safety levels on LEDs and UART")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",

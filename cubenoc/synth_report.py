@@ -171,9 +171,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="input FIFO storage in an Amaranth Memory: distributed RAM on the ECP5, the route and data "
                         "bits in block RAM on the iCE40 (docs/router.md \"Input FIFO\")")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
-    p.add_argument("--synth", choices=("speed", "area"), default="speed",
-                   help="what yosys optimises for: speed (its default) or area (ECP5: LUT4s without wide-LUT "
-                        "muxes; iCE40: ABC with a relaxed delay target); docs/performance.md \"Synthesis goal\"")
+    p.add_argument("--synth", choices=("speed", "balanced", "area"), default="speed",
+                   help="what yosys optimises for: speed (its default), area (ECP5: LUT4s without wide-LUT "
+                        "muxes; iCE40: ABC with a relaxed delay target) or balanced (ECP5: as area; iCE40: a 4 ns "
+                        "delay target, area below it); docs/performance.md \"Synthesis goal\"")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
                    help=f"FPGA parts to synthesise for (default {' '.join(TARGETS)})")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
