@@ -30,13 +30,8 @@ def _walk(routing: RoutingFunction):
     and the OR of the words seen."""
     topo = routing.topology
     layout = routing.layout
-    turns: list[set[Turn]] = [set() for _ in topo.nodes()]
-    bits: list[dict] = [{} for _ in topo.nodes()]
-    full = (1 << layout.width) - 1
-
-    def see(node, key, word):
-        a, o = bits[node].get(key, (full, 0))
-        bits[node][key] = (a & word, o | word)
+    arrive: list[dict] = [{} for _ in topo.nodes()]       # in port -> (AND, OR) of the words arriving
+    leave: list[dict] = [{} for _ in topo.nodes()]        # turn -> (AND, OR) of the new words
     limit = 4 * topo.num_nodes + 8
     for src in topo.nodes():
         for dst in topo.nodes():
@@ -50,30 +45,37 @@ def _walk(routing: RoutingFunction):
                     raise AssertionError(f"{routing.name}: packet {src}->{dst} may not terminate (> {limit} hops)")
                 nxt = []
                 for node, in_port, word in frontier:
-                    see(node, ("in", in_port), word)
+                    x = arrive[node].get(in_port)
+                    arrive[node][in_port] = (word, word) if x is None else (x[0] & word, x[1] | word)
                     for hop in routing.candidates(node, layout.unpack(word)):
-                        turns[node].add((in_port, hop.port))
-                        for key in (("turn", in_port, hop.port), ("out", hop.port)):
-                            see(node, key, layout.pack(hop.header))
+                        new, turn = layout.pack(hop.header), (in_port, hop.port)
+                        x = leave[node].get(turn)
+                        leave[node][turn] = (new, new) if x is None else (x[0] & new, x[1] | new)
                         if hop.port == topo.local_port(node):
                             continue
                         far = topo.neighbor(node, hop.port)
                         if far is None:
                             raise AssertionError(f"{routing.name}: {src}->{dst} uses unconnected port "
                                                  f"{hop.port} at {node}")
-                        state = (far[0], far[1], layout.pack(hop.header))
+                        state = (far[0], far[1], new)
                         if state not in seen:
                             seen.add(state)
                             nxt.append(state)
                 frontier = nxt
-    fixed = [{k: (full & ~(a ^ o), a & ~(a ^ o)) for k, (a, o) in b.items()} for b in bits]
+    fixed = []
+    for a_in, a_turn in zip(arrive, leave):
+        bits = {("in", p): ao for p, ao in a_in.items()} | {("turn", *t): ao for t, ao in a_turn.items()}
+        for (_, o), (a, b) in a_turn.items():
+            x = bits.get(("out", o))
+            bits["out", o] = (a, b) if x is None else (x[0] & a, x[1] | b)
+        fixed.append({k: (~(a ^ b) & ((1 << layout.width) - 1), a & ~(a ^ b)) for k, (a, b) in bits.items()})
     common: dict = {}                     # what every node that sees a key fixes, to the same value
     for f in fixed:
         for k, (mask, value) in f.items():
             cm, cv = common.get(k, (mask, value))
             cm &= mask & ~(cv ^ value)
             common[k] = (cm, cv & cm)
-    return tuple(frozenset(t) for t in turns), tuple(fixed), common
+    return tuple(frozenset(t) for t in leave), tuple(fixed), common
 
 
 def fixed_route_bits(routing: RoutingFunction, node: int | None) -> dict:
