@@ -126,9 +126,16 @@ def _rtlil(design, name: str, target: str | None = None) -> str:
     return rtlil.convert(design, name=name, platform=TargetPlatform(target) if target else None)
 
 
-def _run(cmd: list, cwd: Path, log: Path) -> None:
+class ToolTimeout(ToolError):
+    """A tool did not finish in the time it was given (it was stopped)."""
+
+
+def _run(cmd: list, cwd: Path, log: Path, timeout: float | None = None) -> None:
     with open(log, "w") as fh:
-        proc = subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
+        try:
+            proc = subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ToolTimeout(f"{Path(cmd[0]).name} did not finish in {timeout:g} s (stopped); log {log}") from None
     if proc.returncode != 0:
         tail = log.read_text()[-2000:]
         raise ToolError(f"{Path(cmd[0]).name} failed (exit {proc.returncode}); log {log}:\n{tail}")
@@ -146,10 +153,13 @@ NO_FIT = ("no BELs remaining", "Unable to place", "Unable to find legal placemen
 
 
 def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp", pnr: bool = True,
-                 seed: int = 1, router_il: str | None = None, goal: str = "speed") -> SynthResult:
+                 seed: int = 1, router_il: str | None = None, goal: str = "speed",
+                 pnr_timeout: float | None = None) -> SynthResult:
     """Area of ``router`` on ``target`` (``up5k`` or ``ecp5-25f``) and, with ``pnr``, its Fmax; yosys
     optimising for ``goal`` (``SYNTH_GOALS``). ``router_il``: the router's RTLIL if the caller has already
-    converted it (``_rtlil(router, "router", target)``)."""
+    converted it (``_rtlil(router, "router", target)``). ``pnr_timeout`` (s): nextpnr is stopped after it,
+    the result has no Fmax and says so in ``note`` (nextpnr can take far longer on one seed than on the
+    next)."""
     if target not in TARGETS:
         raise CubenocError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     pnr_tool, pnr_opts, freq = TARGETS[target]
@@ -170,7 +180,9 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
         try:
             _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, "--json", "harness.json", "--freq", str(freq),
                   "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",
-                  "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out")
+                  "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out", timeout=pnr_timeout)
+        except ToolTimeout:
+            note = f"nextpnr did not finish in {pnr_timeout:g} s at seed {seed} (stopped)"
         except RuntimeError:
             log = (workdir / "nextpnr.out").read_text()
             if not any(text in log for text in NO_FIT):

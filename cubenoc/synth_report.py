@@ -182,6 +182,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
     p.add_argument("--seed", type=int, nargs="+", default=[1],
                    help="nextpnr placement seed(s) (default 1); with several, Fmax is their median")
+    p.add_argument("--pnr-timeout", type=float, default=900, metavar="SECONDS",
+                   help="stop a nextpnr run after this long (default 900): that seed has no Fmax, the row says so")
     p.add_argument("--jobs", type=int, default=1, help="tool runs in parallel (default 1)")
     p.add_argument("--work-dir", default="build/synth-report", help="tool logs and cache (default build/synth-report)")
     p.add_argument("--force", action="store_true", help="ignore the cache")
@@ -271,12 +273,15 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
             continue
         cached = False
         res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
-                           seed=seed, router_il=il, goal=args.synth).as_dict()
+                           seed=seed, router_il=il, goal=args.synth,
+                           pnr_timeout=getattr(args, "pnr_timeout", None)).as_dict()
         res.pop("cells")
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(res) + "\n")
+        if "did not finish" not in res["note"]:      # a stopped run is not a result to keep
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps(res) + "\n")
         results.append(res)
-    out = row | results[0] | {"cached": cached, "seeds": seeds(args) if pnr else []}
+    out = row | results[0] | {"cached": cached, "seeds": seeds(args) if pnr else [],
+                              "note": "; ".join(dict.fromkeys(r["note"] for r in results if r["note"]))}
     fmax = [r["fmax_mhz"] for r in results if r["fmax_mhz"]]
     if len(results) > 1:
         out["fmax_by_seed"] = [r["fmax_mhz"] for r in results]
@@ -295,6 +300,8 @@ def run(args) -> int:
         return 0
     if args.jobs < 1:
         raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
+    if not args.pnr_timeout > 0:
+        raise CubenocError(f"--pnr-timeout must be a positive number of seconds, got {args.pnr_timeout:g}")
     from .outputs import writable_dir, writable_file
     writable_dir(args.work_dir, "--work-dir")
     if args.write:

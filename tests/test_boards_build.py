@@ -240,3 +240,14 @@ def test_balanced_goal_sits_between_speed_and_area_on_the_ice40(tmp_path):
                                           tmp_path / goal, pnr=False, goal=goal) for goal in ("speed", "balanced", "area"))
     assert area.lut4 <= balanced.lut4 < speed.lut4
     assert area.ff == balanced.ff == speed.ff
+
+
+def test_nextpnr_that_runs_past_its_limit_is_stopped_with_a_note(tmp_path):
+    """A real nextpnr run on Q(2)'s router given 0.05 s: stopped, no Fmax, the note says so; yosys' counts
+    are kept."""
+    from cubenoc.boards.synth import synth_router
+    from cubenoc.rtl.router import Router
+    topo = Hypercube(2)
+    res = synth_router(Router(topo, EcubeRouting(topo), 0, payload_width=16), "up5k", tmp_path, pnr_timeout=0.05)
+    assert res.fmax_mhz is None and res.lut4 > 0
+    assert res.note == "nextpnr did not finish in 0.05 s at seed 1 (stopped)"

@@ -195,7 +195,7 @@ def test_a_router_that_does_not_fit_is_a_note_and_another_failure_an_error(tmp_p
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse("hypercube:n=2").build("rtl")
 
-    def fake_run(cmd, cwd, log, text=message):
+    def fake_run(cmd, cwd, log, timeout=None, text=message):
         if "nextpnr" in cmd[0]:
             (cwd / "nextpnr.out").write_text(text + "\n")
             raise ToolError("nextpnr failed")
@@ -205,6 +205,37 @@ def test_a_router_that_does_not_fit_is_a_note_and_another_failure_an_error(tmp_p
     monkeypatch.setattr(synth, "_run", fake_run)
     res = synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "fits")
     assert res.fmax_mhz is None and res.note.startswith("does not fit") and res.lut4 == 7
-    monkeypatch.setattr(synth, "_run", lambda cmd, cwd, log: fake_run(cmd, cwd, log, "ERROR: bad constraint"))
+    monkeypatch.setattr(synth, "_run", lambda cmd, cwd, log, timeout=None: fake_run(cmd, cwd, log,
+                                                                                      text="ERROR: bad constraint"))
     with pytest.raises(ToolError):
         synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "other")
+
+
+def test_a_stopped_nextpnr_seed_is_a_note_not_cached_and_the_limit_is_checked(tmp_path, monkeypatch, capsys):
+    """``--pnr-timeout``: a seed whose nextpnr was stopped has no Fmax, so the row has none (no median over
+    fewer seeds) and says which seed; the finished seeds are cached, the stopped one runs again next time.
+    A limit that is not a positive number of seconds is a clear error before any tool runs."""
+    import cubenoc.boards.synth as synth
+    calls = []
+
+    def fake(router, target, workdir, **kw):
+        calls.append((kw["seed"], kw["pnr_timeout"]))
+        if kw["seed"] == 2:
+            return SynthResult(target, 100, 5, 1, 0, 0, None, 5.0,
+                               note=f"nextpnr did not finish in {kw['pnr_timeout']:g} s at seed 2 (stopped)")
+        return SynthResult(target, 100, 5, 1, 0, 0, 30.0 + kw["seed"], 1.0)
+
+    monkeypatch.setattr(synth, "synth_router", fake)
+    base = ["synth-report", "--family", "hypercube", "--n", "3", "--targets", "up5k", "--work-dir", str(tmp_path),
+            "--no-progress", "--json", "--seed", "1", "2", "3", "--pnr-timeout", "5"]
+    assert main(base) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["fmax_mhz"] is None and row["fmax_by_seed"] == [31.0, None, 33.0]
+    assert row["note"] == "nextpnr did not finish in 5 s at seed 2 (stopped)"
+    assert calls == [(1, 5.0), (2, 5.0), (3, 5.0)] and len(list((tmp_path / "cache").iterdir())) == 2
+    assert main(base) == 0                                       # only the stopped seed runs again
+    assert calls[3:] == [(2, 5.0)]
+    capsys.readouterr()
+    for bad in ("0", "-3"):
+        assert main(base[:-1] + [bad]) == 2
+        assert "--pnr-timeout must be a positive number of seconds" in capsys.readouterr().err
