@@ -263,4 +263,3 @@ class Router(wiring.Component):
             srcs = [i for i in used if self.allowed[i][o]]
             m.d.comb += [ou.acquire.eq(taken[o])] + [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
             m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]
-
