@@ -4,7 +4,9 @@ The router's crossbar is pruned to these turns (docs/router.md, "Requests"): an 
 output that ``allowed`` excludes, and that crossbar input is not built. The set is derived here, once,
 by walking every source/destination pair -- ``src == dst`` included, which is the local->local turn --
 through :meth:`RoutingFunction.candidates` (so adaptive functions contribute every choice). The RTL
-generator and the cycle-accurate model both use this function.
+generator and the cycle-accurate model both use this function. The same walk gives the route-word bits
+every packet agrees on at each input, turn and output (:func:`fixed_route_bits`), which the router
+drives as constants (docs/router.md "Fixed route bits").
 """
 from __future__ import annotations
 
