@@ -82,15 +82,15 @@ def _walk(routing: RoutingFunction):
 
 def fixed_route_bits(routing: RoutingFunction, node: int | None) -> dict:
     """The route-word bits that every packet fixes at ``node`` (None: at every node alike, for a router
-    built once for all nodes), as ``(mask, value)`` (mask: the bits all
-    the words agree on, value: theirs), keyed ``("in", port)`` for the words arriving on an input,
-    ``("turn", in_port, out_port)`` for the new words a turn gives and ``("out", port)`` for the new words
-    leaving by an output. For the router's constant bits (docs/router.md "Fixed route bits"); every
-    candidate of an adaptive function counts."""
+    built once for all nodes), as ``(mask, value)`` (mask: the bits all the words agree on, value:
+    theirs), keyed ``("in", port)`` for the words arriving on an input, ``("turn", in_port, out_port)``
+    for the new words a turn gives and ``("out", port)`` for the new words leaving by an output. For the
+    router's constant bits (docs/router.md "Fixed route bits"); every candidate of an adaptive function
+    counts."""
     if node is None:
-        return _walk(routing)[2]
+        return dict(_walk(routing)[2])
     routing.topology.check_node(node)
-    return _walk(routing)[1][node]
+    return dict(_walk(routing)[1][node])
 
 
 def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
@@ -100,4 +100,3 @@ def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
     ports = topo.local_port(node) + 1
     turns = _allowed_turns_cached(routing)[node]
     return [[(i, o) in turns for o in range(ports)] for i in range(ports)]
-
