@@ -273,8 +273,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
             continue
         cached = False
         res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
-                           seed=seed, router_il=il, goal=args.synth,
-                           pnr_timeout=getattr(args, "pnr_timeout", None)).as_dict()
+                           seed=seed, router_il=il, goal=args.synth, pnr_timeout=args.pnr_timeout).as_dict()
         res.pop("cells")
         if "did not finish" not in res["note"]:      # a stopped run is not a result to keep
             cache.parent.mkdir(parents=True, exist_ok=True)

@@ -133,7 +133,7 @@ def _markdown(d: dict) -> str:
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                   top: str | None = None, flat: bool = False, faults: bool = False,
                   broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                  pipeline: bool = False, fifo_memory: bool | None = None,
+                  pipeline: bool = False, fifo_memory: bool | str | None = None,
                   progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
     from amaranth.back import verilog

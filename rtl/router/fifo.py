@@ -119,7 +119,6 @@ class HeadFifo(wiring.Component):
         m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.r_rdy), nxt)]
         return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
 
-
     def _split(self, m, we, pop, block):
         lo, hi, D = *self.late, self.depth
         early = m.submodules.early = HeadFifo(self.width - (hi - lo), D, memory=True, clear_top=self.clear_top)
