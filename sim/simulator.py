@@ -364,6 +364,23 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     return out
 
 
+#: seconds to wait for a --scheduler to answer (Dask's own default is 30)
+SCHEDULER_TIMEOUT = 10
+
+
+def _connect(Client, address: str):
+    """A Dask client of the scheduler at ``address``; a one-line error for an address Dask cannot parse or a
+    scheduler that does not answer in ``SCHEDULER_TIMEOUT`` seconds."""
+    from distributed.comm import get_address_host_port, parse_address
+    try:
+        if parse_address(address)[0] != "inproc":      # the syntax first: a Client that fails to parse its
+            get_address_host_port(address)             # address leaves Dask's event loop half started
+        return Client(address, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, ValueError, TypeError) as exc:
+        raise CubenocError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); "
+                           f"give its address as tcp://HOST:PORT (dask-scheduler prints it)") from None
+
+
 def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -371,7 +388,7 @@ def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
         raise CubenocError("--dask/--scheduler need Dask distributed: pip install 'cubenoc[dask]'") from None
     cfg_dict = asdict(cfg)
     if isinstance(dask, str):
-        client, cluster = Client(dask), None
+        client, cluster = _connect(Client, dask), None
     else:       # dask is True (Dask's default size) or the number of worker processes (--jobs N)
         size = {} if dask is True else {"n_workers": int(dask)}
         cluster = LocalCluster(processes=True, threads_per_worker=1, dashboard_address=None, **size)

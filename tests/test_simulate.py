@@ -2,6 +2,8 @@
 import math
 
 import numpy as np
+import re
+
 import pytest
 
 from cubenoc.cli import main
@@ -133,6 +135,15 @@ def test_dask_sweep_equals_sequential():
     with LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cl:
         par = S.sweep(["hypercube:n=3", "enhanced:n=3,k=0"], loads, cfg, progress=False, dask=cl.scheduler_address)
     assert [p.row() for p in par] == [p.row() for p in seq]
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://127.0.0.1:x", "tcp://127.0.0.1:9"])
+def test_bad_scheduler_is_a_clear_error(monkeypatch, address):
+    """An address Dask cannot parse, or one where no scheduler answers (port 9: nothing listens; the wait
+    cut to 1 s here), is a one-line error naming the address, not a traceback."""
+    monkeypatch.setattr(S, "SCHEDULER_TIMEOUT", 1)
+    with pytest.raises(CubenocError, match=rf"--scheduler {re.escape(address)}: cannot reach a Dask scheduler"):
+        S.sweep(["hypercube:n=3"], [0.1, 0.2], S.SimConfig(**FAST), progress=False, dask=address)
 
 
 def test_dask_missing_is_a_clear_error(monkeypatch):
