@@ -45,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(per VC; default) or one per output chosen by lookahead routing (docs/router.md, VOQ)")
     p.add_argument("--pipeline", action="store_true", help="the pipelined router: two registered stages per hop "
                    "(route, then arbitrate + traverse), 2 cycles/hop, for clock speed (docs/router.md)")
+    p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters "
+                   "(fewer LUTs; the status outputs read 0; docs/performance.md \"Router options\")")
+    p.add_argument("--fifo-memory", action="store_true", help="FIFO storage behind the head register as memory "
+                   "arrays, which FPGA tools map to distributed RAM (docs/router.md \"Input FIFO\")")
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
     p.add_argument("--broadcast", action="store_true", help="routers fork broadcasts (dest 0xFFFF): Algorithm B/D "
                    "(hypercube/enhanced), Sec. 4.2 (metacube), Algorithm 3 (pdn); docs/router.md")
@@ -83,6 +87,10 @@ def run(args) -> int:
         extra["arbitration"] = args.arbitration
     if args.pipeline:
         extra["pipeline"] = True
+    if getattr(args, "no_counters", False):
+        extra["counters"] = False
+    if getattr(args, "fifo_memory", False):
+        extra["fifo_memory"] = True
     if getattr(args, "broadcast", False):
         from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
         extra["broadcast"] = broadcast_algorithm_for(topo)
@@ -105,6 +113,7 @@ def run(args) -> int:
     print(f"{topo!r}, {routing.name} routing" + (f" + {extra['broadcast'].name}" if "broadcast" in extra else "") +
           (f", {args.queues} queues" if args.queues != "fifo" else "") + (", pipelined" if args.pipeline else "") +
           (f", {extra['arbitration']} arbitration" if "arbitration" in extra else "") +
+          (", no status counters" if "counters" in extra else "") + (", FIFOs in memory" if "fifo_memory" in extra else "") +
           f": top module {gen.top}, "
           f"{len(set(gen.network.module_names))} router module(s)")
     for path in gen.verilog + [gen.describe_json, gen.describe_md]:

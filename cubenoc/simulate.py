@@ -93,6 +93,9 @@ def run(args) -> int:
     from cubenoc.sim import simulator as S
     if args.bench_speed:
         return _bench_speed(args)
+    if args.write:
+        raise CubenocError("--write FILE.md only goes with --bench-speed (now `cubenoc bench sim-speed --write`); "
+                           "a run's results: --csv, --json, --plot")
     if args.study:
         return _study(args)
     specs = list(args.compare or [])

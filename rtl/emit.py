@@ -52,6 +52,8 @@ def describe(net: Network, top: str) -> dict:
         "fifo_depth": net.fifo_depth,
         "queues": getattr(net, "queues", "fifo"),
         "pipeline": getattr(net, "pipeline", False),
+        "counters": getattr(net, "counters", True),
+        "fifo_memory": bool(getattr(net, "fifo_memory", False)),
         "dest_width": DEST_WIDTH,
         "clock": "clk", "reset": "rst (synchronous, active high)",
         "local_flit": _fields(local),
@@ -95,11 +97,22 @@ def _flat_ports(net: Network) -> dict:
     return ports
 
 
+def _options_line(d: dict) -> str:
+    """The router options that change what the ports mean or how the FIFOs are built."""
+    out = ""
+    if not d.get("counters", True):
+        out += " Built without the status counters (`--no-counters`): the status outputs read 0."
+    if d.get("fifo_memory"):
+        out += (" FIFO storage behind each head register in memory arrays (`--fifo-memory`: distributed RAM "
+                "where the synthesis tool infers it).")
+    return out
+
+
 def _markdown(d: dict) -> str:
     lines = [f"# `{d['top']}`: {d['topology']} with {d['routing']} routing", "",
              f"{d['num_nodes']} routers, payload W = {d['payload_width']} bits, input FIFO depth "
              f"{d['fifo_depth']}, clock `clk`, synchronous active-high reset `rst`. Microarchitecture: "
-             "docs/router.md.", "", "## Ports (per node v)", "", "| port | direction | width |", "|---|---|---|"]
+             "docs/router.md." + _options_line(d), "", "## Ports (per node v)", "", "| port | direction | width |", "|---|---|---|"]
     w = d["payload_width"] + 2
     if d["flat"]:
         lines[-4:] = ["## Ports (vectors indexed by node v)", "", "| port | direction | width | node v |", "|---|---|---|---|"]
@@ -133,7 +146,7 @@ def _markdown(d: dict) -> str:
 def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                   top: str | None = None, flat: bool = False, faults: bool = False,
                   broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                  pipeline: bool = False, fifo_memory: bool | str | None = None,
+                  pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True,
                   progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
     from amaranth.back import verilog
@@ -141,7 +154,7 @@ def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
                   flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues,
-                  arbitration=arbitration, pipeline=pipeline, fifo_memory=fifo_memory)
+                  arbitration=arbitration, pipeline=pipeline, fifo_memory=fifo_memory, counters=counters)
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")

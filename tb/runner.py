@@ -105,7 +105,8 @@ class RtlTrace:
 
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
                  waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo",
-                 arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False) -> Design:
+                 arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False,
+                  counters: bool = True) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -130,6 +131,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
         name += "_pipe"
     if fifo_memory:
         name += "_block" if fifo_memory == "block" else "_mem"
+    if not counters:
+        name += "_nc"
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"), cheap_cxx():
         kw = {"faults": True} if faults else {}
@@ -143,6 +146,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
             kw["pipeline"] = True
         if fifo_memory:          # the FIFOs' storage as Memory: True as ECP5 distributed RAM, "block" as iCE40 block RAM
             kw["fifo_memory"] = fifo_memory
+        if not counters:         # the status outputs read 0
+            kw["counters"] = False
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")

@@ -28,7 +28,8 @@ class Verdict:
 
 def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_width: int = 32,
                   margin: int = 16, max_cycles: int = 200_000, broadcast=None, queues: str = "fifo",
-                  arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False) -> list[Verdict]:
+                  arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False,
+                  counters: bool = True) -> list[Verdict]:
     model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, queues=queues,
                          arbitration=arbitration, pipeline=pipeline)
     runs = []
@@ -44,6 +45,8 @@ def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_wi
         extra["pipeline"] = True
     if fifo_memory:
         extra["fifo_memory"] = fifo_memory
+    if not counters:
+        extra["counters"] = False
     design = build_network(topology, model.routing, payload_width=payload_width, depth=depth, **extra)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []
@@ -51,6 +54,6 @@ def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_wi
         res = model.run(stim, cycles=cycles)
         problems = [] if drained else [f"the model did not drain within {max_cycles} cycles"]
         problems += [f"model: {p}" for p in delivery_problems(res)]
-        problems += compare(res, traces[name])
+        problems += compare(res, traces[name], counters=counters)
         out.append(Verdict(name, res, traces[name], problems))
     return out

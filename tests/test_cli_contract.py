@@ -109,3 +109,12 @@ def test_simulate_bench_speed_is_a_deprecated_alias_of_bench_sim_speed(monkeypat
     assert main(["simulate", "--bench-speed", "--json"]) == 0
     out = capsys.readouterr()
     assert "moved to `cubenoc bench sim-speed`" in out.err and __import__("json").loads(out.out) == [row]
+
+
+def test_an_option_the_run_would_ignore_is_an_error(capsys, tmp_path):
+    """``simulate --write`` only updates a page with --bench-speed; a plain run with it says so instead of
+    running and writing nothing."""
+    assert main(["simulate", "q3", "--measure", "10", "--write", str(tmp_path / "p.md")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--write FILE.md only goes with --bench-speed" in err[0]
+    assert not (tmp_path / "p.md").exists()

@@ -2,6 +2,7 @@
 and a whole network under amaranth.sim delivering every packet intact."""
 import json
 import random
+import re
 
 import pytest
 from amaranth.sim import Simulator
@@ -40,6 +41,28 @@ def test_generate_enhanced_16_nodes_lints_clean(tmp_path, capsys):
     for port in ("local_in__15__valid", "local_out__0__payload", "status__7__malformed"):
         assert port in text
     assert (tmp_path / f"{top}.md").read_text().startswith(f"# `{top}`")
+
+
+def test_generate_router_options_no_counters_and_fifo_memory(tmp_path, capsys):
+    """``--no-counters --fifo-memory``: the options synth-report measures, in the Verilog a user takes
+    into their own flow: the description says so, the router has no 16-bit counter registers and keeps its
+    FIFO entries in memory arrays, and the status ports are still there (the cocotb bench checks that they
+    read 0 and that the traffic is the model's: tests/test_cocotb_network.py)."""
+    top = "cubenoc_hypercube_n3"
+    texts = {}
+    for opts in ([], ["--no-counters", "--fifo-memory"]):
+        out = tmp_path / ("opt" if opts else "plain")
+        assert main(["generate", "hypercube", "--n", "3", "-o", str(out), "--quiet", *opts]) == 0
+        desc = json.loads((out / f"{top}.json").read_text())
+        assert (desc["counters"], desc["fifo_memory"]) == ((False, True) if opts else (True, False))
+        texts[bool(opts)] = (out / f"{top}_router.v").read_text(), (out / f"{top}.v").read_text()
+    plain, opt = texts[False][0], texts[True][0]
+    counter_regs = [name for name in ("injected", "ejected", "dropped", "malformed") if f"reg [15:0] {name}" in plain]
+    assert counter_regs and not any(f"reg [15:0] {name}" in opt for name in counter_regs)
+    memory = re.compile(r"reg \[\d+:0\] \\\S+\s+\[\d+:0\];")     # an array: rtl/router/fifo.py's Memory
+    assert not memory.search(plain) and memory.search(opt)
+    assert "status__7__malformed" in texts[True][1]
+    assert "no status counters, FIFOs in memory" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv,message", [
