@@ -79,7 +79,7 @@ class BuildReport:
 def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
                build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
                safety: bool = False, pipeline: bool = False, goal: str = "area") -> BuildReport:
-    from .synth import goal_lines
+    from .synth import PNR_PLACE, goal_lines
     before, opts = goal_lines(board.family, goal)            # a bad goal fails before any tool runs
     if safety:
         check_safety_board(board, topology)
@@ -90,7 +90,8 @@ def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo
     out = Path(build_dir) / board.name
     top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate,
                     safety=safety, pipeline=pipeline)
-    plan = platform.build(top, name="top", do_build=False, nextpnr_opts=f"--report top.report.json --seed {seed}",
+    pnr_opts = " ".join(["--report", "top.report.json", "--seed", str(seed), *PNR_PLACE[board.family]])
+    plan = platform.build(top, name="top", do_build=False, nextpnr_opts=pnr_opts,
                           **({"script_after_read": before} if before else {}), **({"synth_opts": opts} if opts else {}))
     try:
         plan.execute_local(str(out))

@@ -37,6 +37,11 @@ TARGETS = {
     "ecp5-25f": ("nextpnr-ecp5", ["--25k", "--package", "CABGA256", "--speed", "6", "--lpf-allow-unconstrained"], 250),
 }
 TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5"}
+#: nextpnr placement options per family, in synth-report and in board builds. iCE40: clock enables stay on
+#: the fabric (``--no-promote-ce``): nextpnr otherwise gives the widest ones a global buffer, and a FIFO head
+#: register's load enable (one grant -> pop -> enable path of the one-cycle router) then ran 5.7 ns to the
+#: buffer at the die's edge and 2.3 ns through it (docs/performance.md "Clock enables on fabric routing")
+PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": []}
 
 #: what yosys optimises for: goal -> family -> (script before ``synth_<family>``, its options); the same
 #: lines in synth-report and in board builds (Amaranth's ``script_after_read`` / ``synth_opts`` overrides).
@@ -178,7 +183,7 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
         _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_script(family, goal, 'harness')} -json harness.json"],
              workdir, workdir / "harness_yosys.log")
         try:
-            _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, "--json", "harness.json", "--freq", str(freq),
+            _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, *PNR_PLACE[family], "--json", "harness.json", "--freq", str(freq),
                   "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",
                   "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out", timeout=pnr_timeout)
         except ToolTimeout:

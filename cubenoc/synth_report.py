@@ -141,9 +141,11 @@ def tool_versions(toolchain: str) -> str:
 
 
 def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str, goal: str = "speed") -> str:
+    from .boards.synth import PNR_PLACE, TARGET_FAMILY
     h = hashlib.sha256()
     goal_part = () if goal == "speed" else (goal,)       # speed: the key of the runs cached before --synth
-    for part in (str(CACHE_VERSION), router_il, target, str(pnr), str(seed), tools, *goal_part):
+    place = " ".join(PNR_PLACE[TARGET_FAMILY[target]]) if pnr else ""   # none: the key of the runs before it
+    for part in (str(CACHE_VERSION), router_il, target, str(pnr), str(seed), tools, *goal_part, *filter(None, [place])):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]

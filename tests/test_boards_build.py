@@ -158,7 +158,7 @@ def test_build_passes_the_synthesis_goal_to_the_board_flow(tmp_path, monkeypatch
         pass
 
     def capture(plan, root):
-        scripts.update({name: text for name, text in plan.files.items() if name.endswith(".ys")})
+        scripts.update({name: text for name, text in plan.files.items() if name.endswith((".ys", ".sh"))})
         raise Stop
     monkeypatch.setattr(BuildPlan, "execute_local", capture)
     topo = Hypercube(2)
@@ -169,6 +169,9 @@ def test_build_passes_the_synthesis_goal_to_the_board_flow(tmp_path, monkeypatch
             build_demo(get_board(name), topo, EcubeRouting(topo), payload_width=16, fifo_depth=2, build_dir=tmp_path,
                        goal=goal)
         assert text in scripts["top.ys"]
+        nextpnr = next(line for line in scripts["build_top.sh"].splitlines() if "--seed" in line)
+        # boards/synth.py PNR_PLACE: the iCE40's clock enables stay on the fabric, as in synth-report
+        assert ("--no-promote-ce" in nextpnr) == (name == "icebreaker")
     with pytest.raises(CubenocError, match="synthesis goal"):
         build_demo(get_board("icebreaker"), topo, EcubeRouting(topo), build_dir=tmp_path, goal="fast")
 

@@ -239,3 +239,35 @@ def test_a_stopped_nextpnr_seed_is_a_note_not_cached_and_the_limit_is_checked(tm
     for bad in ("0", "-3"):
         assert main(base[:-1] + [bad]) == 2
         assert "--pnr-timeout must be a positive number of seconds" in capsys.readouterr().err
+
+
+def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp_path, monkeypatch):
+    """boards/synth.py ``PNR_PLACE``: nextpnr-ice40 runs with ``--no-promote-ce`` (clock enables on the
+    fabric), nextpnr-ecp5 without it; a cached UP5K Fmax from before the option is not reused (the key
+    holds the options), an ECP5 one is (no options: the same key)."""
+    import cubenoc.boards.synth as synth
+    from cubenoc.rtl.router import Router
+    from cubenoc.sim.catalog import NetworkSpec
+    from cubenoc.synth_report import cache_key
+    topo, routing = NetworkSpec.parse("hypercube:n=2").build("rtl")
+    seen = {}
+
+    def fake_run(cmd, cwd, log, timeout=None):
+        if "nextpnr" in cmd[0]:
+            seen[cmd[0].rsplit("-", 1)[-1]] = cmd
+            (cwd / "report.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 50.0}}}))
+        elif "router_stat.json" in cmd[-1]:
+            (cwd / "router_stat.json").write_text(json.dumps({"modules": {"\\router": {"num_cells_by_type": {}}}}))
+    monkeypatch.setattr(synth, "_run", fake_run)
+    for target in ("up5k", "ecp5-25f"):
+        assert synth.synth_router(Router(topo, routing, 0), target, tmp_path / target).fmax_mhz == 50.0
+    assert "--no-promote-ce" in seen["ice40"] and "--no-promote-ce" not in seen["ecp5"]
+
+    def key_without_options(target, pnr=True):
+        monkeypatch.setattr(synth, "PNR_PLACE", {"ice40": [], "ecp5": []})
+        key = cache_key("il", target, pnr, 1, "t")
+        monkeypatch.undo()
+        return key
+    assert cache_key("il", "up5k", True, 1, "t") != key_without_options("up5k")
+    assert cache_key("il", "ecp5-25f", True, 1, "t") == key_without_options("ecp5-25f")
+    assert cache_key("il", "up5k", False, 1, "t") == key_without_options("up5k", False)   # yosys only
