@@ -10,7 +10,8 @@ output is registered and folded by a pipelined XOR tree (one LUT4 level per regi
 pin. Every path into and out of the router thus starts or ends at a flip-flop, as it does in a
 network (a link's far end is the neighbour's input FIFO). The harness paths are one LUT deep, so they
 do not set the Fmax. nextpnr runs with ``--freq`` above what the part can do and
-``--timing-allow-fail``; the achieved frequency is what it reports.
+``--timing-allow-fail``; the achieved frequency is what it reports. Placement options per family:
+``PNR_PLACE`` (also in board builds).
 """
 from __future__ import annotations
 
