@@ -373,8 +373,8 @@ def _connect(Client, address: str):
     scheduler that does not answer in ``SCHEDULER_TIMEOUT`` seconds."""
     from distributed.comm import get_address_host_port, parse_address
     try:
-        if parse_address(address)[0] != "inproc":      # the syntax first: a Client that fails to parse its
-            get_address_host_port(address)             # address leaves Dask's event loop half started
+        if parse_address(address)[0] != "inproc":      # the syntax before any Client: after Clients that had
+            get_address_host_port(address)             # failed on a bad address, one more could not start its loop
         return Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError) as exc:
         raise CubenocError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); "
