@@ -106,7 +106,7 @@ class RtlTrace:
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
                  waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo",
                  arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False,
-                  counters: bool = True) -> Design:
+                 counters: bool = True) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network

@@ -1,9 +1,8 @@
 """The network simulator (issue 6): traffic patterns, methodology, saturation detector, CLI."""
 import math
-
-import numpy as np
 import re
 
+import numpy as np
 import pytest
 
 from cubenoc.cli import main
