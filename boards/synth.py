@@ -154,6 +154,9 @@ def count_cells(stat_json: dict, family: str, top: str) -> tuple[dict, dict]:
     return count(cells, family), dict(cells)
 
 
+#: how a result's note starts when nextpnr was stopped (``pnr_timeout``): synth-report does not cache it
+STOPPED = "nextpnr did not finish"
+
 #: what nextpnr says when the router and its harness do not fit the device
 NO_FIT = ("no BELs remaining", "Unable to place", "Unable to find legal placement")
 
@@ -188,7 +191,7 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
                   "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",
                   "--log", "nextpnr.log"], workdir, workdir / "nextpnr.out", timeout=pnr_timeout)
         except ToolTimeout:
-            note = f"nextpnr did not finish in {pnr_timeout:g} s at seed {seed} (stopped)"
+            note = f"{STOPPED} in {pnr_timeout:g} s at seed {seed} (stopped)"
         except RuntimeError:
             log = (workdir / "nextpnr.out").read_text()
             if not any(text in log for text in NO_FIT):

@@ -259,7 +259,7 @@ def shapes_for(args) -> list[Shape]:
 def _task(shape: Shape, target: str, args, tools: str) -> dict:
     import statistics
 
-    from .boards.synth import _rtlil, synth_router
+    from .boards.synth import STOPPED, _rtlil, synth_router
     il = _rtlil(shape.router, "router", target)             # elaborated for the target (boards/synth.py)
     pnr = not args.no_pnr
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
@@ -277,7 +277,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
         res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
                            seed=seed, router_il=il, goal=args.synth, pnr_timeout=args.pnr_timeout).as_dict()
         res.pop("cells")
-        if "did not finish" not in res["note"]:      # a stopped run is not a result to keep
+        if not res["note"].startswith(STOPPED):      # a stopped run is not a result to keep
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_text(json.dumps(res) + "\n")
         results.append(res)
