@@ -2,7 +2,7 @@
 
 Area: the bare router (node 0 of the network) through ``synth_ice40`` / ``synth_ecp5``, counted with
 ``stat -json``: LUT4 (iCE40 ``SB_LUT4``, ECP5 ``LUT4``), flip-flops, carry cells (``SB_CARRY``;
-``CCU2C``, each two LUT4s of a slice that are not counted as LUT4), block RAMs, distributed RAMs.
+``CCU2C``, each two LUT4s of a slice that are not counted as LUT4), block RAMs, distributed RAMs, DSP blocks.
 
 Fmax: a router has hundreds of port bits, more than any package has pins, so nextpnr places the router
 inside a harness: every router input is a flip-flop of a shift chain fed from one pin, every router
@@ -112,7 +112,8 @@ class SynthResult:
     fmax_mhz: float | None
     seconds: float
     cells: dict = field(default_factory=dict)
-    note: str = ""          # e.g. "does not fit": nextpnr could not place the router on the device
+    note: str = ""
+    dsp: int = 0            # DSP blocks (the UP5K's SB_MAC16: ``counters="dsp"``)          # e.g. "does not fit": nextpnr could not place the router on the device
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -200,7 +201,7 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
         else:
             fmax = fmax_from_report(json.loads((workdir / "report.json").read_text()))
     return SynthResult(target, counts["lut4"], counts["ff"], counts["carry"], counts["bram"], counts["lutram"],
-                       fmax, time.monotonic() - t0, cells, note)
+                       fmax, time.monotonic() - t0, cells, note, counts["dsp"])
 
 
 def fmax_from_report(report: dict) -> float | None:

@@ -173,6 +173,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="input FIFO storage in an Amaranth Memory: distributed RAM on the ECP5, the route and data "
                         "bits in block RAM on the iCE40 (docs/router.md \"Input FIFO\")")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
+    p.add_argument("--dsp-counters", action="store_true",
+                   help="the four status counters in DSP blocks where the target has them: two per SB_MAC16 on "
+                        "the UP5K (no LUT4s; the ECP5 keeps them in its carry chains); docs/router.md \"Status\"")
     p.add_argument("--synth", choices=("speed", "balanced", "area"), default="speed",
                    help="what yosys optimises for: speed (its default), area (ECP5: LUT4s without wide-LUT "
                         "muxes; iCE40: ABC with a relaxed delay target) or balanced (ECP5: as area; iCE40: a 4 ns "
@@ -234,8 +237,11 @@ def networks(args) -> list[tuple[str, str, object, object]]:
 
 
 def router_options(args) -> dict:
+    dsp, none = getattr(args, "dsp_counters", False), getattr(args, "no_counters", False)
+    if dsp and none:
+        raise CubenocError("give --no-counters or --dsp-counters, not both")
     return {"fifo_memory": bool(getattr(args, "fifo_memory", False)),        # no platform here: False = flip-flops
-            "counters": not getattr(args, "no_counters", False)}
+            "counters": "dsp" if dsp else not none}
 
 
 def seeds(args) -> list[int]:
@@ -364,14 +370,15 @@ def _row_text(r: dict) -> str:
     how = "cached" if r["cached"] else f"{r['seconds']:.0f} s"
     return (f"{r['network']:<24} shape {r['shape']} P={r['ports']} V={r['vcs']} x{r['nodes']:<3} {r['target']:<9} "
             f"LUT4 {r['lut4']:>5} ({r['lut4'] / r['ports']:.0f}/port) FF {r['ff']:>5} carry {r['carry']:>4} "
-            f"BRAM {r['bram']} LUTRAM {r['lutram']:>3} Fmax {fm} ({how})")
+            f"BRAM {r['bram']} LUTRAM {r['lutram']:>3}" + (f" DSP {r['dsp']}" if r.get("dsp") else "") +
+            f" Fmax {fm} ({how})")
 
 
 def markdown_table(rows: list[dict]) -> str:
     """One line per (network, router shape, target); ✓/✗ against the issue 7 targets."""
     out = ["| network | routing | router shape: P ports, V VCs (nodes) | target | LUT4 | LUT4/port | FF | carry "
-           "| BRAM | LUTRAM | Fmax (MHz) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| BRAM | LUTRAM | DSP | Fmax (MHz) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         fm = f"{r['fmax_mhz']:.1f}" if r["fmax_mhz"] else ("does not fit" if r.get("note") else "-")
         goal = TARGET_MHZ.get(r["target"])
@@ -380,7 +387,7 @@ def markdown_table(rows: list[dict]) -> str:
         lpp = r["lut4"] / r["ports"]
         out.append(f"| {r['network']} | {r['routing']} | P={r['ports']}, V={r['vcs']} ({r['nodes']}) | {r['target']} "
                    f"| {r['lut4']} | {lpp:.0f}{' ✓' if lpp <= TARGET_LUT_PER_PORT else ' ✗'} | {r['ff']} | "
-                   f"{r['carry']} | {r['bram']} | {r['lutram']} | {fm} |")
+                   f"{r['carry']} | {r['bram']} | {r['lutram']} | {r.get('dsp', 0)} | {fm} |")
     return "\n".join(out)
 
 
@@ -427,7 +434,8 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
     if args.payload != 32 or args.depth != 4:
         cmd += f" --payload {args.payload} --depth {args.depth}"
     opts = router_options(args)
-    cmd += " --fifo-memory" * opts["fifo_memory"] + " --no-counters" * (not opts["counters"])
+    cmd += (" --fifo-memory" * opts["fifo_memory"] + " --no-counters" * (not opts["counters"]) +
+            " --dsp-counters" * (opts["counters"] == "dsp"))
     if getattr(args, "synth", "speed") != "speed":
         cmd += f" --synth {args.synth}"
     sd = seeds(args)

@@ -32,6 +32,7 @@ class AreaResult:
     carry: int           # SB_CARRY / CCU2C
     seconds: float
     bram: int = 0        # SB_RAM40_4K / DP16KD block RAMs
+    dsp: int = 0         # SB_MAC16 / MULT18X18D + ALU54B DSP blocks
 
     @property
     def lut4_per_port(self) -> float:
@@ -73,16 +74,16 @@ def synthesize(verilog_text: str, target: str, top: str = "router") -> tuple[dic
 #: yosys cell types per column, per FPGA family: the one cell counting of the project (``cubenoc bench``
 #: and ``synth-report`` alike)
 CELL_CLASSES = {
-    "ice40": {"lut4": ("SB_LUT4",), "carry": ("SB_CARRY",), "bram": ("SB_RAM40_4K",), "lutram": (),
+    "ice40": {"lut4": ("SB_LUT4",), "carry": ("SB_CARRY",), "bram": ("SB_RAM40_4K",), "lutram": (), "dsp": ("SB_MAC16",),
               "ff": ("SB_DFF", "SB_DFFE", "SB_DFFSR", "SB_DFFR", "SB_DFFS", "SB_DFFESR", "SB_DFFER",
                      "SB_DFFES", "SB_DFFSS", "SB_DFFESS", "SB_DFFN", "SB_DFFNE", "SB_DFFNSR", "SB_DFFNESR")},
     "ecp5": {"lut4": ("LUT4",), "carry": ("CCU2C",), "bram": ("DP16KD", "PDPW16KD"), "lutram": ("TRELLIS_DPR16X4",),
-             "ff": ("TRELLIS_FF",)},
+             "dsp": ("MULT18X18D", "ALU54B"), "ff": ("TRELLIS_FF",)},
 }
 
 
 def count(cells: dict, target: str) -> dict:
-    """``{"lut4", "carry", "bram", "lutram", "ff"}`` from yosys' cells by type (``target``: ice40 or ecp5)."""
+    """``{"lut4", "carry", "bram", "lutram", "dsp", "ff"}`` from yosys' cells by type (``target``: ice40 or ecp5)."""
     return {col: sum(cells.get(t, 0) for t in types) for col, types in CELL_CLASSES[target].items()}
 
 

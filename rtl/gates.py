@@ -2,7 +2,7 @@
 subtract, node address, event counter."""
 from __future__ import annotations
 
-from amaranth import Cat, Const, Instance, Module, Mux, Signal, Value
+from amaranth import Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Signal, Value
 from amaranth.utils import ceil_log2
 
 
@@ -12,14 +12,54 @@ def any_of(bits) -> Value:
     return Cat(*bits).any() if bits else Const(0)
 
 
-def count_after(m: Module, counter: Signal, event) -> None:
-    """``counter`` + 1 at the edge after each cycle ``event`` holds: the event is a flip-flop and the counter's
-    enable is that flip-flop, so no path through the router's decisions ends at the counter's enables
-    (docs/router.md "Status": the status counters show an event one cycle later)."""
-    seen = Signal(name=f"{counter.name}_event")
-    m.d.sync += seen.eq(event)
-    with m.If(seen):
-        m.d.sync += counter.eq(counter + 1)
+#: Amaranth platform families whose DSP block (``SB_MAC16``) ``count_after(..., dsp=True)`` uses
+DSP_FAMILIES = ("ice40", "ice5")
+DSP_COUNTER_WIDTH = 16              # one half of an SB_MAC16: a 16-bit accumulator
+
+
+def count_after(m: Module, pairs, platform=None, dsp: bool = False) -> None:
+    """Each ``(counter, event)`` of ``pairs``: ``counter`` + 1 at the edge after each cycle ``event`` holds.
+    The event is a flip-flop and the counter's enable is that flip-flop, so no path through the router's
+    decisions ends at the counter's enables (docs/router.md "Status": the status counters show an event one
+    cycle later). With ``dsp`` on an iCE40 platform (``DSP_FAMILIES``; the UP5K has eight ``SB_MAC16``) two
+    16-bit counters share one DSP block in accumulator mode (Lattice TN1295 "DSP Function Usage Guide": each
+    half adds its input to its output register, ``Q <= Q + B``; the sync reset loads 0 through ``OLOAD``),
+    the event flip-flop as the input: no LUT4 and no carry cell for them, the same cycle behaviour
+    (tests/test_dsp_counters.py proves it against yosys' SB_MAC16 model). Elsewhere (Verilog for simulation) the
+    flip-flop counters."""
+    pairs = list(pairs)
+    dsp = dsp and str(getattr(platform, "family", "")).lower() in DSP_FAMILIES
+    seen = []
+    for counter, event in pairs:
+        s = Signal(name=f"{counter.name}_event")
+        m.d.sync += s.eq(event)
+        seen.append(s)
+        if not dsp:
+            with m.If(s):
+                m.d.sync += counter.eq(counter + 1)
+    if dsp:
+        for k in range(0, len(pairs), 2):
+            bot, top = pairs[k][0], pairs[k + 1][0] if k + 1 < len(pairs) else None
+            if any(len(c) != DSP_COUNTER_WIDTH for c in (bot, top) if c is not None):
+                raise ValueError(f"a DSP counter is {DSP_COUNTER_WIDTH} bits wide")
+            o = Signal(2 * DSP_COUNTER_WIDTH, name=f"{bot.name}_dsp_o")
+            add = lambda bit: Cat(bit, Const(0, DSP_COUNTER_WIDTH - 1))
+            zero = Const(0, DSP_COUNTER_WIDTH)
+            m.submodules[f"{bot.name}_dsp"] = Instance(
+                "SB_MAC16",
+                # outputs: the accumulator registers; adders: Q + the A / B input, carry in 0
+                p_TOPOUTPUT_SELECT=1, p_BOTOUTPUT_SELECT=1, p_TOPADDSUB_LOWERINPUT=0, p_BOTADDSUB_LOWERINPUT=0,
+                p_TOPADDSUB_UPPERINPUT=0, p_BOTADDSUB_UPPERINPUT=0, p_TOPADDSUB_CARRYSELECT=0,
+                p_BOTADDSUB_CARRYSELECT=0,
+                i_CLK=ClockSignal(), i_CE=Const(1), i_A=add(seen[k + 1] if top is not None else Const(0)),
+                i_B=add(seen[k]), i_C=zero, i_D=zero, i_OLOADTOP=ResetSignal(), i_OLOADBOT=ResetSignal(),
+                **{f"i_{pin}": Const(0) for pin in ("AHOLD", "BHOLD", "CHOLD", "DHOLD", "IRSTTOP", "IRSTBOT",
+                                                    "ORSTTOP", "ORSTBOT", "ADDSUBTOP", "ADDSUBBOT", "OHOLDTOP",
+                                                    "OHOLDBOT", "CI", "ACCUMCI", "SIGNEXTIN")},
+                o_O=o)
+            m.d.comb += bot.eq(o[:DSP_COUNTER_WIDTH])
+            if top is not None:
+                m.d.comb += top.eq(o[DSP_COUNTER_WIDTH:])
 
 
 def onehot_mux(pairs):

@@ -9,10 +9,11 @@ from cubenoc.rtl.area import AreaResult, count
 
 
 def test_count_cells_per_target():
-    ice = {"SB_LUT4": 100, "SB_DFFE": 40, "SB_DFFESR": 7, "SB_DFFSR": 1, "SB_CARRY": 9, "$scopeinfo": 3}
-    assert count(ice, "ice40") == {"lut4": 100, "ff": 48, "lutram": 0, "carry": 9, "bram": 0}
+    ice = {"SB_LUT4": 100, "SB_DFFE": 40, "SB_DFFESR": 7, "SB_DFFSR": 1, "SB_CARRY": 9, "$scopeinfo": 3,
+           "SB_MAC16": 3}
+    assert count(ice, "ice40") == {"lut4": 100, "ff": 48, "lutram": 0, "carry": 9, "bram": 0, "dsp": 3}
     ecp = {"LUT4": 80, "TRELLIS_FF": 30, "TRELLIS_DPR16X4": 10, "CCU2C": 4, "PFUMX": 7}
-    assert count(ecp, "ecp5") == {"lut4": 80, "ff": 30, "lutram": 10, "carry": 4, "bram": 0}
+    assert count(ecp, "ecp5") == {"lut4": 80, "ff": 30, "lutram": 10, "carry": 4, "bram": 0, "dsp": 0}
 
 
 def test_table_and_write_section(tmp_path):

@@ -28,7 +28,8 @@ sim/model/pipeline.py).
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
 16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed`` (``counters=False``: not built,
-they read 0), and for node-generic
+they read 0; ``counters="dsp"``: in the iCE40's SB_MAC16 blocks when elaborated for one, ``gates.count_after``),
+and for node-generic
 routing adapters ``node_id`` (the node address, a constant in a network).
 """
 from __future__ import annotations
@@ -60,7 +61,7 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True):
+                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool | str = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.check_node(node)
@@ -75,7 +76,10 @@ class Router(wiring.Component):
         self.topology, self.routing, self.node = topology, routing, node
         self.payload_width = payload_width
         self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
+        if counters not in (True, False, "dsp"):
+            raise CubenocError(f"counters must be True, False or 'dsp', got {counters!r}")
         self.fifo_memory, self.counters = fifo_memory, bool(counters)   # fifo_memory: HeadFifo's memory
+        self.counter_dsp = counters == "dsp"       # iCE40: the counters in SB_MAC16 blocks (gates.count_after)
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
         self.broadcast = broadcast
@@ -122,7 +126,7 @@ class Router(wiring.Component):
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
                self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues,
-               self.fifo_memory, self.counters, self.pipeline)
+               self.fifo_memory, self.counters, self.counter_dsp, self.pipeline)
         if self.fixed_bits:
             key += (tuple(sorted(self.fixed_bits.items(), key=repr)),)
         if self.adaptive:
@@ -175,21 +179,25 @@ class Router(wiring.Component):
                 lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
                 weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
-                m.d.comb += [ou.request[r].eq(units[i].request[c][o]), ou.flit[r].eq(units[i].flit[c]),
-                             ou.flit[r].route.eq(fix_bits(units[i].flit[c].route, fixed.get(("turn", i, o))))]
+                flit = units[i].flit[c]
+                if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
+                    route = Mux(units[i].forking, units[i].fork_route[o], flit.route)
+                else:                      # the bits every packet turning here agrees on, as constants
+                    route = fix_bits(flit.route, fixed.get(("turn", i, o)))
+                m.d.comb += [ou.request[r].eq(units[i].request[c][o]),
+                             *[getattr(ou.flit[r], name).eq(route if name == "route" else getattr(flit, name))
+                               for name, _ in self.flit_layout]]
                 if self.pipeline:
                     m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
-                if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
-                    m.d.comb += ou.flit[r].route.eq(Mux(units[i].forking, units[i].fork_route[o], units[i].flit[c].route))
                 sent[i, c].append(ou.sent[r])
             m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
             if o == local and self.pipeline:
-                self._eject_buffer(m, ou)
+                self._eject_buffer(m, ou, platform)
             elif o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
                 if self.counters:
-                    count_after(m, self.ejected, ou.xfer & ou.payload.tail)
+                    count_after(m, [(self.ejected, ou.xfer & ou.payload.tail)], platform, self.counter_dsp)
             else:
                 m.d.comb += [out.payload.eq(ou.payload),
                              out.payload.route.eq(fix_bits(ou.payload.route, fixed.get(("out", o))))]
@@ -216,7 +224,7 @@ class Router(wiring.Component):
             self._broadcast_selector(m, units, outs)
         return m
 
-    def _eject_buffer(self, m, ou) -> None:
+    def _eject_buffer(self, m, ou, platform) -> None:
         """docs/router.md "Pipelined router": ``local_out`` offers the ejection buffer's head (two entries),
         else the flit crossing to it now; a crossing flit not taken at once waits in the buffer."""
         out = self.local_out
@@ -227,7 +235,8 @@ class Router(wiring.Component):
         for name in ("head", "tail", "data"):
             m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(ou.payload, name)))
         if self.counters:           # the tail bit from registers (not through the crossbar)
-            count_after(m, self.ejected, out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail))
+            count_after(m, [(self.ejected, out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail))], platform,
+                        self.counter_dsp)
 
     def _faults_and_discards(self, m, src, units, outs) -> None:
         """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set

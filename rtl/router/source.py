@@ -88,6 +88,6 @@ class SourceInterface(wiring.Component):
         # enable is a register (the head that opens the packet is the last one loaded)
         with m.If(~in_packet):
             m.d.sync += [pkt_route.eq(inj.route.as_value()), dropping.eq(~dest_ok)]
-        for name, event in counted.items() if r.counters else ():
-            count_after(m, getattr(self, name), event)
+        if r.counters:
+            count_after(m, [(getattr(self, name), event) for name, event in counted.items()], platform, r.counter_dsp)
         return m
