@@ -112,8 +112,8 @@ class SynthResult:
     fmax_mhz: float | None
     seconds: float
     cells: dict = field(default_factory=dict)
-    note: str = ""
-    dsp: int = 0            # DSP blocks (the UP5K's SB_MAC16: ``counters="dsp"``)          # e.g. "does not fit": nextpnr could not place the router on the device
+    note: str = ""          # e.g. "does not fit": nextpnr could not place the router on the device
+    dsp: int = 0            # DSP blocks (the UP5K's SB_MAC16: ``Router(counters="dsp")``)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -43,8 +43,10 @@ def count_after(m: Module, pairs, platform=None, dsp: bool = False) -> None:
             if any(len(c) != DSP_COUNTER_WIDTH for c in (bot, top) if c is not None):
                 raise ValueError(f"a DSP counter is {DSP_COUNTER_WIDTH} bits wide")
             o = Signal(2 * DSP_COUNTER_WIDTH, name=f"{bot.name}_dsp_o")
-            add = lambda bit: Cat(bit, Const(0, DSP_COUNTER_WIDTH - 1))
             zero = Const(0, DSP_COUNTER_WIDTH)
+
+            def add(bit):                   # the 16-bit addend: the event flip-flop in bit 0
+                return Cat(bit, Const(0, DSP_COUNTER_WIDTH - 1))
             m.submodules[f"{bot.name}_dsp"] = Instance(
                 "SB_MAC16",
                 # outputs: the accumulator registers; adders: Q + the A / B input, carry in 0
