@@ -93,7 +93,7 @@ def test_no_import_cycles():
     assert not cycles, cycles
 
 
-def test_router_and_model_loop_written_once_in_1189_lines():
+def test_router_and_model_loop_written_once_in_1195_lines():
     """Cap 800 lines, raised by issue 14: per-output queues (VOQ), the fair arbiter (weights), the held offer
     and the pipelined router (+20 lines: the input unit's stage registers and the kernel's PIPE mode of the
     clock edge; its option checks and model class live in sim/model/pipeline.py): 876 lines, cap 890; then
@@ -116,10 +116,12 @@ def test_router_and_model_loop_written_once_in_1189_lines():
     in distributed RAM"; +14): 1174; the same ring in iCE40 block RAM, read at the edge (+6), and the check of `memory` ("block" forces it, so cocotb runs it: +2): 1182, cap 1182. Then the fixed
     route bits (docs/router.md "Fixed route bits": the router's ``fixed_bits`` in its shape key, the crossbar
     sources and link outputs with their constant bits, the input unit's arriving word; the walk itself is
-    sim/routing/turns.py's; +7): 1189, cap 1189."""
+    sim/routing/turns.py's; +7): 1189, cap 1189. Then the status counters in the UP5K's DSP blocks (docs/router.md
+    "Status"; the blocks themselves are ``gates.count_after``'s: the router's ``counters`` check and flag, the
+    ejection buffer's platform; +5) and each crossbar source's route assigned once (+1): 1195, cap 1195."""
     files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / "kernel.py"]
     total = sum(code_lines(f) for f in files)
-    assert 300 < total <= 1189, f"{total} lines of code in {[f.name for f in files]}"
+    assert 300 < total <= 1195, f"{total} lines of code in {[f.name for f in files]}"
     gone = ["rtl/router.py", "rtl/router_adaptive.py", "rtl/router_bcast.py", "sim/model/kernel_bcast.py"]
     assert not [f for f in gone if (ROOT / f).exists()]
 

@@ -179,14 +179,14 @@ class Router(wiring.Component):
                 lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
                 weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
+                # the route: a fork's copy leaves with the fork unit's tag for this branch; else with the bits
+                # every packet turning here agrees on as constants
                 flit = units[i].flit[c]
-                if bc and o != local:      # a fork's copy leaves with the fork unit's tag for this branch
-                    route = Mux(units[i].forking, units[i].fork_route[o], flit.route)
-                else:                      # the bits every packet turning here agrees on, as constants
-                    route = fix_bits(flit.route, fixed.get(("turn", i, o)))
+                route = (Mux(units[i].forking, units[i].fork_route[o], flit.route) if bc and o != local else
+                         fix_bits(flit.route, fixed.get(("turn", i, o))))
                 m.d.comb += [ou.request[r].eq(units[i].request[c][o]),
-                             *[getattr(ou.flit[r], name).eq(route if name == "route" else getattr(flit, name))
-                               for name, _ in self.flit_layout]]
+                             *[getattr(ou.flit[r], n).eq(route if n == "route" else getattr(flit, n))
+                               for n, _ in self.flit_layout]]
                 if self.pipeline:
                     m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
                 sent[i, c].append(ou.sent[r])
