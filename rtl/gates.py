@@ -28,7 +28,7 @@ def count_after(m: Module, pairs, platform=None, dsp: bool = False) -> None:
     (tests/test_dsp_counters.py proves it against yosys' SB_MAC16 model). Elsewhere (Verilog for simulation) the
     flip-flop counters."""
     pairs = list(pairs)
-    dsp = dsp and str(getattr(platform, "family", "")).lower() in DSP_FAMILIES
+    dsp = dsp and platform_family(platform) in DSP_FAMILIES
     seen = []
     for counter, event in pairs:
         s = Signal(name=f"{counter.name}_event")
@@ -89,7 +89,12 @@ LUT4_PRIMITIVES = {"ice40": SB_LUT4, "ice5": SB_LUT4, "ecp5": ("LUT4", "INIT", (
 
 def lut_primitive(platform) -> tuple | None:
     """The LUT4 primitive of ``platform``'s family, or None (Verilog for simulation)."""
-    return LUT4_PRIMITIVES.get(str(getattr(platform, "family", "")).lower())
+    return LUT4_PRIMITIVES.get(platform_family(platform))
+
+
+def platform_family(platform) -> str:
+    """``platform.family`` in lower case ("" without a platform: Verilog for simulation)."""
+    return str(getattr(platform, "family", "")).lower()
 
 
 def _table(fn) -> int:

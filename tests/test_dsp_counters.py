@@ -15,14 +15,10 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
+from cubenoc.boards.synth import TargetPlatform
 from cubenoc.rtl.gates import count_after
 
 N = 3           # an odd count: one block with both halves, one with the bottom half alone
-
-
-class Family:
-    def __init__(self, family):
-        self.family = family
 
 
 class Counters(wiring.Component):
@@ -51,7 +47,7 @@ def test_dsp_counters_count_as_the_flip_flop_counters(tmp_path):
     from amaranth.back import rtlil
 
     from cubenoc.boards.toolchain import find_tool
-    text = rtlil.convert(Counters(), name="top", platform=Family("ice40"))
+    text = rtlil.convert(Counters(), name="top", platform=TargetPlatform("up5k"))
     assert text.count("cell \\SB_MAC16 ") == 2
     (tmp_path / "sb_mac16.v").write_text(sb_mac16_model())
 
@@ -70,7 +66,7 @@ def test_dsp_counters_count_as_the_flip_flop_counters(tmp_path):
 
 def test_without_an_ice40_platform_the_counters_are_flip_flops():
     from amaranth.back import rtlil
-    for platform in (None, Family("ecp5")):
+    for platform in (None, TargetPlatform("ecp5-25f")):
         assert "SB_MAC16" not in rtlil.convert(Counters(), name="top", platform=platform)
 
 
