@@ -47,6 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(route, then arbitrate + traverse), 2 cycles/hop, for clock speed (docs/router.md)")
     p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters "
                    "(fewer LUTs; the status outputs read 0; docs/performance.md \"Router options\")")
+    p.add_argument("--no-loopback", action="store_true", help="routers without the local->local turn: a packet "
+                   "addressed to its own node is dropped at its source and counted in dropped (fewer LUTs; "
+                   "docs/router.md \"Loopback\")")
     p.add_argument("--fifo-memory", action="store_true", help="FIFO storage behind the head register as memory "
                    "arrays, which FPGA tools map to distributed RAM (docs/router.md \"Input FIFO\")")
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
@@ -91,6 +94,8 @@ def run(args) -> int:
         extra["counters"] = False
     if getattr(args, "fifo_memory", False):
         extra["fifo_memory"] = True
+    if getattr(args, "no_loopback", False):
+        extra["loopback"] = False
     if getattr(args, "broadcast", False):
         from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
         extra["broadcast"] = broadcast_algorithm_for(topo)
@@ -99,6 +104,9 @@ def run(args) -> int:
     check_queues(args.queues, routing, extra.get("broadcast"))      # before any router is built
     from .sim.model.pipeline import check_pipeline
     check_pipeline(args.pipeline, routing, extra.get("broadcast"), args.faults, args.queues)
+    from .sim.routing.turns import check_loopback
+    check_loopback(extra.get("loopback", True), extra.get("broadcast"), args.faults or getattr(routing, "selection", None) is not None,
+                   args.queues)
     from tqdm import tqdm
     bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
                leave=False)
@@ -114,6 +122,7 @@ def run(args) -> int:
           (f", {args.queues} queues" if args.queues != "fifo" else "") + (", pipelined" if args.pipeline else "") +
           (f", {extra['arbitration']} arbitration" if "arbitration" in extra else "") +
           (", no status counters" if "counters" in extra else "") + (", FIFOs in memory" if "fifo_memory" in extra else "") +
+          (", no loopback" if "loopback" in extra else "") +
           f": top module {gen.top}, "
           f"{len(set(gen.network.module_names))} router module(s)")
     for path in gen.verilog + [gen.describe_json, gen.describe_md]:

@@ -111,7 +111,7 @@ def router_shapes(family: str, label: str, topo, routing, payload: int, depth: i
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants).
-    ``options``: Router keyword options (``fifo_memory``, ``counters``)."""
+    ``options``: Router keyword options (``fifo_memory``, ``counters``, ``loopback``)."""
     from .rtl.router import Router
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
@@ -176,6 +176,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dsp-counters", action="store_true",
                    help="the four status counters in DSP blocks where the target has them: two per SB_MAC16 on "
                         "the UP5K (no LUT4s; the ECP5 keeps them in its carry chains); docs/router.md \"Status\"")
+    p.add_argument("--no-loopback", action="store_true", help="routers without the local->local turn (a packet "
+                   "to its own node is dropped at its source; docs/router.md \"Loopback\")")
     p.add_argument("--synth", choices=("speed", "balanced", "area"), default="speed",
                    help="what yosys optimises for: speed (its default), area (ECP5: LUT4s without wide-LUT "
                         "muxes; iCE40: ABC with a relaxed delay target) or balanced (ECP5: as area; iCE40: a 4 ns "
@@ -241,7 +243,7 @@ def router_options(args) -> dict:
     if dsp and none:
         raise CubenocError("give --no-counters or --dsp-counters, not both")
     return {"fifo_memory": bool(getattr(args, "fifo_memory", False)),        # no platform here: False = flip-flops
-            "counters": "dsp" if dsp else not none}
+            "counters": "dsp" if dsp else not none, "loopback": not getattr(args, "no_loopback", False)}
 
 
 def seeds(args) -> list[int]:
@@ -435,7 +437,7 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
         cmd += f" --payload {args.payload} --depth {args.depth}"
     opts = router_options(args)
     cmd += (" --fifo-memory" * opts["fifo_memory"] + " --no-counters" * (not opts["counters"]) +
-            " --dsp-counters" * (opts["counters"] == "dsp"))
+            " --dsp-counters" * (opts["counters"] == "dsp") + " --no-loopback" * (not opts["loopback"]))
     if getattr(args, "synth", "speed") != "speed":
         cmd += f" --synth {args.synth}"
     sd = seeds(args)

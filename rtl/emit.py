@@ -54,6 +54,7 @@ def describe(net: Network, top: str) -> dict:
         "pipeline": getattr(net, "pipeline", False),
         "counters": getattr(net, "counters", True),
         "fifo_memory": bool(getattr(net, "fifo_memory", False)),
+        "loopback": getattr(net, "loopback", True),
         "dest_width": DEST_WIDTH,
         "clock": "clk", "reset": "rst (synchronous, active high)",
         "local_flit": _fields(local),
@@ -102,6 +103,9 @@ def _options_line(d: dict) -> str:
     out = ""
     if not d.get("counters", True):
         out += " Built without the status counters (`--no-counters`): the status outputs read 0."
+    if not d.get("loopback", True):
+        out += (" Built without loopback (`--no-loopback`): a packet addressed to its own node is dropped at its "
+                "source and counted in `dropped`.")
     if d.get("fifo_memory"):
         out += (" FIFO storage behind each head register in memory arrays (`--fifo-memory`: distributed RAM "
                 "where the synthesis tool infers it).")
@@ -147,14 +151,15 @@ def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int
                   top: str | None = None, flat: bool = False, faults: bool = False,
                   broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
                   pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True,
-                  progress=None) -> tuple[dict[str, str], Network, str]:
+                  loopback: bool = True, progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
                   flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues,
-                  arbitration=arbitration, pipeline=pipeline, fifo_memory=fifo_memory, counters=counters)
+                  arbitration=arbitration, pipeline=pipeline, fifo_memory=fifo_memory, counters=counters,
+                  loopback=loopback)
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")

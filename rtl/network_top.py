@@ -39,14 +39,15 @@ class Network(wiring.Component):
     def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
                  structural: bool = False, flat: bool = False, module_prefix: str | None = None,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True):
+                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True,
+                 loopback: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
         self.topology, self.routing = topology, routing
         self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
         self.flat, self.queues, self.pipeline = flat, queues, pipeline
-        self.counters, self.fifo_memory = bool(counters), fifo_memory
+        self.counters, self.fifo_memory, self.loopback = bool(counters), fifo_memory, loopback
         self.broadcast = broadcast
         extra = {} if broadcast is None else {"broadcast": broadcast}
         if arbitration != "round-robin":
@@ -55,6 +56,8 @@ class Network(wiring.Component):
             extra["fifo_memory"] = fifo_memory
         if not counters:                             # status outputs read 0 (docs/router.md "Status")
             extra["counters"] = False
+        if not loopback:                             # no local->local turn (docs/router.md "Loopback")
+            extra["loopback"] = False
         self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
                                faults=faults, queues=queues, pipeline=pipeline, **extra) for v in topology.nodes()]
         prefix = module_prefix or f"cubenoc_{topology.name}_router"

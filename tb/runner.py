@@ -106,7 +106,7 @@ class RtlTrace:
 def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
                  waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo",
                  arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False,
-                 counters: bool = True) -> Design:
+                 counters: bool = True, loopback: bool = True) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -133,6 +133,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
         name += "_block" if fifo_memory == "block" else "_mem"
     if not counters:
         name += "_nc"
+    if not loopback:
+        name += "_nolb"
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"), cheap_cxx():
         kw = {"faults": True} if faults else {}
@@ -148,6 +150,8 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
             kw["fifo_memory"] = fifo_memory
         if not counters:         # the status outputs read 0
             kw["counters"] = False
+        if not loopback:         # no local->local turn: a packet to its own node is dropped at its source
+            kw["loopback"] = False
         g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")

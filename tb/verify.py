@@ -29,9 +29,9 @@ class Verdict:
 def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_width: int = 32,
                   margin: int = 16, max_cycles: int = 200_000, broadcast=None, queues: str = "fifo",
                   arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False,
-                  counters: bool = True) -> list[Verdict]:
+                  counters: bool = True, loopback: bool = True) -> list[Verdict]:
     model = NetworkModel(topology, routing, depth=depth, broadcast=broadcast, queues=queues,
-                         arbitration=arbitration, pipeline=pipeline)
+                         arbitration=arbitration, pipeline=pipeline, loopback=loopback)
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
@@ -47,6 +47,8 @@ def verify_network(topology, scenarios, routing=None, depth: int = 4, payload_wi
         extra["fifo_memory"] = fifo_memory
     if not counters:
         extra["counters"] = False
+    if not loopback:
+        extra["loopback"] = False
     design = build_network(topology, model.routing, payload_width=payload_width, depth=depth, **extra)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []

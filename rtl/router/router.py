@@ -44,7 +44,7 @@ from ...sim.model.lookahead import LookaheadVoqRouting
 from ...sim.model.kernel import EJECT_DEPTH
 from ...sim.model.pipeline import check_pipeline
 from ...sim.model.voq import check_queues
-from ...sim.routing.turns import allowed_matrix, fixed_route_bits
+from ...sim.routing.turns import allowed_matrix, check_loopback, fixed_route_bits
 from ..flit import link_flit_layout, link_signature, local_signature
 from ..gates import any_of, count_after, fix_bits, node_width
 from ..route import rtl_for
@@ -61,14 +61,16 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 class Router(wiring.Component):
     def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
                  faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool | str = True):
+                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool | str = True,
+                 loopback: bool = True):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.check_node(node)
         self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
         self.queues = check_queues(queues, routing, broadcast, self.adaptive)
         self.adapter = rtl_for(routing)                # the family's route unit (VOQ: also the lookahead)
-        self.allowed = allowed_matrix(routing, node)
+        self.loopback = check_loopback(loopback, broadcast, self.adaptive, self.queues)   # docs/router.md "Loopback"
+        self.allowed = allowed_matrix(routing, node, self.loopback)
         if self.queues == "voq":                       # Hop.vc = the next router's output, V = the largest P
             routing = LookaheadVoqRouting(routing)
         self.node_generic = self.adapter.node_generic and self.queues == "fifo"
@@ -126,7 +128,7 @@ class Router(wiring.Component):
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
                self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues,
-               self.fifo_memory, self.counters, self.counter_dsp, self.pipeline)
+               self.fifo_memory, self.counters, self.counter_dsp, self.pipeline, self.loopback)
         if self.fixed_bits:
             key += (tuple(sorted(self.fixed_bits.items(), key=repr)),)
         if self.adaptive:

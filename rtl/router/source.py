@@ -3,7 +3,7 @@
 
 ``SourceInterface(router)``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
 the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),
-drops a packet whose destination is out of range, writes ``routing.inject(node, dest)`` as the route of
+drops a packet whose destination is out of range (or its own node, without loopback), writes ``routing.inject(node, dest)`` as the route of
 every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` one cycle after the flit
 (``gates.count_after``; unless the router is built with ``counters=False``: they then read 0).
 ``enable`` low (a faulty node) refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
@@ -45,6 +45,8 @@ class SourceInterface(wiring.Component):
         dest_ok, b = Const(1), (num_nodes - 1).bit_length()
         if num_nodes < (1 << DEST_WIDTH):                  # the same test without a 16-bit carry chain
             dest_ok = ~dest[b:].any() & ((dest[:b] < num_nodes) if num_nodes < (1 << b) else Const(1))
+        if not r.loopback:                                 # docs/router.md "Loopback": its own node is dropped
+            dest_ok = dest_ok & (dest[:node_width(r.topology)] != (self.node_id if r.node_generic else r.node))
         route = inj.route.as_value()
         if r.broadcast is not None:
             is_bc = dest == BROADCAST_DEST

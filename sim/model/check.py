@@ -41,6 +41,8 @@ def delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
     whole_packets_per_node(res, out, limit)
     if res.drained:
         good = well_formed_packets(s) & (s.pkt_dst < s.num_nodes)
+        if not res.loopback:                     # dropped at the source (docs/router.md "Loopback")
+            good &= s.pkt_dst != s.pkt_src
         lost = np.nonzero(good & ~np.isin(np.arange(s.num_packets), res.delivered))[0]
         for k in lost[:limit]:
             out.append(f"lost: {s.describe_packet(int(k))}")

@@ -35,27 +35,31 @@ def default_routing(topology: Topology) -> RoutingFunction:
     raise CubenocError(f"no default routing function for {topology!r}: pass one")
 
 
-def default_allowed(topology: Topology, routing: RoutingFunction):
-    """The RTL's pruned-turn sets: ``allowed(v) -> {in_port: {out_ports}}`` (sim/routing/turns.py)."""
+def default_allowed(topology: Topology, routing: RoutingFunction, loopback: bool = True):
+    """The RTL's pruned-turn sets: ``allowed(v) -> {in_port: {out_ports}}`` (sim/routing/turns.py);
+    ``loopback=False``: without the local->local turn."""
     from ..routing.turns import allowed_turns
     per_node = allowed_turns(routing)
 
     def allowed(v: int) -> dict[int, set[int]]:
         out: dict[int, set[int]] = {}
+        local = topology.local_port(v)
         for i, o in per_node[v]:
-            out.setdefault(i, set()).add(o)
+            if loopback or (i, o) != (local, local):
+                out.setdefault(i, set()).add(o)
         return out
     return allowed
 
 
 class NetworkModel:
     """The model of one network: topology + routing function + FIFO depth (+ router options: ``queues``,
-    ``pipeline``, docs/router.md)."""
+    ``pipeline``, ``loopback``, docs/router.md)."""
 
     def __init__(self, topology: Topology, routing: RoutingFunction | None = None, depth: int = 4,
                  allowed="default", broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False):
+                 pipeline: bool = False, loopback: bool = True):
         from ..routing.fairness import check_arbitration
+        from ..routing.turns import check_loopback
         self.topology = topology
         self.routing = routing if routing is not None else default_routing(topology)
         self.depth = require_int(depth, "depth", 1, 1 << 16)
@@ -65,8 +69,10 @@ class NetworkModel:
         self.queues = check_queues(queues, self.routing, broadcast, self.adaptive)
         # docs/router.md "Pipelined router": sim/model/pipeline.py
         self.pipeline = check_pipeline(pipeline, self.routing, broadcast, self.adaptive, self.queues)
+        # docs/router.md "Loopback": False drops a packet to its own node at its source (simulation.py)
+        self.loopback = check_loopback(loopback, broadcast, self.adaptive, self.queues)
         if allowed == "default":
-            allowed = default_allowed(topology, self.routing)
+            allowed = default_allowed(topology, self.routing, self.loopback)
             if broadcast is not None:     # the crossbar also carries every broadcast turn
                 allowed = with_broadcast_turns(allowed, broadcast, self.routing)
         check_route_width(self.routing.layout.width)

@@ -26,6 +26,7 @@ class ModelResult:
     tr_head: np.ndarray
     tr_tail: np.ndarray
     broadcast: bool = False     # the network forks dest-0xFFFF packets (docs/router.md "Broadcast")
+    loopback: bool = True       # False: a packet to its own node is dropped at its source (docs/router.md)
 
     @property
     def tr_data(self) -> np.ndarray:

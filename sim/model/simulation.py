@@ -65,6 +65,8 @@ class Simulation:
             raise CubenocError(f"at most {MAX_FLITS} flits per stimulus, got {F}")
         src = np.repeat(np.arange(N, dtype=np.int64), np.diff(stim.node_start))
         dst = np.where(stim.head == 1, stim.dest, -1)
+        if not getattr(model, "loopback", True):  # docs/router.md "Loopback": dropped like an out-of-range dest
+            dst = np.where(dst == src, -1, dst)
         self.s_route = inject_words(model.routing, src, dst, model._inject_cache)
         # the route (and bcast) fields of each head's FIFO word; -1: dest >= num_nodes (dropped)
         self.s_fields = np.where(self.s_route >= 0, self.s_route << ROUTE_SHIFT, -1)
@@ -147,4 +149,4 @@ class Simulation:
         tr_cycle, tr_node, tr_flit, ht = (a[:n].copy() for a in self.trace)
         return ModelResult(self.stim, self.cycle, self.drained, self.counters[:, :self.num_counters].copy(),
                            self.accept_cycle.copy(), self.eject_cycle.copy(), tr_cycle, tr_node, tr_flit,
-                           ht & 1, (ht >> TAIL) & 1)
+                           ht & 1, (ht >> TAIL) & 1, loopback=getattr(self.model, "loopback", True))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from cubenoc.errors import CubenocError
+
 from .base import RoutingFunction
 
 Turn = tuple[int, int]
@@ -93,10 +95,24 @@ def fixed_route_bits(routing: RoutingFunction, node: int | None) -> dict:
     return dict(_walk(routing)[1][node])
 
 
-def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
-    """``m[i][o]``: input ``i`` of ``node`` may ever request output ``o`` (ports ``0..local_port``)."""
+def allowed_matrix(routing: RoutingFunction, node: int, loopback: bool = True) -> list[list[bool]]:
+    """``m[i][o]``: input ``i`` of ``node`` may ever request output ``o`` (ports ``0..local_port``);
+    ``loopback=False``: without the local->local turn (:func:`check_loopback`)."""
     topo = routing.topology
     topo.check_node(node)
     ports = topo.local_port(node) + 1
     turns = _allowed_turns_cached(routing)[node]
-    return [[(i, o) in turns for o in range(ports)] for i in range(ports)]
+    return [[(i, o) in turns and (loopback or i != o or i != ports - 1) for o in range(ports)] for i in range(ports)]
+
+
+def check_loopback(loopback, broadcast=None, adaptive: bool = False, queues: str = "fifo") -> bool:
+    """``loopback`` as a bool (docs/router.md "Loopback"). ``False``: the router has no local->local turn and
+    its source interface drops a packet addressed to its own node like one whose destination is out of range
+    (counted in ``dropped``); built for unicast oblivious routing with one FIFO per input (the routers whose
+    route is written at the FIFO), else a one-line CubenocError."""
+    if not isinstance(loopback, bool):
+        raise CubenocError(f"loopback must be True or False, got {loopback!r}")
+    if not loopback and (broadcast is not None or adaptive or queues != "fifo"):
+        raise CubenocError("--no-loopback is built for unicast oblivious routing with one FIFO per input only, "
+                           "not with broadcast, run-time faults, adaptive selection or per-output queues")
+    return loopback

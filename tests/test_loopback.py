@@ -1,0 +1,121 @@
+"""Routers without loopback (docs/router.md "Loopback"; ``Router(loopback=False)``, ``--no-loopback``): no
+local->local turn, and the source interface drops a packet addressed to its own node as it drops one whose
+destination is out of range (counted in ``dropped``). The model does the same (sim/model/simulation.py), the
+generated Verilog matches it cycle for cycle (cocotb), and the router is smaller."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from cubenoc.errors import CubenocError
+from cubenoc.sim.catalog import NetworkSpec
+from cubenoc.sim.model.check import delivery_problems
+from cubenoc.sim.model.network import NetworkModel
+from cubenoc.sim.model.stimulus import random_traffic
+from cubenoc.sim.routing.turns import allowed_matrix, check_loopback
+from cubenoc.sim.topology.hypercube import Hypercube
+from cubenoc.tb.scenarios import network_scenarios
+
+DROPPED = 2
+
+
+def self_packets(stim) -> np.ndarray:
+    """Per node, its well-formed packets addressed to itself (random_traffic draws self as a destination)."""
+    return np.bincount(stim.pkt_src[stim.pkt_dst == stim.pkt_src], minlength=stim.num_nodes)
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_model_drops_packets_to_their_own_node(pipeline):
+    """With loopback a packet to its own node ejects there (0 hops); without, its source drops it: the dropped
+    counter of each node grows by its self-addressed packets, every other packet is delivered as before."""
+    topo = Hypercube(3)
+    stim = random_traffic(topo.num_nodes, 12, 3, seed=7, mean_gap=2)
+    mine = self_packets(stim)
+    assert mine.sum() > 0
+    on = NetworkModel(topo, pipeline=pipeline).run(stim)
+    off = NetworkModel(topo, pipeline=pipeline, loopback=False).run(stim)
+    assert delivery_problems(on) == [] and delivery_problems(off) == []
+    assert np.array_equal(off.counters[:, DROPPED] - on.counters[:, DROPPED], mine)
+    home = stim.pkt_dst == stim.pkt_src
+    assert set(on.delivered.tolist()) - set(off.delivered.tolist()) == set(np.nonzero(home)[0].tolist())
+    assert np.array_equal(on.counters[:, 1] - off.counters[:, 1], mine)     # ejected packets
+
+
+def test_allowed_turns_without_loopback():
+    topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
+    on, off = allowed_matrix(routing, 5), allowed_matrix(routing, 5, loopback=False)
+    local = len(on) - 1
+    assert on[local][local] and not off[local][local]
+    off[local][local] = True
+    assert off == on                                  # nothing else changes
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")      # the refused routers
+def test_loopback_option_errors():
+    from cubenoc.rtl.router import Router
+    topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
+    for kw in ({"queues": "voq"}, {"faults": True}):
+        with pytest.raises(CubenocError, match="--no-loopback is built for unicast oblivious routing") as refused:
+            Router(topo, routing, 0, loopback=False, **kw)
+        del refused
+    with pytest.raises(CubenocError, match="loopback must be True or False"):
+        check_loopback("no")
+    with pytest.raises(CubenocError, match="--no-loopback is built for"):
+        NetworkModel(topo, loopback=False, queues="voq")
+    gc.collect()                            # the refused routers' warnings here, where they are filtered
+
+
+def test_cli_no_loopback(tmp_path, capsys):
+    """``generate --no-loopback`` writes a network whose description says so; with VOQ a clear error."""
+    from cubenoc.cli import main
+    assert main(["generate", "hypercube", "--n", "2", "--no-loopback", "-o", str(tmp_path / "q2"), "--quiet"]) == 0
+    assert "no loopback" in capsys.readouterr().out
+    assert "--no-loopback" in (tmp_path / "q2").joinpath(next(p.name for p in (tmp_path / "q2").glob("*.md"))).read_text()
+    assert main(["generate", "hypercube", "--n", "2", "--no-loopback", "--queues", "voq", "-o",
+                 str(tmp_path / "v")]) != 0
+    assert "--no-loopback is built for" in capsys.readouterr().err
+
+
+def test_synth_report_no_loopback_option():
+    import argparse
+
+    from cubenoc.synth_report import add_arguments, shapes_for
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    for flags, loopback in (([], True), (["--no-loopback"], False)):
+        shapes = shapes_for(p.parse_args(["--family", "hypercube", "--n", "3", *flags]))
+        assert [s.router.loopback for s in shapes] == [loopback]
+        r = shapes[0].router
+        assert r.allowed[r.local][r.local] == loopback
+        for s in shapes:
+            s.router._MustUse__silence = True
+
+
+def test_router_without_loopback_is_smaller(tmp_path):
+    """The local output loses its fifth source: fewer LUT4s on the UP5K (yosys), Q(3) at depth 2."""
+    from cubenoc.boards.synth import synth_router
+    from cubenoc.rtl.router import Router
+    topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
+    luts = {loopback: synth_router(Router(topo, routing, 0, fifo_depth=2, counters=False, loopback=loopback), "up5k",
+                                   tmp_path / str(loopback), pnr=False).lut4 for loopback in (True, False)}
+    assert luts[False] < luts[True] - 10, luts        # 466 -> 447 when written
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_network_without_loopback_matches_model(pipeline):
+    """cocotb: the generated Q(3) without loopback (one cycle per hop and pipelined) ejects the model's trace,
+    cycle for cycle, in every scenario; the self-addressed packets are dropped at their source in both."""
+    from cubenoc.tb.verify import verify_network
+    topo = Hypercube(3)
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), pipeline=pipeline, loopback=False)
+    report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
+    assert not report, "\n".join(report)
+    by = {v.name: v for v in verdicts}
+    stim = by["random"].model.stimulus
+    mine = self_packets(stim)
+    assert mine.sum() > 0 and (by["random"].rtl.counters[:, DROPPED] >= mine).all()
+    assert by["random"].rtl.counters[:, DROPPED].sum() == mine.sum()     # no bad destinations in "random"
+    at_home = by["all_pairs"].rtl
+    assert at_home.counters[:, DROPPED].tolist() == [1] * topo.num_nodes   # all_pairs sends one to itself
