@@ -47,15 +47,16 @@ PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": []}
 #: what yosys optimises for: goal -> family -> (script before ``synth_<family>``, its options); the same
 #: lines in synth-report and in board builds (Amaranth's ``script_after_read`` / ``synth_opts`` overrides).
 #: "speed" is yosys' own default: ABC maps for the shortest logic depth, duplicating logic for it, and on the
-#: ECP5 builds 5-7-input LUTs from LUT4 pairs and slice muxes (PFUMX, L6MUX21). "area": LUT4s alone on the
-#: ECP5 (``-nowidelut``); on the iCE40 ABC9 gets a delay target (``abc9.D``, ps) that every path of a router
-#: meets, so it maps for area. "balanced": on the iCE40 a 4 ns target, about the depth-mapped length of a
-#: one-cycle router without counters (ABC keeps the longer paths as short as it can and maps the rest for
-#: area); on the ECP5 as "area" (a delay target cost clock there). Figures: docs/performance.md "Synthesis goal".
+#: ECP5 builds 5-7-input LUTs from LUT4 pairs and slice muxes (PFUMX, L6MUX21). "area": on both families
+#: ABC9 gets a delay target (``abc9.D``, ps) that every path of a router meets, so it maps for area, and the
+#: ECP5 gets LUT4s alone (``-nowidelut``). "balanced": on the iCE40 a 4 ns target, about the depth-mapped
+#: length of a one-cycle router without counters (ABC keeps the longer paths as short as it can and maps the
+#: rest for area); on the ECP5 LUT4s alone with ABC9's own delay mapping (the "area" of before 2026-11-25:
+#: the target costs the ECP5 router clock). Figures: docs/performance.md "Synthesis goal".
 SYNTH_GOALS = {
     "speed": {"ice40": ("", ""), "ecp5": ("", "")},
     "balanced": {"ice40": ("scratchpad -set abc9.D 4000", ""), "ecp5": ("", "-nowidelut")},
-    "area": {"ice40": ("scratchpad -set abc9.D 8000", ""), "ecp5": ("", "-nowidelut")},
+    "area": {"ice40": ("scratchpad -set abc9.D 8000", ""), "ecp5": ("scratchpad -set abc9.D 8000", "-nowidelut")},
 }
 
 

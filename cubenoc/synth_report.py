@@ -179,9 +179,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-loopback", action="store_true", help="routers without the local->local turn (a packet "
                    "to its own node is dropped at its source; docs/router.md \"Loopback\")")
     p.add_argument("--synth", choices=("speed", "balanced", "area"), default="speed",
-                   help="what yosys optimises for: speed (its default), area (ECP5: LUT4s without wide-LUT "
-                        "muxes; iCE40: ABC with a relaxed delay target) or balanced (ECP5: as area; iCE40: a 4 ns "
-                        "delay target, area below it); docs/performance.md \"Synthesis goal\"")
+                   help="what yosys optimises for: speed (its default), area (ABC with a relaxed delay target; ECP5: "
+                        "LUT4s without wide-LUT muxes) or balanced (ECP5: LUT4s without wide-LUT muxes, ABC's delay "
+                        "mapping; iCE40: a 4 ns delay target, area below it); docs/performance.md \"Synthesis goal\"")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
                    help=f"FPGA parts to synthesise for (default {' '.join(TARGETS)})")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
