@@ -26,21 +26,39 @@ def self_packets(stim) -> np.ndarray:
     return np.bincount(stim.pkt_src[stim.pkt_dst == stim.pkt_src], minlength=stim.num_nodes)
 
 
-@pytest.mark.parametrize("pipeline", [False, True])
-def test_model_drops_packets_to_their_own_node(pipeline):
+CASES = [("hypercube:n=3", False), ("hypercube:n=3", True), ("enhanced:n=3,k=0", False), ("metacube:k=1,m=1", False),
+         ("pdn:set=0,1,3", False)]
+
+
+@pytest.mark.parametrize("spec,pipeline", CASES)
+def test_model_drops_packets_to_their_own_node(spec, pipeline):
     """With loopback a packet to its own node ejects there (0 hops); without, its source drops it: the dropped
-    counter of each node grows by its self-addressed packets, every other packet is delivered as before."""
-    topo = Hypercube(3)
+    counter of each node grows by its self-addressed packets, every other packet is delivered as before (every
+    family; the metacube with its two VCs)."""
+    topo, routing = NetworkSpec.parse(spec).build("model")
     stim = random_traffic(topo.num_nodes, 12, 3, seed=7, mean_gap=2)
     mine = self_packets(stim)
     assert mine.sum() > 0
-    on = NetworkModel(topo, pipeline=pipeline).run(stim)
-    off = NetworkModel(topo, pipeline=pipeline, loopback=False).run(stim)
+    on = NetworkModel(topo, routing, pipeline=pipeline).run(stim)
+    off = NetworkModel(topo, routing, pipeline=pipeline, loopback=False).run(stim)
     assert delivery_problems(on) == [] and delivery_problems(off) == []
     assert np.array_equal(off.counters[:, DROPPED] - on.counters[:, DROPPED], mine)
     home = stim.pkt_dst == stim.pkt_src
     assert set(on.delivered.tolist()) - set(off.delivered.tolist()) == set(np.nonzero(home)[0].tolist())
     assert np.array_equal(on.counters[:, 1] - off.counters[:, 1], mine)     # ejected packets
+
+
+@pytest.mark.parametrize("spec", sorted({spec for spec, _ in CASES}))
+def test_every_family_builds_a_router_without_loopback(spec):
+    """Node 0's router of each family elaborates without the local->local turn (and with it otherwise)."""
+    from amaranth.back import rtlil
+
+    from cubenoc.rtl.router import Router
+    topo, routing = NetworkSpec.parse(spec).build("rtl")
+    for loopback in (True, False):
+        r = Router(topo, routing, 0, fifo_depth=2, loopback=loopback)
+        assert r.allowed[r.local][r.local] == loopback
+        assert "module" in rtlil.convert(r, name="router")
 
 
 def test_allowed_turns_without_loopback():

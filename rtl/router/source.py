@@ -3,9 +3,10 @@
 
 ``SourceInterface(router)``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
 the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),
-drops a packet whose destination is out of range (or its own node, without loopback), writes ``routing.inject(node, dest)`` as the route of
-every flit of the packet, counts ``injected``, ``dropped``, ``malformed`` one cycle after the flit
-(``gates.count_after``; unless the router is built with ``counters=False``: they then read 0).
+drops a packet whose destination is out of range (or is its own node, without loopback), writes
+``routing.inject(node, dest)`` as the route of every flit of the packet, counts ``injected``, ``dropped``,
+``malformed`` one cycle after the flit (``gates.count_after``; unless the router is built with
+``counters=False``: they then read 0).
 ``enable`` low (a faulty node) refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
 ``route = 0``.
 """

@@ -102,7 +102,8 @@ def allowed_matrix(routing: RoutingFunction, node: int, loopback: bool = True) -
     topo.check_node(node)
     ports = topo.local_port(node) + 1
     turns = _allowed_turns_cached(routing)[node]
-    return [[(i, o) in turns and (loopback or i != o or i != ports - 1) for o in range(ports)] for i in range(ports)]
+    local = (ports - 1, ports - 1)
+    return [[(i, o) in turns and (loopback or (i, o) != local) for o in range(ports)] for i in range(ports)]
 
 
 def check_loopback(loopback, broadcast=None, adaptive: bool = False, queues: str = "fifo") -> bool:
