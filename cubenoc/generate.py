@@ -105,8 +105,8 @@ def run(args) -> int:
     from .sim.model.pipeline import check_pipeline
     check_pipeline(args.pipeline, routing, extra.get("broadcast"), args.faults, args.queues)
     from .sim.routing.turns import check_loopback
-    check_loopback(extra.get("loopback", True), extra.get("broadcast"), args.faults or getattr(routing, "selection", None) is not None,
-                   args.queues)
+    adaptive = args.faults or getattr(routing, "selection", None) is not None
+    check_loopback(extra.get("loopback", True), extra.get("broadcast"), adaptive, args.queues)
     from tqdm import tqdm
     bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
                leave=False)
