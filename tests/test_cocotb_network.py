@@ -67,6 +67,23 @@ def test_network_without_counters_with_fifos_in_memory_matches_model():
     assert any(v.model.counters.any() for v in verdicts)       # the model did count: zeros are not vacuous
 
 
+@pytest.mark.parametrize("pipeline", [False, True], ids=["one_cycle", "pipelined"])
+def test_network_without_loopback_matches_model(pipeline):
+    """cocotb: the generated Q(3) without loopback (one cycle per hop and pipelined) ejects the model's trace,
+    cycle for cycle, in every scenario; the self-addressed packets are dropped at their source in both."""
+    topo = Hypercube(3)
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), pipeline=pipeline, loopback=False)
+    report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
+    assert not report, "\n".join(report)
+    by = {v.name: v for v in verdicts}
+    stim = by["random"].model.stimulus
+    mine = np.bincount(stim.pkt_src[stim.pkt_dst == stim.pkt_src], minlength=topo.num_nodes)
+    assert mine.sum() > 0 and (by["random"].rtl.counters[:, 2] >= mine).all()
+    assert by["random"].rtl.counters[:, 2].sum() == mine.sum()     # no bad destinations in "random"
+    at_home = by["all_pairs"].rtl
+    assert at_home.counters[:, 2].tolist() == [1] * topo.num_nodes   # all_pairs sends one to itself
+
+
 def test_scoreboard_catches_a_wrong_model_on_real_verilog():
     """The same Verilog run compared with a model of the wrong FIFO depth: the scoreboard must object
     and name the cycle, node and packet of the first divergence."""

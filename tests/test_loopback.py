@@ -1,7 +1,7 @@
 """Routers without loopback (docs/router.md "Loopback"; ``Router(loopback=False)``, ``--no-loopback``): no
 local->local turn, and the source interface drops a packet addressed to its own node as it drops one whose
 destination is out of range (counted in ``dropped``). The model does the same (sim/model/simulation.py), the
-generated Verilog matches it cycle for cycle (cocotb), and the router is smaller."""
+generated Verilog matches it cycle for cycle (cocotb: tests/test_cocotb_network.py), and the router is smaller."""
 from __future__ import annotations
 
 import gc
@@ -15,8 +15,6 @@ from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
 from cubenoc.sim.routing.turns import allowed_matrix, check_loopback
-from cubenoc.sim.topology.hypercube import Hypercube
-from cubenoc.tb.scenarios import network_scenarios
 
 DROPPED = 2
 
@@ -119,21 +117,3 @@ def test_router_without_loopback_is_smaller(tmp_path):
     luts = {loopback: synth_router(Router(topo, routing, 0, fifo_depth=2, counters=False, loopback=loopback), "up5k",
                                    tmp_path / str(loopback), pnr=False).lut4 for loopback in (True, False)}
     assert luts[False] < luts[True] - 10, luts        # 466 -> 447 when written
-
-
-@pytest.mark.parametrize("pipeline", [False, True])
-def test_network_without_loopback_matches_model(pipeline):
-    """cocotb: the generated Q(3) without loopback (one cycle per hop and pipelined) ejects the model's trace,
-    cycle for cycle, in every scenario; the self-addressed packets are dropped at their source in both."""
-    from cubenoc.tb.verify import verify_network
-    topo = Hypercube(3)
-    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), pipeline=pipeline, loopback=False)
-    report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
-    assert not report, "\n".join(report)
-    by = {v.name: v for v in verdicts}
-    stim = by["random"].model.stimulus
-    mine = self_packets(stim)
-    assert mine.sum() > 0 and (by["random"].rtl.counters[:, DROPPED] >= mine).all()
-    assert by["random"].rtl.counters[:, DROPPED].sum() == mine.sum()     # no bad destinations in "random"
-    at_home = by["all_pairs"].rtl
-    assert at_home.counters[:, DROPPED].tolist() == [1] * topo.num_nodes   # all_pairs sends one to itself

@@ -2,7 +2,7 @@
 comparison of every router variant at its smallest network: V = 1, V > 1 (metacube and hierarchical),
 per-output queues (VOQ), the pipelined router, adaptive routing with run-time faults, each broadcast algorithm
 (binomial B, enhanced D, PDN Algorithm 3, metacube), the safety-level broadcast under each of SL(1), SL(2),
-DSL(1), DSL(2), and the fair arbiter.
+DSL(1), DSL(2), the fair arbiter, and the routers without loopback (one cycle per hop and pipelined).
 
 Checked on what pytest itself collects and deselects from tests/test_cocotb_*.py with ``-m "not slow"``
 (in a subprocess), so moving one of them to ``@slow`` (or skipping it) fails here."""
@@ -37,6 +37,8 @@ REQUIRED = {
     "safety broadcast DSL(2)": r"test_cocotb_safety_broadcast\.py::test_\w+\[DSL2\]",
     "fair arbitration (constant weights)": r"test_cocotb_fair\.py::test_fair_network_matches_model\[hypercube_n3\]",
     "fair arbitration (weight ROM, V = 2)": r"test_cocotb_fair\.py::test_fair_network_matches_model\[mc11\]",
+    "no loopback": r"test_cocotb_network\.py::test_network_without_loopback_matches_model\[one_cycle\]",
+    "no loopback, pipelined": r"test_cocotb_network\.py::test_network_without_loopback_matches_model\[pipelined\]",
 }
 
 # run in a fresh interpreter: collect with -m "not slow", report the selected items (with their skip
