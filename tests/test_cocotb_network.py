@@ -67,14 +67,17 @@ def test_network_without_counters_with_fifos_in_memory_matches_model():
     assert any(v.model.counters.any() for v in verdicts)       # the model did count: zeros are not vacuous
 
 
-@pytest.mark.parametrize("options", [{}, {"pipeline": True}, {"arbitration": "fair"}],
-                         ids=["one_cycle", "pipelined", "fair"])
-def test_network_without_loopback_matches_model(options):
-    """cocotb: the generated Q(3) without loopback (one cycle per hop, pipelined, with the fair arbiter) ejects
-    the model's trace, cycle for cycle, in every scenario; the self-addressed packets are dropped at their
-    source in each."""
-    topo = Hypercube(3)
-    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), loopback=False, **options)
+@pytest.mark.parametrize("spec,options", [("hypercube:n=3", {}), ("hypercube:n=3", {"pipeline": True}),
+                                          ("hypercube:n=3", {"arbitration": "fair"}), ("metacube:k=1,m=1", {})],
+                         ids=["one_cycle", "pipelined", "fair", "mc11"])
+def test_network_without_loopback_matches_model(spec, options):
+    """cocotb: the generated Q(3) without loopback (one cycle per hop, pipelined, with the fair arbiter) and
+    MC(1, 1) (V = 2) eject the model's trace, cycle for cycle, in every scenario; the self-addressed packets
+    are dropped at their source in each."""
+    from cubenoc.sim.catalog import NetworkSpec
+    topo, routing = NetworkSpec.parse(spec).build("rtl")
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), routing=routing, loopback=False,
+                              **options)
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)
     by = {v.name: v for v in verdicts}
