@@ -20,7 +20,7 @@ from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 
 
-def check_pipelined_input_unit(port, seed, cycles=80):
+def check_pipelined_input_unit(port, seed, cycles=200):
     rng = random.Random(seed)
     topo = Hypercube(3)
     routing, node = EcubeRouting(topo), 5
