@@ -39,14 +39,12 @@ def default_allowed(topology: Topology, routing: RoutingFunction, loopback: bool
     """The RTL's pruned-turn sets: ``allowed(v) -> {in_port: {out_ports}}`` (sim/routing/turns.py);
     ``loopback=False``: without the local->local turn."""
     from ..routing.turns import allowed_turns
-    per_node = allowed_turns(routing)
+    per_node = allowed_turns(routing, loopback)
 
     def allowed(v: int) -> dict[int, set[int]]:
         out: dict[int, set[int]] = {}
-        local = topology.local_port(v)
         for i, o in per_node[v]:
-            if loopback or (i, o) != (local, local):
-                out.setdefault(i, set()).add(o)
+            out.setdefault(i, set()).add(o)
         return out
     return allowed
 

@@ -19,9 +19,16 @@ from .base import RoutingFunction
 Turn = tuple[int, int]
 
 
-def allowed_turns(routing: RoutingFunction) -> list[frozenset[Turn]]:
-    """Per node, the set of ``(in_port, out_port)`` turns; the local port is ``local_port(node)``."""
-    return list(_allowed_turns_cached(routing))
+def allowed_turns(routing: RoutingFunction, loopback: bool = True) -> list[frozenset[Turn]]:
+    """Per node, the set of ``(in_port, out_port)`` turns; the local port is ``local_port(node)``.
+    ``loopback=False``: without the local->local turn (:func:`check_loopback`)."""
+    return [turns_at(routing, v, loopback) for v in range(len(_allowed_turns_cached(routing)))]
+
+
+def turns_at(routing: RoutingFunction, node: int, loopback: bool = True) -> frozenset[Turn]:
+    """:func:`allowed_turns` of one node."""
+    turns, local = _allowed_turns_cached(routing)[node], routing.topology.local_port(node)
+    return turns if loopback else turns - {(local, local)}
 
 
 def _allowed_turns_cached(routing: RoutingFunction) -> tuple[frozenset[Turn], ...]:
@@ -101,9 +108,8 @@ def allowed_matrix(routing: RoutingFunction, node: int, loopback: bool = True) -
     topo = routing.topology
     topo.check_node(node)
     ports = topo.local_port(node) + 1
-    turns = _allowed_turns_cached(routing)[node]
-    local = (ports - 1, ports - 1)
-    return [[(i, o) in turns and (loopback or (i, o) != local) for o in range(ports)] for i in range(ports)]
+    turns = turns_at(routing, node, loopback)
+    return [[(i, o) in turns for o in range(ports)] for i in range(ports)]
 
 
 def check_loopback(loopback, broadcast=None, adaptive: bool = False, queues: str = "fifo") -> bool:
