@@ -80,19 +80,27 @@ def lock_after(lock, owner, head, tail):
 
 
 @phase
-def fifo_push(buf, fhead, fcnt, f, word):
-    """Write ``word`` at the tail of circular FIFO ``f`` (the input FIFO's write port at the edge)."""
-    depth = buf.shape[1]
-    pos = fhead[f] + fcnt[f]
-    buf[f, pos - depth if pos >= depth else pos] = word
+def fifo_push(first, buf, fhead, fcnt, f, word):
+    """Write ``word`` at the tail of FIFO ``f`` (the input FIFO's write port at the edge): into the head
+    register ``first[f]`` when the FIFO is empty, else into the circular buffer of the D - 1 entries behind
+    it (rtl/router/fifo.py ``HeadFifo``; the routers read only ``first``: one dense array, issue 17)."""
+    if fcnt[f] == 0:
+        first[f] = word
+    else:
+        size = buf.shape[1]
+        pos = fhead[f] + fcnt[f] - 1
+        buf[f, pos - size if pos >= size else pos] = word
     fcnt[f] += 1
 
 
 @phase
-def fifo_pop(fhead, fcnt, f, depth):
-    """Drop the head of FIFO ``f`` (first-word-fall-through read port; the head is ``buf[f, fhead[f]]``)."""
-    fhead[f] = fhead[f] + 1 if fhead[f] + 1 < depth else 0
+def fifo_pop(first, buf, fhead, fcnt, f):
+    """Drop the head of FIFO ``f`` (first-word-fall-through read port; the head is ``first[f]``): the
+    buffer's oldest entry, if any, moves into the head register."""
     fcnt[f] -= 1
+    if fcnt[f] > 0:
+        first[f] = buf[f, fhead[f]]
+        fhead[f] = fhead[f] + 1 if fhead[f] + 1 < buf.shape[1] else 0
 
 
 @phase
@@ -114,22 +122,22 @@ def clock_edge(mode, fifo, q, nd, ne, per_node):
     """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns the flits in flight
     gained. PIPE (:func:`pipe_node`): a dequeue ``f >= 0`` is a flit that left node f // per_node, ``~f`` a
     lane whose stage takes its FIFO's head (the FIFO's level before this edge's writes) or empties."""
-    buf, fhead, fcnt, nocc, stage = fifo.buf, fifo.head, fifo.count, fifo.occupied, fifo.stage
+    first, buf, fhead, fcnt, nocc, stage = fifo.first, fifo.buf, fifo.head, fifo.count, fifo.occupied, fifo.stage
     left = 0
     for j in range(nd):
         f = q[0][j]
         if mode == PIPE and f < 0:
             f = ~f
-            stage[f] = buf[f, fhead[f]] if fcnt[f] > 0 else -1
+            stage[f] = first[f] if fcnt[f] > 0 else -1
             if fcnt[f] > 0:
-                fifo_pop(fhead, fcnt, f, buf.shape[1])
+                fifo_pop(first, buf, fhead, fcnt, f)
             continue
         if mode != PIPE:
-            fifo_pop(fhead, fcnt, f, buf.shape[1])
+            fifo_pop(first, buf, fhead, fcnt, f)
         nocc[f // per_node] -= 1
         left += 1
     for j in range(ne):
-        fifo_push(buf, fhead, fcnt, q[1][j], q[2][j])
+        fifo_push(first, buf, fhead, fcnt, q[1][j], q[2][j])
         nocc[q[1][j] // per_node] += 1
     return ne - left
 
@@ -263,7 +271,7 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
 def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
     """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
     nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
-    buf, fhead, fcnt = fifo.buf, fifo.head, fifo.count
+    first, fcnt = fifo.first, fifo.count
     rr, lock, cur_out, cur_vc, wt, used, cur_w = arb
     req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
     disc, use = ad.disc, ad.use
@@ -274,7 +282,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         fi = fbase + j
         if fcnt[fi] == 0:
             continue
-        w = buf[fi, fhead[fi]]
+        w = first[fi]
         if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
             nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
@@ -386,7 +394,7 @@ def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
     + crossing < depth); the round-robin winners are granted (lock, pointer, ``cur_out`` now; the crossing
     next cycle). ``local_out`` offers the ejection buffer's head, else the flit crossing to it now."""
     nports, link, allowed = tab.nports, tab.link, tab.allowed
-    buf, fhead, fcnt, stage, trav, ej, ecnt = fifo.buf, fifo.head, fifo.count, fifo.stage, fifo.trav, fifo.eject, fifo.ecount
+    first, fcnt, stage, trav, ej, ecnt = fifo.first, fifo.count, fifo.stage, fifo.trav, fifo.eject, fifo.ecount
     rr, lock, cur_out = arb.rr, arb.lock, arb.cur_out
     req, tgt = scratch[0], scratch[1]
     Pv, base = nports[v], v * P
@@ -415,7 +423,7 @@ def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
             nd = dequeue(q, nd, ~fi)                   # at the edge the stage takes the FIFO head
         if adv and fcnt[fi] == 0:
             continue
-        w = buf[fi, fhead[fi]] if adv else stage[fi]
+        w = first[fi] if adv else stage[fi]
         if w & HEAD_MASK:
             rx = tab.xor[v]
             e = tab.route[tab.row[v], ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx]

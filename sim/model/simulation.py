@@ -78,10 +78,12 @@ class Simulation:
         idx = _small(N * P, c)                # link targets, route rows and XORs in 32 bits up to 2^20 nodes
         self.tab = Tables(tb.nports, tb.link.astype(idx), _narrow(tb.allowed, c), _narrow(tb.route, c), route_vc,
                           row.astype(idx), _narrow(xor, c))
-        # one FIFO per (node, input port, VC): index (v * P + i) * V + c; nocc: flits buffered per node
-        # (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
+        # one FIFO per (node, input port, VC): index (v * P + i) * V + c, its head word apart from the D - 1
+        # behind it (the routers read only the heads: one dense array, issue 17); nocc: flits buffered per
+        # node (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
         F_ = N * P * V
-        self.fifo = Fifos(_zeros(F_, D), z(F_, D), z(F_, D), z(N, P * V * (D + 1)), *self.pipe_state(N, P * V))
+        self.fifo = Fifos(_zeros(F_), _zeros(F_, D - 1), z(F_, D), z(F_, D), z(N, P * V * (D + 1)),
+                          *self.pipe_state(N, P * V))
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":

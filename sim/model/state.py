@@ -7,9 +7,10 @@ over the lanes ``j = i * V + c``; lock per (output, VC) ``(v * P + o) * V + c`` 
 from collections import namedtuple
 
 Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # tables.py; symmetric rows
-# FIFO (v*P+i)*V+c; flits per node; PIPE (pipeline.py): stage and the output it crosses to (trav) per FIFO,
+# FIFO (v*P+i)*V+c: its head word (the head register) and the D - 1 entries behind it (rtl/router/fifo.py
+# HeadFifo), the buffer's oldest entry and the count; flits per node; PIPE (pipeline.py): stage and the output it crosses to (trav) per FIFO,
 # the ejection buffer and its count per node
-Fifos = namedtuple("Fifos", "buf head count occupied stage trav eject ecount")
+Fifos = namedtuple("Fifos", "first buf head count occupied stage trav eject ecount")
 # rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 # per node + stimulus; next: per node the release cycle of its next flit (2**62: none), one compact array

@@ -44,7 +44,7 @@ def _entries(buf: np.ndarray, head: np.ndarray, count: np.ndarray):
     """``(buf, (rows, cols))``: the occupied slots of circular buffers ``buf[f]`` (``count[f]`` words from
     ``head[f]``), in order."""
     D = buf.shape[1]
-    nz = np.nonzero(count)[0]
+    nz = np.nonzero(count)[0] if D else np.zeros(0, dtype=np.int64)
     k = np.arange(D)
     slots = (head[nz, None] + k) % D
     valid = k < count[nz, None]
@@ -212,7 +212,8 @@ class StreamRun:
         # flits in the network, renumbered 0 .. I-1: every FIFO entry, and in the pipelined router (PIPE)
         # the stage registers and the ejection buffers (sim/model/pipeline.py)
         fifo = sim.fifo
-        places = [_entries(fifo.buf, fifo.head, fifo.count)]
+        behind = np.maximum(fifo.count.astype(np.int64) - 1, 0)      # the words behind each head register
+        places = [(fifo.first, (np.nonzero(fifo.count)[0],)), _entries(fifo.buf, fifo.head, behind)]
         if sim.mode == kernel.PIPE:
             st = np.nonzero(fifo.stage >= 0)[0]
             places.append((fifo.stage, (st,)))
