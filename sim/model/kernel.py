@@ -86,10 +86,8 @@ def fifo_push(first, buf, fhead, fcnt, f, word):
     it (rtl/router/fifo.py ``HeadFifo``; the routers read only ``first``: one dense array, issue 17)."""
     if fcnt[f] == 0:
         first[f] = word
-    else:
-        size = buf.shape[1]
-        pos = fhead[f] + fcnt[f] - 1
-        buf[f, pos - size if pos >= size else pos] = word
+    else:                                              # behind the head: buffer slot head + count - 1
+        buf[f, (fhead[f] + fcnt[f] - 1) % buf.shape[1]] = word
     fcnt[f] += 1
 
 
@@ -99,8 +97,7 @@ def fifo_pop(first, buf, fhead, fcnt, f):
     buffer's oldest entry, if any, moves into the head register."""
     fcnt[f] -= 1
     if fcnt[f] > 0:
-        first[f] = buf[f, fhead[f]]
-        fhead[f] = fhead[f] + 1 if fhead[f] + 1 < buf.shape[1] else 0
+        first[f], fhead[f] = buf[f, fhead[f]], (fhead[f] + 1) % buf.shape[1]
 
 
 @phase
