@@ -231,3 +231,21 @@ def test_link_counters_count_every_flit_on_every_hop():
     _, ch, owner = S.walk_routes(model, sim.s_route[stim.pkt_first], stim.pkt_src)
     expect = np.bincount(ch, weights=stim.pkt_len[owner], minlength=sim.link_flits.size)
     assert (sim.link_flits == expect).all() and sim.link_flits.sum() > 0
+
+
+def test_link_counters_past_the_loops_16_bit_span():
+    """The loop counts each output's flits in 16 bits for at most SENT_SPAN cycles, then folds them into
+    int64: two nodes sending every cycle for 70,000 cycles put more than 2**16 flits on each link."""
+    from cubenoc.sim.model.simulation import SENT_SPAN
+    from cubenoc.sim.model.stimulus import bernoulli_traffic
+    cycles = 70_000
+    assert 2 * SENT_SPAN < cycles and cycles > 1 << 16
+    model = NetworkModel(Hypercube(1))
+    sim = model.start(bernoulli_traffic(2, 1.0, 1, cycles, seed=1))
+    sim.advance(cycles - 5)
+    sim.advance(3 * cycles, stop_when_drained=True)       # another call, ending early once drained
+    assert sim.drained and sim.cycle < 2 * cycles
+    P = model.tables.max_ports
+    assert sim.link_flits.dtype == np.int64
+    assert sim.link_flits[0 * P + 0] == sim.link_flits[1 * P + 0] == cycles   # one flit per cycle each way
+    assert (sim.counters[:, 1] == cycles).all()                            # and every one ejected

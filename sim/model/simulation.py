@@ -28,6 +28,8 @@ def _zeros(*shape) -> np.ndarray:
 #: int32, so that the small networks of the tests share one compiled loop (numba compiles one per
 #: combination of array types: 11-13 s each, cold)
 COMPACT_NODES = 64
+#: cycles one call of the loop runs at most: its per-output flit counters are 16 bits (one flit per cycle)
+SENT_SPAN = 1 << 15
 
 
 def _small(top: int, compact: bool = True):
@@ -107,7 +109,10 @@ class Simulation:
         self.eject_cycle = np.full(F, -1, dtype=np.int64)
         self.trace = tuple(_zeros(self.trace_size()) for _ in range(4))   # cycle, node, flit, head|tail
         self.scal = np.array([0, 0, F, 0], dtype=np.int64)
-        self.link_flits = _zeros(N * P)   # flits sent per network output (v * P + o)
+        # flits sent per network output (v * P + o): the loop counts in 16 bits (the per-port array it
+        # writes on every hop, a quarter of the cache footprint of int64, issue 17) for at most SENT_SPAN
+        # cycles (a link carries one flit per cycle), folded into int64 between calls: :attr:`link_flits`
+        self.sent, self.sent_folded, self.unfolded = np.zeros(N * P, np.uint16), _zeros(N * P), 0
         self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)
         # adaptive state (docs/router.md "Adaptive selection"): selection, candidate 1 tables, disc,
         # use, fault, node fault, the fault schedule; idle here (no second candidate, no changes)
@@ -133,18 +138,35 @@ class Simulation:
     def in_flight(self) -> int:
         return int(self.scal[0])
 
+    @property
+    def link_flits(self) -> np.ndarray:
+        """Flits sent per network output ``v * P + o`` so far (int64)."""
+        return self.sent_folded + self.sent
+
     def advance(self, cycles: int, stop_when_drained: bool = False) -> int:
         """Simulate up to ``cycles`` more cycles; return the current cycle."""
+        end = self.cycle + int(cycles)
+        while True:
+            if self.unfolded >= SENT_SPAN:
+                self.sent_folded += self.sent
+                self.sent[:], self.unfolded = 0, 0
+            stop = min(end, self.cycle + SENT_SPAN - self.unfolded)
+            t0, self.cycle = self.cycle, self._run(stop, stop_when_drained)
+            self.unfolded += self.cycle - t0
+            if self.cycle >= end or self.cycle < stop:      # done, or drained before ``stop``
+                return self.cycle
+
+    def _run(self, stop: int, stop_when_drained: bool) -> int:
+        """The compiled loop from the current cycle to ``stop``; returns the cycle it stopped at."""
         s = self.stim
         ptr, rel = self.src_ptr, s.release
         nxt = np.where(ptr < self.src_end, rel[np.minimum(ptr, rel.size - 1)] if rel.size else 0, 1 << 62)
         src = Sources(ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, rel, self.accept_cycle,
                       self.src_lane, nxt.astype(np.int64))
-        out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.link_flits)
-        self.cycle = int(kernel.run_cycles(
-            self.mode, self.cycle, self.cycle + int(cycles), stop_when_drained, self.model.depth,
+        out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.sent)
+        return int(kernel.run_cycles(
+            self.mode, self.cycle, stop, stop_when_drained, self.model.depth,
             self.model.tables.max_ports, self.num_vcs, self.tab, self.fifo, self.arb, src, out, self.ad, self.bc))
-        return self.cycle
 
     def result(self) -> ModelResult:
         n = int(self.scal[1])

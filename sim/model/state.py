@@ -16,6 +16,7 @@ Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 # per node + stimulus; next: per node the release cycle of its next flit (2**62: none), one compact array
 # that the source phase polls every cycle instead of the stimulus (issue 17)
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane next")
+# link_flits: flits sent per output in 16 bits, folded into int64 by Simulation.advance (SENT_SPAN)
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
 Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
 Broadcast = namedtuple("Broadcast", "mask tag origin held done bmode brr stall")  # fork tables; per input; per router
