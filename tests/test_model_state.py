@@ -17,7 +17,8 @@ def test_kernel_state_is_narrow_and_equal_to_the_tables():
     tab, arb = sim.tab, sim.arb
     # route entries port | tag << 8 (tags of 7 bits) fit 16 bits, the allowed-turn masks of 8 ports 16 bits
     assert tab.route.dtype.itemsize < tb.route.dtype.itemsize and (tab.route == tb.route).all()
-    assert tab.allowed.dtype.itemsize < tb.allowed.dtype.itemsize and (tab.allowed == tb.allowed).all()
+    assert tab.allowed.dtype.itemsize < tb.allowed.dtype.itemsize
+    assert (tab.allowed[tab.arow].ravel() == tb.allowed).all() and tab.allowed.shape[0] == 1   # one row
     # used < weight and cur_w <= weight: one byte for round robin (weight 1)
     assert int(arb.wt.max()) == 1
     assert arb.used.dtype.itemsize == arb.cur_w.dtype.itemsize == 1
@@ -48,3 +49,21 @@ def test_small_networks_share_one_state_layout_and_one_compiled_loop():
     assert wmax > 1 and all(np.iinfo(a.dtype).max >= wmax for a in (sim.arb.used, sim.arb.cur_w))
     sim.advance(200)
     assert sim.drained
+
+
+def test_allowed_rows_give_back_every_allowed_turn():
+    """sim/model/tables.py ``allowed_rows``: the allowed-turn masks, each distinct node's row stored once,
+    give back the tables' own in every family (as the loop reads them); Q_n and Q(n, k) share one row, a
+    hierarchical network's gateway nodes have rows of their own."""
+    for spec in ("hypercube:n=4", "enhanced:n=5,k=1", "hypercube:n=12", "metacube:k=1,m=2", "pdn:set=0,1,3",
+                 "hin-bh3-ccc2"):
+        model, _ = model_for(spec, 4, "round-robin")
+        tb = model.tables
+        N, P = tb.num_nodes, tb.max_ports
+        arow, rows = tb.allowed_rows()
+        assert (rows[arow].ravel() == tb.allowed).all(), spec
+        distinct = {tuple(tb.allowed[v * P:(v + 1) * P].tolist()) for v in range(N)}
+        assert rows.shape[0] == len(distinct) and (len(distinct) == 1 or not spec.startswith(("hyper", "enh"))), spec
+        assert len(distinct) > 1 or not spec.startswith("hin")    # two levels: gateway nodes differ
+        sim = model.start(bernoulli_traffic(N, 0.2, 1, 20, 3))
+        assert (sim.tab.allowed[sim.tab.arow].ravel() == tb.allowed).all(), spec

@@ -267,7 +267,7 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
 @phase
 def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
     """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
-    nports, link, allowed, route_tab, route_vc, route_row, route_xor = tab
+    nports, arow, link, allowed, route_tab, route_vc, route_row, route_xor = tab
     first, fcnt = fifo.first, fifo.count
     rr, lock, cur_out, cur_vc, wt, used, cur_w = arb
     req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
@@ -312,7 +312,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         else:
             o, cv = cur_out[fi], cur_vc[fi]
         d = link[base + o]          # V = 1 unicast/broadcast: requests are not masked by room (the RTL's)
-        if not (allowed[base + j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
+        if not (allowed[arow[v], j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
                                                      fcnt[d * V + cv] >= depth):
             continue
         req[o] |= 1 << (j // V if mode == VOQ else j)  # VOQ: round robin over the inputs
@@ -390,7 +390,7 @@ def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
     its downstream FIFO (the ejection buffer: EJECT_DEPTH) will have room after this cycle's write (count
     + crossing < depth); the round-robin winners are granted (lock, pointer, ``cur_out`` now; the crossing
     next cycle). ``local_out`` offers the ejection buffer's head, else the flit crossing to it now."""
-    nports, link, allowed = tab.nports, tab.link, tab.allowed
+    nports, arow, link, allowed = tab.nports, tab.arow, tab.link, tab.allowed
     first, fcnt, stage, trav, ej, ecnt = fifo.first, fifo.count, fifo.stage, fifo.trav, fifo.eject, fifo.ecount
     rr, lock, cur_out = arb.rr, arb.lock, arb.cur_out
     req, tgt = scratch[0], scratch[1]
@@ -433,7 +433,7 @@ def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
             continue
         d = link[base + o]
         full = fcnt[d] if d >= 0 else e0
-        if not (allowed[base + j] >> o) & 1 or full + ((crossing >> o) & 1) >= (depth if d >= 0 else EJECT_DEPTH):
+        if not (allowed[arow[v], j] >> o) & 1 or full + ((crossing >> o) & 1) >= (depth if d >= 0 else EJECT_DEPTH):
             continue
         req[o] |= 1 << j
         tgt[j] = w

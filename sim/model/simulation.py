@@ -78,8 +78,9 @@ class Simulation:
         c = N >= COMPACT_NODES
         z = functools.partial(_z, compact=c)
         idx = _small(N * P, c)                # link targets, route rows and XORs in 32 bits up to 2^20 nodes
-        self.tab = Tables(tb.nports, tb.link.astype(idx), _narrow(tb.allowed, c), _narrow(tb.route, c), route_vc,
-                          row.astype(idx), _narrow(xor, c))
+        arow, allowed = tb.allowed_rows()    # the allowed turns: one row per distinct node (tables.py)
+        self.tab = Tables(tb.nports, _narrow(arow, c), tb.link.astype(idx), _narrow(allowed, c), _narrow(tb.route, c),
+                          route_vc, row.astype(idx), _narrow(xor, c))
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c, its head word apart from the D - 1
         # behind it (the routers read only the heads: one dense array, issue 17); nocc: flits buffered per
         # node (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)

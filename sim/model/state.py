@@ -6,7 +6,8 @@ over the lanes ``j = i * V + c``; lock per (output, VC) ``(v * P + o) * V + c`` 
 """
 from collections import namedtuple
 
-Tables = namedtuple("Tables", "nports link allowed route vc row xor")        # tables.py; symmetric rows
+# tables.py: node v's allowed turns in row arow[v] of allowed (allowed_rows), its routes in row row[v] (row_and_xor)
+Tables = namedtuple("Tables", "nports arow link allowed route vc row xor")
 # FIFO (v*P+i)*V+c: its head word (the head register) and the D - 1 entries behind it (rtl/router/fifo.py
 # HeadFifo), the buffer's oldest entry and the count; flits per node; PIPE (pipeline.py): stage and the output it crosses to (trav) per FIFO,
 # the ejection buffer and its count per node

@@ -46,6 +46,17 @@ class NetworkTables:
         xor = self.route_xor if self.route_xor is not None else np.zeros(n, dtype=np.int64)
         return row, xor
 
+    def allowed_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(arow, rows)``: input i of node v may request the outputs of bit mask ``rows[arow[v], i]``
+        (:attr:`allowed`, each distinct node's row stored once: one row for Q_n and Q(n, k), so that the
+        loop does not stream a per-port array through its cache; issue 17)."""
+        N, P = self.num_nodes, self.max_ports
+        allowed = self.allowed.reshape(N, P)
+        if (allowed == allowed[0]).all():
+            return np.zeros(N, dtype=np.int64), allowed[:1].copy()
+        rows, arow = np.unique(allowed, axis=0, return_inverse=True)
+        return arow.reshape(-1), rows
+
     def lookup(self, node: np.ndarray, word: np.ndarray) -> np.ndarray:
         """Route entries ``port | new_route << PORT_BITS`` (-1: undefined) for arrays of (node, word)."""
         row, xor = self.row_and_xor()
