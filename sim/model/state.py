@@ -9,8 +9,8 @@ from collections import namedtuple
 # tables.py: node v's allowed turns in row arow[v] of allowed (allowed_rows), its routes in row row[v] (row_and_xor)
 Tables = namedtuple("Tables", "nports arow link allowed route vc row xor")
 # FIFO (v*P+i)*V+c: its head word (the head register) and the D - 1 entries behind it (rtl/router/fifo.py
-# HeadFifo), the buffer's oldest entry and the count; flits per node; PIPE (pipeline.py): stage and the output it crosses to (trav) per FIFO,
-# the ejection buffer and its count per node
+# HeadFifo), the index of the oldest of those and the count; flits per node; PIPE (pipeline.py): stage and
+# the output it crosses to (trav) per FIFO, the ejection buffer and its count per node
 Fifos = namedtuple("Fifos", "first buf head count occupied stage trav eject ecount")
 # rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
