@@ -44,7 +44,7 @@ def _entries(buf: np.ndarray, head: np.ndarray, count: np.ndarray):
     """``(buf, (rows, cols))``: the occupied slots of circular buffers ``buf[f]`` (``count[f]`` words from
     ``head[f]``), in order."""
     D = buf.shape[1]
-    nz = np.nonzero(count)[0] if D else np.zeros(0, dtype=np.int64)
+    nz = np.nonzero(count)[0]
     k = np.arange(D)
     slots = (head[nz, None] + k) % D
     valid = k < count[nz, None]
