@@ -273,7 +273,9 @@ def _split(parts, t1, owner):
     now = rel < t1
     owner._buf = tuple(a[~now] for a in (src, dst, rel, length))
     src, dst, rel, length = (a[now] for a in (src, dst, rel, length))
-    order = np.lexsort((rel, src))
+    # each batch is grouped by source in creation order and the batches follow in time: a stable sort by
+    # source alone keeps each source's creation order (what lexsort by (source, cycle) gives, ~25x slower)
+    order = np.argsort(src, kind="stable")
     return src[order], dst[order], rel[order], length[order]
 
 
@@ -329,7 +331,7 @@ class TraceSource:
         sl = slice(self._pos, max(j, self._pos))
         self._pos = max(j, self._pos)
         src, dst, rel, length = self._src[sl], self._dst[sl], self._rel[sl], self._len[sl]
-        order = np.lexsort((rel, src))                           # stable: file order among equal keys
+        order = np.argsort(src, kind="stable")                   # by release (then file order) per source
         return src[order], dst[order], rel[order], length[order]
 
 

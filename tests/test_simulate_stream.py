@@ -96,6 +96,37 @@ def test_table_free_ecube_model_runs_trace_for_trace_as_the_generic_model():
     assert a.drained and a.trace_tuples() == b.trace_tuples() and (a.counters == b.counters).all()
 
 
+@pytest.mark.parametrize("pattern", ["uniform", "transpose"])
+def test_bernoulli_takes_are_per_source_in_release_order_however_asked(pattern):
+    """take(t1) hands the kernel each source's packets grouped by source, in creation order (the source
+    interface injects them in that order), and the same packets whatever cycles the run asks at: across
+    chunk boundaries (chunk 7) and with the packets a chunk holds back for the next take."""
+    topo = Hypercube(4)
+    make = lambda: T.BernoulliSource(16, T.make_pattern(pattern, topo), 0.4, "uniform:1:3", 5, chunk=7)
+    whole = make().take(60)
+    parts, src = [], make()
+    for t1 in (3, 7, 8, 20, 21, 50, 60):
+        got = src.take(t1)
+        s, rel = got[0], got[2]
+        assert (np.diff(s) >= 0).all()                                    # grouped by source
+        assert ((np.diff(rel) > 0) | (np.diff(s) != 0)).all()             # creation order within one
+        assert rel.size == 0 or rel.max() < t1
+        parts.append(got)
+    key = lambda p: np.lexsort((p[0], p[2]))                              # (cycle, source) order
+    cat = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+    assert whole[0].size > 100
+    for a, b in zip(cat, whole):
+        assert (a[key(cat)] == b[key(whole)]).all()
+
+
+def test_trace_take_keeps_file_order_among_a_sources_packets_of_one_cycle(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("cycle,source,destination,length\n5,2,7,1\n1,3,0,2\n5,2,4,3\n0,2,1,1\n5,1,6,1\n5,2,5,2\n")
+    src, dst, rel, length = T.TraceSource(path, 8).take(10)
+    assert list(zip(src, rel, dst, length)) == [(1, 5, 6, 1), (2, 0, 1, 1), (2, 5, 7, 1), (2, 5, 4, 3), (2, 5, 5, 2),
+                                                (3, 1, 0, 2)]
+
+
 def test_streamed_memory_is_bounded_by_the_window():
     """The flit arrays a streamed run holds are one window's, whatever the run length."""
     from cubenoc.sim.model.stream import StreamRun
