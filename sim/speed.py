@@ -80,36 +80,71 @@ def scaling_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int
     return row
 
 
-def loop_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4, repeat: int = 1) -> dict:
-    """The compiled cycle loop alone on an up-front stimulus in this process, best of ``repeat`` runs (CPU
-    time; the wall time of the same run): cycles per second and ns per node-cycle per hop (loop CPU time /
-    (nodes x cycles x mean e-cube hops over uniform pairs))."""
-    from .model.stream import walk_routes
-    from .model.tables import inject_array
-    from .simulator import _model, model_for
-    from .traffic import generate, make_pattern
-    model, label = model_for(spec, depth)
-    N = model.num_nodes
-    rng = np.random.default_rng(seed)
-    src, dst = rng.integers(0, N, 100_000), rng.integers(0, N - 1, 100_000)
-    dst = dst + (dst >= src)                                  # uniform over the other nodes
-    hops = float(walk_routes(model, inject_array(model, src, dst), src)[0].mean())
-    stim = generate(N, make_pattern("uniform", model.topology), rate, "1", cycles, seed)
-    model.start(generate(N, make_pattern("uniform", model.topology), rate, "1", 2, seed)).advance(2)   # compiled
-    wall, cpu = 0.0, float("inf")
-    for _ in range(max(1, int(repeat))):
-        sim = model.start(stim)
+class LoopRun:
+    """The compiled cycle loop of ``spec`` on an up-front stimulus in this process, built and compiled,
+    ready to :meth:`run` (:func:`loop_point`, :func:`loop_rounds`)."""
+
+    def __init__(self, spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4):
+        from .model.stream import walk_routes
+        from .model.tables import inject_array
+        from .simulator import model_for
+        from .traffic import generate, make_pattern
+        self.model, self.label = model_for(spec, depth)
+        self.rate, self.cycles = rate, cycles
+        N = self.model.num_nodes
+        rng = np.random.default_rng(seed)
+        src, dst = rng.integers(0, N, 100_000), rng.integers(0, N - 1, 100_000)
+        dst = dst + (dst >= src)                              # uniform over the other nodes
+        self.hops = float(walk_routes(self.model, inject_array(self.model, src, dst), src)[0].mean())
+        pattern = make_pattern("uniform", self.model.topology)
+        self.stim = generate(N, pattern, rate, "1", cycles, seed)
+        self.model.start(generate(N, pattern, rate, "1", 2, seed)).advance(2)   # compiled
+
+    def run(self) -> tuple[float, float]:
+        """One run of the loop: (wall s, CPU s)."""
+        sim = self.model.start(self.stim)
         t, c = time.perf_counter(), time.process_time()
-        sim.advance(cycles)
-        w, u = time.perf_counter() - t, max(time.process_time() - c, 1e-9)
-        if u < cpu:
-            wall, cpu = w, u
-        del sim
-    del stim
+        sim.advance(self.cycles)
+        return time.perf_counter() - t, max(time.process_time() - c, 1e-9)
+
+    def row(self, wall: float, cpu: float) -> dict:
+        """The figures of a run: cycles per second and ns per node-cycle per hop (loop CPU time / (nodes x
+        cycles x mean e-cube hops over uniform pairs))."""
+        N, cycles = self.model.num_nodes, self.cycles
+        return {"network": self.label, "nodes": N, "rate": self.rate, "cycles": cycles, "hops": self.hops,
+                "loop_wall_s": wall, "loop_cpu_s": cpu, "loop_cycles_per_s": cycles / wall,
+                "loop_cpu_cycles_per_s": cycles / cpu, "ns_per_node_cycle_hop": cpu * 1e9 / (N * cycles * self.hops)}
+
+
+def loop_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4, repeat: int = 1) -> dict:
+    """The loop of ``spec`` alone, the best of ``repeat`` runs (:func:`loop_rounds` with one point)."""
+    return loop_rounds([(spec, rate, cycles, spec)], repeat, seed, depth)[0]
+
+
+def loop_rounds(points: list[tuple], rounds: int, seed: int = 1, depth: int = 4, each=None) -> list[dict]:
+    """The loops of ``points`` (``(spec, rate, cycles, group)``) run in turn, one run of each per round,
+    ``rounds`` rounds: a slow spell of the machine (other tenants' memory traffic) falls on every network
+    of a round alike. Per point the best run's figures, the median ns per node-cycle per hop over the
+    rounds, and ``vs_smallest``: the median over the rounds of its ns / that of the point with the fewest
+    nodes in its ``group`` in the same round (the ratio issue 17 bounds at 1.5x). ``each(label)`` reports
+    progress. All the points' state is held at once."""
+    from .simulator import _model
+    runs = [LoopRun(spec, rate, cycles, seed, depth) for spec, rate, cycles, _ in points]
+    times = [[] for _ in runs]
+    for k in range(rounds):
+        for lr, ts in zip(runs, times):
+            if each:
+                each(f"{lr.label} load {lr.rate:g}, round {k + 1} of {rounds}")
+            ts.append(lr.run())
+    ns = [[lr.row(*t)["ns_per_node_cycle_hop"] for t in ts] for lr, ts in zip(runs, times)]
+    rows = [lr.row(*min(ts, key=lambda r: r[1])) for lr, ts in zip(runs, times)]
+    for i, row in enumerate(rows):
+        ref = min((j for j, p in enumerate(points) if p[3] == points[i][3]), key=lambda j: rows[j]["nodes"])
+        row["ns_median"] = float(np.median(ns[i]))
+        row["vs_smallest"] = float(np.median([a / b for a, b in zip(ns[i], ns[ref])]))
+    del runs
     _model.cache_clear()                                      # (2^20 nodes: gigabytes of state)
-    return {"network": label, "nodes": N, "rate": rate, "cycles": cycles, "hops": hops,
-            "loop_wall_s": wall, "loop_cpu_s": cpu, "loop_cycles_per_s": cycles / wall,
-            "loop_cpu_cycles_per_s": cycles / cpu, "ns_per_node_cycle_hop": cpu * 1e9 / (N * cycles * hops)}
+    return rows
 
 
 def cycles_for(nodes: int, node_cycles: float) -> int:

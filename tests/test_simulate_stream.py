@@ -196,12 +196,30 @@ def test_bench_model_speed_reports_whole_run_and_loop(capsys):
 
 
 def test_bench_model_speed_loop_only(capsys):
-    """``--loop-only``: the compiled loop alone, best of --repeat, no child runs (issue 17's A/B figure)."""
+    """``--loop-only``: the compiled loop alone in rounds (every network once per round), no child runs
+    (issue 17's A/B figure): the best run, the median, and the ratio to the family's smallest network."""
     from cubenoc.cli import main
-    assert main(["bench", "model-speed", "--n", "3", "--cycles", "300", "--loop-only", "--repeat", "2", "--json"]) == 0
+    assert main(["bench", "model-speed", "--n", "3", "4", "--cycles", "300", "--loop-only", "--repeat", "3",
+                 "--json"]) == 0
     import json
-    row, = json.loads(capsys.readouterr().out)
-    assert "whole_cpu_s" not in row and row["nodes"] == 8 and row["hops"] == pytest.approx(12 / 7, rel=0.05)
-    assert row["ns_per_node_cycle_hop"] == pytest.approx(row["loop_cpu_s"] * 1e9 / (8 * 300 * row["hops"]))
+    small, big = json.loads(capsys.readouterr().out)
+    assert "whole_cpu_s" not in small and small["nodes"] == 8 and small["hops"] == pytest.approx(12 / 7, rel=0.05)
+    assert small["ns_per_node_cycle_hop"] == pytest.approx(small["loop_cpu_s"] * 1e9 / (8 * 300 * small["hops"]))
+    assert small["vs_smallest"] == 1.0 and big["nodes"] == 16 and big["vs_smallest"] > 0
+    assert all(r["ns_median"] >= r["ns_per_node_cycle_hop"] for r in (small, big))   # best <= median
     assert main(["bench", "model-speed", "--n", "3", "--loop-only", "--repeat", "0"]) == 2
     assert "--repeat >= 1" in capsys.readouterr().err
+
+
+def test_loop_rounds_pair_each_round(monkeypatch):
+    """The ratio to the smallest network is the median of the per-round ratios (a slow round slows both),
+    not the ratio of the medians; each family has its own smallest network."""
+    from cubenoc.sim import speed
+    cpu = {"Hypercube(n=3)": [1.0, 4.0, 3.0], "Hypercube(n=4)": [2.0, 8.0, 3.0], "EnhancedHypercube(n=3, k=0)": [5.0] * 3}
+    monkeypatch.setattr(speed.LoopRun, "run", lambda self: (1.0, cpu[self.label].pop(0)))
+    a, b, e = speed.loop_rounds([("hypercube:n=3", 0.1, 20, "q"), ("hypercube:n=4", 0.1, 20, "q"),
+                                 ("enhanced:n=3,k=0", 0.1, 20, "e")], 3)
+    scale = (8 * a["hops"]) / (16 * b["hops"])               # ns = CPU s / (nodes x cycles x hops)
+    assert b["vs_smallest"] == pytest.approx(2.0 * scale)     # rounds: 2, 2, 1 (medians: 3 / 3 = 1)
+    assert a["vs_smallest"] == e["vs_smallest"] == 1.0 and b["loop_cpu_s"] == 2.0
+    assert b["ns_median"] == pytest.approx(3.0 * 1e9 / (16 * 20 * b["hops"]))

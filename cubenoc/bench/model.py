@@ -154,8 +154,10 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
     p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
     p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
-                   "child runs): ns per node-cycle per hop, best of --repeat (the A/B figure of issue 17)")
-    p.add_argument("--repeat", type=int, default=1, help="--loop-only: runs per network, the best counts (default 1)")
+                   "child runs): ns per node-cycle per hop, best and median of --repeat rounds, and the median "
+                   "ratio to the smallest network of each family (the A/B figure of issue 17)")
+    p.add_argument("--repeat", type=int, default=1, help="--loop-only: rounds, each running every network once "
+                   "in turn (all networks' state is held at once: ~2.5 GB per 2^20-node network; default 1)")
     add_output_arguments(p, "bench model-speed", json_alias=True)
 
 
@@ -167,32 +169,38 @@ SPEED_COLUMNS = {
     "loop_cycles_per_s": ("loop only: cycles/s wall / per CPU s",
                           lambda r: f"{r['loop_cycles_per_s']:,.0f} / {r['loop_cpu_cycles_per_s']:,.0f}"),
     "ns_per_node_cycle_hop": ("ns per node-cycle per hop (loop, CPU)", lambda r: f"{r['ns_per_node_cycle_hop']:.2f}"),
+    "ns_median": ("median (rounds)", lambda r: f"{r['ns_median']:.2f}"),
+    "vs_smallest": ("vs the family's smallest (median of paired rounds)", lambda r: f"{r['vs_smallest']:.2f}x"),
     "hops": ("mean hops", lambda r: f"{r['hops']:.2f}"),
     "first_cycle_wall_s": ("time to first cycle (s, wall)", lambda r: f"{r['first_cycle_wall_s']:.2f}"),
     "peak_rss_bytes": ("peak RSS (MB)", lambda r: f"{r['peak_rss_bytes'] / 1e6:,.0f}"),
 }
-LOOP_COLUMNS = ("network", "nodes", "rate", "cycles", "loop_cycles_per_s", "ns_per_node_cycle_hop", "hops")   # --loop-only
+LOOP_COLUMNS = ("network", "nodes", "rate", "cycles", "loop_cycles_per_s", "ns_per_node_cycle_hop", "ns_median",
+                "vs_smallest", "hops")   # --loop-only
 
 
 def speed_run(args) -> int:
     """Whole run (a child ``cubenoc simulate``: start-up included; wall, CPU, peak RSS, time to the first
     cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``, issue 17)."""
     from ..sim.catalog import NetworkSpec
-    from ..sim.speed import cycles_for, loop_point, scaling_point
+    from ..sim.speed import cycles_for, loop_rounds, scaling_point
     if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1) or args.repeat < 1:
         raise CubenocError("--loads must be in (0, 1] flits/node/cycle, --cycles >= 1 and --repeat >= 1")
     if args.loop_only and args.write:
         raise CubenocError("--loop-only rows are not the model-speed table: give --write without --loop-only")
     specs = args.network or [f"hypercube:n={n}" if fam == "hypercube" else f"enhanced:n={n},k={args.k}"
                              for fam in args.family for n in args.n]
-    nodes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in specs]   # bad specs fail first
-    rows = []
-    for spec, N in zip(specs, nodes):
-        for r in args.loads:
-            cycles = args.cycles or cycles_for(N, args.node_cycles)
+    parsed = [NetworkSpec.parse(s) for s in specs]
+    nodes = [p.build("model")[0].num_nodes for p in parsed]   # bad specs fail first
+    points = [(spec, r, args.cycles or cycles_for(N, args.node_cycles), (p.family, r))
+              for spec, p, N in zip(specs, parsed, nodes) for r in args.loads]
+    if args.loop_only:
+        rows = loop_rounds(points, args.repeat, depth=args.depth, each=lambda s: progress(f"model-speed: {s} ..."))
+    else:
+        rows = []
+        for spec, r, cycles, _ in points:
             progress(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...")
-            rows.append(loop_point(spec, r, cycles, depth=args.depth, repeat=args.repeat) if args.loop_only
-                        else scaling_point(spec, r, cycles, depth=args.depth))
+            rows.append(scaling_point(spec, r, cycles, depth=args.depth))
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
     columns = {k: v for k, v in SPEED_COLUMNS.items() if not args.loop_only or k in LOOP_COLUMNS}
