@@ -142,6 +142,26 @@ def test_streamed_memory_is_bounded_by_the_window():
     assert run.sim.eject_cycle.size == run.sim.stim.num_flits
 
 
+def test_heap_trimmed_only_when_it_has_grown(monkeypatch):
+    """A streamed run hands the free heap pages back (malloc_trim) only when the heap (mallinfo2's arena)
+    is larger than just after the last trim: trimming at every window re-faulted every page the next
+    window reused (a quarter of a long run's time)."""
+    from types import SimpleNamespace
+    from cubenoc.sim.model import stream
+    heap, trims = [0], []
+
+    class Libc:
+        def malloc_trim(self, pad):
+            trims.append(pad)
+            heap[0] -= 5                                     # the free top of the heap goes back
+    monkeypatch.setattr(stream, "_LIBC", [Libc(), lambda: SimpleNamespace(arena=heap[0])])
+    monkeypatch.setattr(stream, "_HEAP", [0])
+    for size in (10, 5, 20, 15, 16):                         # the heap at each window
+        heap[0] = size
+        stream._trim()
+    assert len(trims) == 3 and stream._HEAP[0] == 11         # at 10, 20 and 16 (> 15 - 5 after the last)
+
+
 def test_cube_size_limit_is_a_clear_error():
     from cubenoc.errors import CubenocError
     with pytest.raises(CubenocError, match=r"n must be in 1\.\.20"):
