@@ -211,6 +211,9 @@ def test_bench_model_speed_reports_whole_run_and_loop(capsys):
     import json
     row, = json.loads(capsys.readouterr().out)
     assert row["nodes"] == 8 and row["cycles"] == 300 and row["hops"] == pytest.approx(12 / 7, rel=0.05)
+    assert main(["bench", "model-speed", "--n", "3", "--cycles", "300"]) == 0       # the table: one loop run
+    head = capsys.readouterr().out.splitlines()[2]
+    assert "ns per node-cycle per hop" in head and "median" not in head and "peak RSS" in head
     assert row["whole_wall_s"] >= row["first_cycle_wall_s"] * 0.5 and row["loop_cpu_s"] < row["whole_cpu_s"]
     assert 50e6 < row["peak_rss_bytes"] < 2e9 and row["accepted"] > 0
 

@@ -177,6 +177,7 @@ SPEED_COLUMNS = {
 }
 LOOP_COLUMNS = ("network", "nodes", "rate", "cycles", "loop_cycles_per_s", "ns_per_node_cycle_hop", "ns_median",
                 "vs_smallest", "hops")   # --loop-only
+ROUNDS = ("ns_median", "vs_smallest")                   # --loop-only's alone (the table has one loop run)
 
 
 def speed_run(args) -> int:
@@ -203,5 +204,5 @@ def speed_run(args) -> int:
             rows.append(scaling_point(spec, r, cycles, depth=args.depth))
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
-    columns = {k: v for k, v in SPEED_COLUMNS.items() if not args.loop_only or k in LOOP_COLUMNS}
+    columns = {k: v for k, v in SPEED_COLUMNS.items() if (k in LOOP_COLUMNS if args.loop_only else k not in ROUNDS)}
     return publish(Table(rows, columns, before=f"Command: `{cmd}`", marks=_marks("model-speed")), args)
