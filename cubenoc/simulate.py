@@ -42,7 +42,8 @@ def add_arguments(p) -> None:
     m = p.add_argument_group("method")
     m.add_argument("--warmup", type=int, default=1000, help="warm-up cycles (default 1000)")
     m.add_argument("--measure", type=int, default=5000, help="measurement window cycles (default 5000)")
-    m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000)")
+    m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000; 0: no drain, the "
+                   "window's accepted load without latency)")
     m.add_argument("--depth", type=int, default=4, help="input FIFO depth in flits (default 4)")
     m.add_argument("--arbitration", default="round-robin", choices=("round-robin", "fair"),
                    help="output arbiters: round-robin (default) or fair (weighted by the sources behind each "

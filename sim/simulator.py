@@ -8,6 +8,8 @@ scoreboard holds the Verilog to) under Bernoulli traffic from :mod:`cubenoc.sim.
    accepted throughput = flits ejected in the window / (N x window);
 3. **drain** (at most ``drain`` cycles): traffic keeps flowing at the same rate (as in BookSim) until
    every measured packet has been delivered; a measured packet still undelivered then is a failure.
+   ``drain = 0`` asks for no drain: the window's accepted load and link figures, no latency (a measured
+   packet may still be in flight), not a saturation.
 
 **Saturation detector.** The model is run in chunks of ``chunk`` cycles; after each one the source
 backlog (flits created but not yet accepted by the source interfaces: the unbounded source queues) is
@@ -17,7 +19,7 @@ counted. The point is declared saturated, and the run stops at once, when
   at this load produces), or
 * during the measurement window the backlog grows faster than ``growth`` x offered load per node per
   cycle (a stable queue does not grow on average) while holding more than ``min_backlog`` flits/node, or
-* the drain ends with measured packets undelivered.
+* a drain (of one cycle or more) ends with measured packets undelivered.
 
 The message says which rule fired with the numbers (offered vs the rate the sources could inject).
 
@@ -245,16 +247,22 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
         if sim.cycle >= deadline:
             left = sim.created - sim.delivered
             res.accepted = sim.ejected / (N * M)        # the window is complete: its accepted load is known
-            return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after a "
-                                        f"drain of {cfg.drain} cycles: offered {rate:g} is at or beyond saturation")
+            if cfg.drain > 0:
+                return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after "
+                                            f"a drain of {cfg.drain} cycles: offered {rate:g} is at or beyond "
+                                            f"saturation")
+            res.message = (f"no drain (--drain 0): {left} of {sim.created} measured packets were still in the "
+                           f"network when the window closed, so no latency is reported (--drain CYCLES for it)")
+            break
         sim.advance(min(cfg.chunk, deadline - sim.cycle))
     res.cycles = sim.cycle
     res.accepted = sim.ejected / (N * M)
     if sim.created:
-        res.packets = sim.created
-        res.latency_mean = float((sim.hist * np.arange(sim.hist.size)).sum() / sim.created)
-        res.latency_p50, res.latency_p95, res.latency_p99 = (hist_percentile(sim.hist, q) for q in (50, 95, 99))
-        res.network_latency_mean = sim.net_sum / sim.created
+        if sim.delivered == sim.created:            # every measured packet: their latency
+            res.packets = sim.created
+            res.latency_mean = float((sim.hist * np.arange(sim.hist.size)).sum() / sim.created)
+            res.latency_p50, res.latency_p95, res.latency_p99 = (hist_percentile(sim.hist, q) for q in (50, 95, 99))
+            res.network_latency_mean = sim.net_sum / sim.created
         if deterministic:
             res.hops_mean = sim.hops_sum / sim.created
         else:       # adaptive: link crossings per delivered flit in the window (flit-weighted)
@@ -455,8 +463,9 @@ def text_table(results: list[PointResult]) -> str:
         if p.saturated:
             rows.append([p.network, f"{p.offered:g}", "saturated", "", "", "", "", ""])
         else:
-            rows.append([p.network, f"{p.offered:g}", f"{p.accepted:.3f}", f"{p.latency_mean:.2f}",
-                         f"{p.latency_p99:.0f}", f"{p.network_latency_mean:.2f}", f"{p.hops_mean:.2f}",
+            cell = lambda x, f: "-" if math.isnan(x) else format(x, f)    # (no drain: no latency)
+            rows.append([p.network, f"{p.offered:g}", f"{p.accepted:.3f}", cell(p.latency_mean, ".2f"),
+                         cell(p.latency_p99, ".0f"), cell(p.network_latency_mean, ".2f"), cell(p.hops_mean, ".2f"),
                          f"{p.link_util_max:.3f}"])
     out = table(rows, ["network", "offered", "accepted", "latency", "p99", "net latency", "hops", "max link util"])
     fair = [[p.network, f"{p.offered:g}", f"{p.accepted:.3f}", f"{p.source_accepted_min:.4f}",
@@ -465,5 +474,5 @@ def text_table(results: list[PointResult]) -> str:
     if fair:
         out += "\nper-source accepted throughput (flits/cycle, window):\n" + table(
             fair, ["network", "offered", "accepted", "min", "max", "max/min"])
-    notes = [f"{p.network} @ {p.offered:g}: {p.message}" for p in results if p.saturated]
+    notes = [f"{p.network} @ {p.offered:g}: {p.message}" for p in results if p.saturated or p.message != "ok"]
     return out + ("\n" + "\n".join(notes) if notes else "")

@@ -110,10 +110,26 @@ def test_saturation_detector_rules():
                                                                 "traffic_args": {"fraction": 0.5}}))
     assert p.saturated and p.cycles < cfg.warmup + cfg.measure        # stopped early, cleanly
     assert "source queues" in p.message
-    q = S.simulate_point("hypercube:n=4", 0.3, S.SimConfig(warmup=100, measure=500, drain=0))
+    q = S.simulate_point("hypercube:n=4", 0.3, S.SimConfig(warmup=100, measure=500, drain=1))
     assert q.saturated and "undelivered" in q.message                    # the drain rule
     ok = S.simulate_point("hypercube:n=4", 0.3, S.SimConfig(warmup=100, measure=500, drain=500))
     assert not ok.saturated
+
+
+def test_no_drain_reports_the_window_without_latency_and_no_saturation():
+    """--drain 0: the measured packets still in flight when the window closes cannot arrive; the point
+    gives the window's accepted load and link figures, no latency, and says why (not "saturated"); a
+    sweep goes on past it."""
+    cfg = S.SimConfig(warmup=100, measure=500, drain=0)
+    p = S.simulate_point("hypercube:n=4", 0.3, cfg)
+    full = S.simulate_point("hypercube:n=4", 0.3, S.SimConfig(warmup=100, measure=500, drain=500))
+    assert not p.saturated and "no drain" in p.message and "--drain CYCLES" in p.message
+    assert p.accepted == full.accepted and p.link_util_max == full.link_util_max   # the same window
+    assert np.isnan(p.latency_mean) and p.packets == 0 and not np.isnan(full.latency_mean)
+    assert p.hops_mean == full.hops_mean                                   # known at creation
+    text = S.text_table([p])
+    assert "saturated" not in text and "no drain" in text and "nan" not in text
+    assert [q.offered for q in S.sweep(["hypercube:n=4"], [0.1, 0.2], cfg, progress=False)] == [0.1, 0.2]
 
 
 def test_reproducible_for_a_fixed_seed():
