@@ -270,13 +270,15 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     # channel utilisation: flits that crossed each link in the window (the kernel's counters)
     tb = model.tables
     exists = tb.link >= 0
-    res.link_util_mean = float(util[exists].mean()) if exists.any() else 0.0
-    res.link_util_max = float(util[exists].max()) if exists.any() else 0.0
-    port = np.arange(N * tb.max_ports) % tb.max_ports
+    on = util[exists]
+    res.link_util_mean = float(on.mean()) if on.size else 0.0
+    res.link_util_max = float(on.max()) if on.size else 0.0
+    del on
+    by_node, ex = util.reshape(N, tb.max_ports), exists.reshape(N, tb.max_ports)   # per port: one column
     for p in range(tb.max_ports - 1):
-        sel = exists & (port == p)
-        res.util_by_port.append(float(util[sel].mean()) if sel.any() else 0.0)
-        res.util_max_by_port.append(float(util[sel].max()) if sel.any() else 0.0)
+        col = by_node[:, p][ex[:, p]]
+        res.util_by_port.append(float(col.mean()) if col.size else 0.0)
+        res.util_max_by_port.append(float(col.max()) if col.size else 0.0)
     return res
 
 
