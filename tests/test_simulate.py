@@ -132,6 +132,19 @@ def test_no_drain_reports_the_window_without_latency_and_no_saturation():
     assert [q.offered for q in S.sweep(["hypercube:n=4"], [0.1, 0.2], cfg, progress=False)] == [0.1, 0.2]
 
 
+def test_link_utilisation_per_port_places_each_flit_on_its_link(tmp_path):
+    """A trace that sends a flit from node 0 to node 1 every cycle of Q_3: only node 0's dimension-0 link
+    carries flits (one per cycle), so port 0's busiest link is busy every cycle, its mean over the 8 nodes
+    an eighth of that, and ports 1 and 2 idle."""
+    path = tmp_path / "one.csv"
+    path.write_text("cycle,source,destination,length\n" + "".join(f"{t},0,1,1\n" for t in range(1000)))
+    p = S.simulate_point("hypercube:n=3", None, S.SimConfig(warmup=0, measure=1000, drain=100), trace=str(path))
+    assert not p.saturated and p.packets == 1000
+    assert p.util_max_by_port[0] >= 0.99 and p.util_max_by_port[1:] == [0.0, 0.0]
+    assert p.util_by_port[0] == pytest.approx(p.util_max_by_port[0] / 8) and p.util_by_port[1:] == [0.0, 0.0]
+    assert p.link_util_max == p.util_max_by_port[0] and p.link_util_mean == pytest.approx(p.util_by_port[0] / 3)
+
+
 def test_reproducible_for_a_fixed_seed():
     cfg = S.SimConfig(length="uniform:1:4", traffic="bitrev", **FAST)
     a = S.simulate_point("enhanced:n=4,k=0", 0.4, cfg).row()
