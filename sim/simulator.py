@@ -460,12 +460,12 @@ def plot_latency(results: list[PointResult], path, title: str = "") -> None:
 
 def text_table(results: list[PointResult]) -> str:
     from .analysis.report import table
+    cell = lambda x, f: "-" if math.isnan(x) else format(x, f)        # (no drain: no latency)
     rows = []
     for p in results:
         if p.saturated:
             rows.append([p.network, f"{p.offered:g}", "saturated", "", "", "", "", ""])
         else:
-            cell = lambda x, f: "-" if math.isnan(x) else format(x, f)    # (no drain: no latency)
             rows.append([p.network, f"{p.offered:g}", f"{p.accepted:.3f}", cell(p.latency_mean, ".2f"),
                          cell(p.latency_p99, ".0f"), cell(p.network_latency_mean, ".2f"), cell(p.hops_mean, ".2f"),
                          f"{p.link_util_max:.3f}"])

@@ -129,7 +129,8 @@ def _trim() -> None:
     """Return the heap's free pages to the system (glibc malloc_trim) when the heap has grown since the
     last time (at every window without mallinfo2). Each trim also gives back the pages the next window
     reuses, to be faulted in again: trimmed at every window, a 2 M-cycle run at load 0.5 spent a quarter
-    of its time in the kernel (6.0 of 23.3 s); trimmed on growth the peak RSS stays as flat."""
+    of its time in the kernel (6.0 of 23.3 s); trimmed on growth, 0.9 s, and the peak RSS still flat in the
+    run length (docs/simulator.md "Streamed runs")."""
     if not _LIBC or _LIBC[0] is None:
         return
     libc, info = _LIBC
