@@ -246,7 +246,8 @@ class StreamRun:
         hacc = self._head_accept(keep) if keep.size else keep
         t1 = sim.cycle + self.span
         src, dst, rel, length = self.source.take(t1)
-        self._created(src, dst, rel, length)
+        words = inject_array(self.model, src, dst)
+        self._created(src, dst, rel, length, words)
         s = sim.stim
         K, L = src.size, int(length.sum())
         first = np.zeros(K, dtype=np.int64)
@@ -254,7 +255,6 @@ class StreamRun:
             np.cumsum(length[:-1], out=first[1:])
         pkt = np.repeat(np.arange(K, dtype=np.int64), length)
         pos = np.arange(L, dtype=np.int64) - first[pkt]
-        words = inject_array(self.model, src, dst)
         n_node = np.concatenate([self.f_src[back].astype(np.int64), src[pkt]])
         order = np.argsort(n_node, kind="stable")            # backlog before new, per node
         reg = lambda a, b: np.concatenate([a, b])[order]
@@ -287,7 +287,7 @@ class StreamRun:
         sim.scal[1], sim.scal[2] = 0, r_head.size
         self.window_end = t1
 
-    def _created(self, src, dst, rel, length) -> None:
+    def _created(self, src, dst, rel, length, words) -> None:
         self.sent[src] = True
         m = (rel >= self.W0) & (rel < self.W1)
         if not m.any():
@@ -295,8 +295,7 @@ class StreamRun:
         self.created += int(m.sum())
         self.created_flits += int(length[m].sum())
         if self.want_hops:
-            from .tables import inject_array
-            words = inject_array(self.model, src[m], dst[m])
+            words = words[m]
             if type(self.model.routing).__name__ == "EcubeRouting":   # one hop per set tag bit (Algs A, C)
                 self.hops_sum += int(np.bitwise_count(words.astype(np.uint64)).sum())
             else:
