@@ -28,6 +28,7 @@ from amaranth.lib.wiring import Out
 from cubenoc.errors import require_int
 
 from ..rtl.network_top import Network
+from ..sim.router_config import RouterConfig
 from .traffic_gen import TIME_WIDTH, TrafficChecker, TrafficGenerator
 from .uart import LineReporter, UartTx
 
@@ -45,18 +46,21 @@ def _tree_sum(values):
 
 
 class TrafficSystem(wiring.Component):
-    def __init__(self, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
-                 max_length: int = 7, stall_rate: int = 0, counters: bool = True, pipeline: bool = False):
+    def __init__(self, topology, routing, config: RouterConfig | None = None, *, rate: int = 64,
+                 max_length: int = 7, stall_rate: int = 0, count_packets: bool = True):
+        """``config``: the routers (default: the generic router with W = 16); ``count_packets``: each
+        generator and checker counts its packets (the board demos count network-wide totals instead)."""
+        config = config or RouterConfig(payload_width=16)
         self.topology, self.routing = topology, routing
-        self.payload_width, self.fifo_depth = payload_width, fifo_depth
-        self.network = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
-                               pipeline=pipeline)
+        self.payload_width = payload_width = config.payload_width
+        self.fifo_depth = config.fifo_depth
+        self.network = Network(topology, routing, config)
         N = topology.num_nodes
         self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length,
-                                            counters=counters)
+                                            count_packets=count_packets)
                            for v in range(N)]
         self.checkers = [TrafficChecker(v, N, payload_width=payload_width, stall_rate=stall_rate,
-                                        counters=counters)
+                                        count_packets=count_packets)
                          for v in range(N)]
         super().__init__({"sent": Out(32), "received": Out(32), "errors": Out(32),
                           "lat_sum": Out(LAT_SUM_WIDTH), "lat_count": Out(32), "clear_window": wiring.In(1),
@@ -131,14 +135,15 @@ class DemoTop(wiring.Component):
     divisor for ``baud``. Outputs: ``heartbeat``, ``traffic``, ``error`` (LED levels, active high)
     and ``tx`` (UART line)."""
 
-    def __init__(self, topology, routing, *, clk_freq: float, payload_width: int = 16, fifo_depth: int = 4,
-                 rate: int = 64, baud: int = 115200, report_period: float = 1.0, safety: bool = False,
-                 debounce_cycles: int | None = None, pipeline: bool = False):
+    def __init__(self, topology, routing, config: RouterConfig | None = None, *, clk_freq: float, rate: int = 64,
+                 baud: int = 115200, report_period: float = 1.0, safety: bool = False,
+                 debounce_cycles: int | None = None):
         self._MustUse__silence = True            # no "never used" warning when refused here
         n_safety = safety_dimension(topology) if safety else None      # refuse before building anything
         self._MustUse__silence = False
-        self.system = TrafficSystem(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth,
-                                    rate=rate, counters=False, pipeline=pipeline)   # network-wide totals only (area)
+        self.system = TrafficSystem(topology, routing, config, rate=rate,
+                                    count_packets=False)   # network-wide totals only (area)
+        payload_width = self.system.payload_width
         self.clk_freq = float(clk_freq)
         self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)
         self.report_cycles = max(1000, int(self.clk_freq * report_period))

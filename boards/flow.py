@@ -20,6 +20,7 @@ from amaranth.lib import wiring
 
 from cubenoc.errors import CubenocError, ToolError
 
+from ..sim.router_config import RouterConfig
 from .boards import Board, check_fits, check_safety_board
 from .demo import DemoTop
 from .synth import fmax_from_report, utilisation_from_report
@@ -29,16 +30,13 @@ from .toolchain import find_programmer, use_toolchain
 class BoardDemo(Elaboratable):
     """:class:`~cubenoc.boards.demo.DemoTop` wired to a board's LEDs and UART."""
 
-    def __init__(self, board: Board, topology, routing, *, payload_width: int, fifo_depth: int, rate: int,
-                 safety: bool = False, pipeline: bool = False):
-        self.board, self.topology, self.routing = board, topology, routing
-        self.kw = dict(payload_width=payload_width, fifo_depth=fifo_depth, rate=rate, safety=safety)
-        if pipeline:
-            self.kw["pipeline"] = True
+    def __init__(self, board: Board, topology, routing, config: RouterConfig, *, rate: int, safety: bool = False):
+        self.board, self.topology, self.routing, self.config = board, topology, routing, config
+        self.kw = dict(rate=rate, safety=safety)
 
     def elaborate(self, platform):
         m = Module()
-        demo = DemoTop(self.topology, self.routing, clk_freq=platform.default_clk_frequency, **self.kw)
+        demo = DemoTop(self.topology, self.routing, self.config, clk_freq=platform.default_clk_frequency, **self.kw)
         m.submodules.demo = demo
         for role, (res, num) in self.board.leds.items():
             m.d.comb += platform.request(res, num).o.eq(getattr(demo, role))
@@ -76,9 +74,12 @@ class BuildReport:
         return "\n".join(lines)
 
 
-def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo_depth: int = 4, rate: int = 64,
+def build_demo(board: Board, topology, routing, config: RouterConfig | None = None, *, rate: int = 64,
                build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
-               safety: bool = False, pipeline: bool = False, goal: str = "area") -> BuildReport:
+               safety: bool = False, goal: str = "area") -> BuildReport:
+    """``config``: the routers (default: the generic router with W = 16)."""
+    config = config or RouterConfig(payload_width=16)
+    payload_width, fifo_depth = config.payload_width, config.fifo_depth
     from .synth import PNR_PLACE, goal_lines
     before, opts = goal_lines(board.family, goal)            # a bad goal fails before any tool runs
     if safety:
@@ -88,8 +89,7 @@ def build_demo(board: Board, topology, routing, *, payload_width: int = 16, fifo
     t0 = time.monotonic()
     platform = board.make_platform()
     out = Path(build_dir) / board.name
-    top = BoardDemo(board, topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate,
-                    safety=safety, pipeline=pipeline)
+    top = BoardDemo(board, topology, routing, config, rate=rate, safety=safety)
     pnr_opts = " ".join(["--report", "top.report.json", "--seed", str(seed), *PNR_PLACE[board.family]])
     plan = platform.build(top, name="top", do_build=False, nextpnr_opts=pnr_opts,
                           **({"script_after_read": before} if before else {}), **({"synth_opts": opts} if opts else {}))

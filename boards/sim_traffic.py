@@ -29,8 +29,8 @@ def _write_if_changed(path: Path, text: str) -> None:
         path.write_text(text)
 
 
-def run_traffic(topology, routing, *, cycles: int = 4000, drain: int = 1000, payload_width: int = 16,
-                fifo_depth: int = 4, rate: int = 64, stall_rate: int = 0, max_length: int = 7) -> dict:
+def run_traffic(topology, routing, config=None, *, cycles: int = 4000, drain: int = 1000, rate: int = 64,
+                stall_rate: int = 0, max_length: int = 7) -> dict:
     from amaranth.back import verilog
     from cocotb_tools.runner import get_runner
 
@@ -39,8 +39,8 @@ def run_traffic(topology, routing, *, cycles: int = 4000, drain: int = 1000, pay
 
     use_builtin_yosys()
     use_verilator()
-    system = TrafficSystem(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, rate=rate,
-                           stall_rate=stall_rate, max_length=max_length)
+    system = TrafficSystem(topology, routing, config, rate=rate, stall_rate=stall_rate, max_length=max_length)
+    payload_width, fifo_depth = system.payload_width, system.fifo_depth
     name = f"traffic_{topology.name}_w{payload_width}_d{fifo_depth}_r{rate}_s{stall_rate}_l{max_length}"
     root = Path(os.environ.get("CUBENOC_BUILD_DIR", _project_root() / "build")) / "boards_sim" / name
     top = "traffic_top"

@@ -17,7 +17,7 @@ L-1   tail: XOR of all previous W-bit words, XOR :data:`CHECK_SALT` (all W bits)
 A :class:`TrafficGenerator` steps a 32-bit Galois LFSR every cycle; when idle and ``lfsr[24:32] <
 rate`` it starts a packet to destination ``lfsr[0:16] mod N``, of length ``4 + lfsr[16:16+b]``, with the
 next sequence number for that destination (a per-destination 4-bit counter in a small memory).
-With ``counters`` the generator counts its packets in ``sent``. A :class:`TrafficChecker` accepts
+With ``count_packets`` the generator counts its packets in ``sent``. A :class:`TrafficChecker` accepts
 everything ejected at its node and checks the destination, the
 source range, the per-source sequence (exactly the expected number: a lost, duplicated or reordered
 packet is an error), every word, the check word and the flit count; it counts received packets and
@@ -95,9 +95,9 @@ class TrafficGenerator(wiring.Component):
     """Sends packets of the format above from node ``node`` into its ``local_in`` (the ``out`` stream)."""
 
     def __init__(self, node: int, num_nodes: int, *, payload_width: int = 32, rate: int = 64,
-                 seed: int | None = None, max_length: int = 7, counters: bool = True):
+                 seed: int | None = None, max_length: int = 7, count_packets: bool = True):
         self.node = require_int(node, "node", 0, num_nodes - 1)
-        self.counters = counters
+        self.count_packets = count_packets
         self.num_nodes = require_int(num_nodes, "number of nodes", 1, 1 << SRC_WIDTH)
         self.width = check_payload_width(payload_width)
         self.rate = require_int(rate, "injection rate (packets started per 256 idle cycles)", 0, 256)
@@ -157,7 +157,7 @@ class TrafficGenerator(wiring.Component):
             m.d.sync += [xacc.eq(xacc ^ word), idx.eq(idx + 1)]
             with m.If(is_tail):
                 m.d.sync += busy.eq(0)
-                if self.counters:
+                if self.count_packets:
                     m.d.sync += self.sent.eq(self.sent + 1)
                 m.d.comb += [wr.addr.eq(dest), wr.data.eq(seq + 1), wr.en.eq(1)]
         m.d.comb += self.done.eq(fire & is_tail)
@@ -168,7 +168,7 @@ class TrafficChecker(wiring.Component):
     """Checks every packet ejected at node ``node`` (the ``inp`` stream, from ``local_out``).
 
     ``received`` counts packets (tails), ``errors`` bad packets and stray flits (both only with
-    ``counters``; the board demos count network-wide totals from the pulses instead); ``done`` pulses
+    ``count_packets``; the board demos count network-wide totals from the pulses instead); ``done`` pulses
     (two cycles after its tail: the flit is registered, then checked, then the result registered) for a
     good packet with its ``latency``; ``error`` pulses likewise for each error; ``error_kinds`` is a sticky
     mask over :data:`ERROR_KINDS`. ``stall_rate`` (0..256) de-asserts ``ready`` pseudo-randomly
@@ -176,9 +176,9 @@ class TrafficChecker(wiring.Component):
     """
 
     def __init__(self, node: int, num_nodes: int, *, payload_width: int = 32, stall_rate: int = 0,
-                 seed: int | None = None, counters: bool = True):
+                 seed: int | None = None, count_packets: bool = True):
         self.node = require_int(node, "node", 0, num_nodes - 1)
-        self.counters = counters
+        self.count_packets = count_packets
         self.num_nodes = require_int(num_nodes, "number of nodes", 1, 1 << SRC_WIDTH)
         self.width = check_payload_width(payload_width)
         self.stall_rate = require_int(stall_rate, "stall rate", 0, 255)
@@ -265,7 +265,7 @@ class TrafficChecker(wiring.Component):
         m.d.comb += self.error_kinds.eq(kinds)
         # latency: the tail was ejected in the cycle before this one
         m.d.sync += [self.error.eq(pkt_err), self.done.eq(good), self.latency.eq(self.now - 1 - ts)]
-        if self.counters:
+        if self.count_packets:
             with m.If(fire & flit.tail & (in_pkt | flit.head)):
                 m.d.sync += self.received.eq(self.received + 1)
             with m.If(pkt_err):

@@ -16,7 +16,7 @@ from .errors import CubenocError, require_int
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.boards import BOARDS
-    from .netargs import add_family_flags
+    from .netargs import add_family_flags, add_router_flags
     p.add_argument("--board", required=True, help=f"target board: {', '.join(BOARDS)}")
     p.add_argument("--network", metavar="SPEC", default=None,
                    help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
@@ -24,11 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", choices=("hypercube", "enhanced", "metacube", "pdn", "hin"), default=None,
                    help="a family name with the flags below, the shorthand for --network")
     add_family_flags(p)
-    p.add_argument("--payload", type=int, default=None, help="payload width W, at least 16 (default 16)")
-    p.add_argument("--depth", type=int, default=None, help="input FIFO depth (default: the board's, 2 or 4)")
+    add_router_flags(p, only=("payload", "depth", "pipeline", "arbitration", "fifo_memory", "counters", "loopback"))
     p.add_argument("--rate", type=int, default=64,
                    help="injection rate: packets started per 256 idle cycles per node, 0..256 (default 64)")
-    p.add_argument("--pipeline", action="store_true", help="the pipelined router (2 cycles/hop, docs/router.md)")
     p.add_argument("--synth", choices=("speed", "balanced", "area"), default="area",
                    help="what yosys optimises for (as cubenoc synth-report --synth): area (default: a demo is bound "
                         "by the cells it needs, its clock is far below Fmax), balanced or speed (yosys' own default)")
@@ -43,9 +41,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def network_for(board, args):
-    """(topology, routing, payload, depth) from --network, --family + flags, or the board's demo network."""
-    from .generate import check_buildable
-    from .netargs import spec_from_args, with_router_flags
+    """(topology, routing, config) from --network, --family + flags, or the board's demo network; the
+    routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
+    and depth, then the spec's and the flags' router options."""
+    from .netargs import router_config, spec_from_args, with_router_flags
+    from .sim.plan import NetworkPlan
     from .sim.catalog import NetworkSpec
     fam, n, k, payload, depth = board.default_network
     if getattr(args, "network", None) is not None:
@@ -64,25 +64,29 @@ def network_for(board, args):
     if spec.queues != "fifo" or spec.broadcast:
         raise CubenocError(f"{spec}: the board demo builds the one-FIFO unicast router (queues=voq and "
                            f"broadcast=1 are for generate)")
-    args.pipeline = spec.pipeline
     topo, routing = spec.build("rtl")
-    check_buildable(topo, routing, pipeline=spec.pipeline)
-    payload = args.payload if args.payload is not None else payload
-    depth = getattr(args, "depth", None) if getattr(args, "depth", None) is not None else depth
-    return topo, routing, payload, depth
+    config = router_config(args, spec, board_router(board, payload, depth))
+    return topo, routing, NetworkPlan(topo, routing, config).config
+
+
+def board_router(board, payload: int, depth: int):
+    """The demo's routers on ``board``: the board family's default router (sim/router_config.py ``TARGETS``)
+    at the demo's width and depth, with loopback: the demo's generators address every node, their own
+    included (boards/traffic_gen.py)."""
+    from .sim.router_config import target_default
+    target = "up5k" if "UP5K" in board.device.upper() else board.family if board.family == "ecp5" else None
+    return target_default(target).replace(payload_width=payload, fifo_depth=depth, loopback=True)
 
 
 def run(args) -> int:
     from .boards.boards import check_fits, check_safety_board, get_board
-    from .rtl.flit import check_payload_width
     board = get_board(args.board)
-    topo, routing, payload, depth = network_for(board, args)
-    check_payload_width(payload)
-    require_int(depth, "fifo depth", 1, 64)
+    topo, routing, config = network_for(board, args)
+    payload, depth = config.payload_width, config.fifo_depth
     require_int(args.rate, "injection rate", 0, 256)
     if topo.num_nodes > 256:
         raise CubenocError(f"the traffic demo supports at most 256 nodes (8-bit source ids), got {topo.num_nodes}")
-    safety, pipeline = getattr(args, "safety", False), getattr(args, "pipeline", False)
+    safety, pipeline = getattr(args, "safety", False), config.pipeline
     if safety and pipeline:
         raise CubenocError("--safety and --pipeline together are not built: the safety panel runs adaptive routers")
     if safety:
@@ -98,9 +102,8 @@ def run(args) -> int:
     from .boards.flow import build_demo, program
     from .outputs import working
     with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5)"):
-        rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, rate=args.rate,
-                         build_dir=args.build_dir, toolchain=args.toolchain, seed=args.seed, safety=safety,
-                         pipeline=pipeline, goal=args.synth)
+        rep = build_demo(board, topo, routing, config, rate=args.rate, build_dir=args.build_dir,
+                         toolchain=args.toolchain, seed=args.seed, safety=safety, goal=args.synth)
     print(rep.text())
     if args.program:
         print("programmed:", program(board, rep.bitstream))

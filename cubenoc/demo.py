@@ -45,7 +45,7 @@ def run(args) -> int:
     print("generating Verilog and building it with Verilator (first run compiles, later runs reuse build/) ...",
           flush=True)
     t0 = time.perf_counter()
-    (v,) = verify_network(topo, [("demo", stim)], routing=routing, queues=spec.queues, pipeline=spec.pipeline)
+    (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config())
     wall = time.perf_counter() - t0
     res, rtl = v.model, v.rtl
     lat = res.packet_latency()

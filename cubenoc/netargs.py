@@ -84,3 +84,85 @@ def check_flags_apply(spec, args) -> None:
             return " and ".join(f for f, keys in FAMILIES.items() if k in keys)
         raise CubenocError(f"{spec.family} does not take " + "; ".join(
             f"--{k.replace('_', '-')} (it applies to {who(k)})" for k in wrong))
+
+
+# ---- router flags: the one map from a command's flags onto RouterConfig (sim/router_config.py) -------------
+#: flag dest -> the config field it sets
+ROUTER_FLAGS = {"payload": "payload_width", "depth": "fifo_depth", "queues": "queues", "pipeline": "pipeline",
+                "broadcast": "broadcast", "faults": "faults", "arbitration": "arbitration",
+                "fifo_memory": "fifo_memory", "counters": "counters", "loopback": "loopback"}
+
+
+def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, title: str = "router") -> None:
+    """The router flags (every one defaults to the target's router, sim/router_config.py ``TARGETS``);
+    ``only``: the flag dests this command takes."""
+    g = p.add_argument_group(title, "each flag overrides one field of the target's default router "
+                             "(docs/router.md \"Router options\")")
+    want = set(ROUTER_FLAGS if only is None else only)
+    add = {
+        "payload": lambda: g.add_argument("--payload", type=int, default=None,
+                                          help="payload width W in bits, 16..1024 (default 32)"),
+        "depth": lambda: g.add_argument("--depth", type=int, default=None, help="input FIFO depth in flits "
+                                        "(default 4)"),
+        "queues": lambda: g.add_argument("--queues", choices=("fifo", "voq"), default=None,
+                                         help="one FIFO per input (per VC; default) or per-output queues chosen by "
+                                              "lookahead routing (docs/router.md, VOQ)"),
+        "pipeline": lambda: g.add_argument("--pipeline", action="store_true", default=None,
+                                           help="the pipelined router: two registered stages per hop, 2 cycles/hop, "
+                                                "for clock speed (docs/router.md)"),
+        "broadcast": lambda: g.add_argument("--broadcast", action="store_true", default=None,
+                                            help="routers fork broadcasts (dest 0xFFFF): Algorithm B/D "
+                                                 "(hypercube/enhanced), Sec. 4.2 (metacube), Algorithm 3 (pdn)"),
+        "faults": lambda: g.add_argument("--faults", action="store_true", default=None,
+                                         help="link_fault/node_fault inputs and discarded counters (run-time "
+                                              "faults); always on with a run-time selection"),
+        "arbitration": lambda: g.add_argument("--arbitration", choices=("round-robin", "fair"), default=None,
+                                              help="output arbiters: round-robin (default) or fair (weighted by the "
+                                                   "sources behind each input; docs/router.md \"Arbitration\")"),
+        "fifo_memory": lambda: g.add_argument("--fifo-memory", action=argparse.BooleanOptionalAction, default=None,
+                                              help="FIFO storage behind the head register as memory arrays, which "
+                                                   "FPGA tools map to distributed RAM (docs/router.md \"Input FIFO\")"),
+        "loopback": lambda: g.add_argument("--loopback", action=argparse.BooleanOptionalAction, default=None,
+                                           help="the local->local turn; without it a packet addressed to its own "
+                                                "node is dropped at its source and counted in dropped "
+                                                "(docs/router.md \"Loopback\")"),
+    }
+    for dest in ROUTER_FLAGS:
+        if dest in want and dest in add:
+            add[dest]()
+    if "counters" in want:
+        g.add_argument("--counters", choices=("on", "off", "dsp"), default=None,
+                       help="the four 16-bit status counters: in flip-flops (on), not built (off: the status "
+                            "outputs read 0) or in the iCE40's DSP blocks (dsp)")
+        g.add_argument("--no-counters", dest="counters", action="store_const", const="off", help="--counters off")
+        g.add_argument("--dsp-counters", dest="counters", action="store_const", const="dsp", help="--counters dsp")
+
+
+def router_config(args, spec=None, base=None):
+    """The router a command builds: ``base`` (its target's default, sim/router_config.py ``TARGETS``; None:
+    the generic router), then the router keys of ``spec``, then the command's router flags."""
+    from .sim.router_config import RouterConfig, field_value
+    cfg = base or RouterConfig()
+    if spec is not None:
+        cfg = spec.router_config(cfg)
+    changes = {}
+    for dest, name in ROUTER_FLAGS.items():
+        v = getattr(args, dest, None)
+        if v is not None:
+            changes[name] = field_value(dest, v)
+    return cfg.replace(**changes)
+
+
+def router_flag_words(args) -> str:
+    """The router flags a command was given, as they would be typed (for a results page's command line)."""
+    out = ""
+    for dest in ROUTER_FLAGS:
+        v = getattr(args, dest, None)
+        flag = "--" + dest.replace("_", "-")
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            out += f" {flag}" if v else f" --no-{dest.replace('_', '-')}"
+        else:
+            out += f" {flag} {v}"
+    return out

@@ -42,19 +42,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    from .sim.router_config import RouterConfig
     from .synth_report import networks, router_shapes
     depth = require_int(args.depth, "--depth", 2, 40)
     fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
     if args.network is None and args.size is None and args.n is None:      # each family's default network
         from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
-        nets = [(sp.family, sp.short_label(t), t, r) for sp in specs for t, r in [sp.build("rtl")]]
+        nets = [(sp.family, sp.short_label(t), t, r, sp) for sp in specs for t, r in [sp.build("rtl")]]
     else:                                        # --network specs, or --family/--size through the catalog
-        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
-                                        queues="fifo", pipeline=False))
+        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network))
     from .rtl.formal.plan import prove_network, supported
     plans = []
-    for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs
+    for fam, label, topo, routing, _spec in nets:     # refuse what is not supported before any solver runs
         alg = None
         if args.broadcast:
             from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
@@ -62,7 +62,7 @@ def run(args) -> int:
             check_broadcast(alg, routing)
             label += f" {alg.name}"
         shapes = [(s.node, s.nodes, s.router) for s in
-                  router_shapes(fam, label, topo, routing, payload=32, depth=fifo_depth, broadcast=alg)]
+                  router_shapes(fam, label, topo, routing, RouterConfig(fifo_depth=fifo_depth, broadcast=alg or False))]
         for _node, _count, router in shapes:
             supported(label, routing, router)
         plans.append((label, topo, routing, shapes, alg))

@@ -16,16 +16,12 @@ def add_arguments(p) -> None:
     from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP
     from cubenoc.sim.traffic import PATTERNS
 
-    from .netargs import add_family_flags
+    from .netargs import add_family_flags, add_router_flags
     p.add_argument("network", nargs="?", metavar="NETWORK",
                    help="a network spec (enhanced:n=6,k=0, pdn:set=0,1,3,9, a preset such as q60) or a family "
                         "name with the flags below (or use --compare); docs/networks.md")
     add_family_flags(p)
-    g = p.add_argument_group("router")
-    g.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
-                   help="router input queues: one FIFO per input (default) or per-output queues (docs/router.md)")
-    g.add_argument("--pipeline", action="store_true",
-                   help="the pipelined router: 2 cycles per hop (docs/router.md)")
+    add_router_flags(p, only=("depth", "queues", "pipeline", "arbitration", "loopback"))
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
@@ -44,10 +40,6 @@ def add_arguments(p) -> None:
     m.add_argument("--measure", type=int, default=5000, help="measurement window cycles (default 5000)")
     m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000; 0: no drain, the "
                    "window's accepted load without latency)")
-    m.add_argument("--depth", type=int, default=4, help="input FIFO depth in flits (default 4)")
-    m.add_argument("--arbitration", default="round-robin", choices=("round-robin", "fair"),
-                   help="output arbiters: round-robin (default) or fair (weighted by the sources behind each "
-                        "input, docs/router.md \"Arbitration\")")
     m.add_argument("--seed", type=int, default=1, help="random seed of the traffic (default 1); the same seed "
                    "gives the same result")
     m.add_argument("--per-source", action="store_true",
@@ -92,6 +84,8 @@ def spec_from_args(args) -> str:
 
 def run(args) -> int:
     from cubenoc.sim import simulator as S
+
+    from .netargs import router_config
     if args.bench_speed:
         return _bench_speed(args)
     if args.write:
@@ -117,12 +111,12 @@ def run(args) -> int:
     targs = {"g": args.g, "alpha": args.alpha, "cluster_size": args.cluster_size, "hotspot": args.hotspot,
              "fraction": args.hotspot_fraction}
     cfg = S.SimConfig(warmup=args.warmup, measure=args.measure, drain=args.drain, seed=args.seed,
-                      depth=args.depth, length=args.length, traffic=args.traffic, traffic_args=targs,
+                      length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
-                      arbitration=args.arbitration).check()
+                      router=router_config(args)).check()
     from cubenoc.sim.traffic import make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
-        make_pattern(cfg.traffic, S.model_for(s, cfg.depth, cfg.arbitration)[0].topology, **targs)
+        make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
                       stop_at_saturation=not args.no_stop, jobs=args.jobs, trace=args.trace, record=args.record)
@@ -137,7 +131,7 @@ def run(args) -> int:
             print(f"CSV written to {csv_path}")
     if args.plot:
         S.plot_latency(results, args.plot, f"{cfg.traffic} traffic, packet length {cfg.length}, "
-                                           f"{cfg.depth}-flit buffers")
+                                           f"{cfg.router.fifo_depth}-flit buffers")
         if not args.json:
             print(f"plot written to {args.plot}")
     return 0

@@ -106,17 +106,16 @@ class Shape:
         return self.router.num_ports
 
 
-def router_shapes(family: str, label: str, topo, routing, payload: int, depth: int,
-                  queues: str = "fifo", broadcast=None, pipeline: bool = False, **options) -> list[Shape]:
+def router_shapes(family: str, label: str, topo, routing, config=None) -> list[Shape]:
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
-    and lookahead units: such routers are grouped as one shape here (the same gates around other constants).
-    ``options``: Router keyword options (``fifo_memory``, ``counters``, ``loopback``)."""
+    and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
+    from .sim.plan import NetworkPlan
+    plan = NetworkPlan(topo, routing, config)
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, payload_width=payload, fifo_depth=depth, queues=queues, broadcast=broadcast,
-                   pipeline=pipeline, **options)
+        r = Router(topo, routing, v, plan=plan)
         r._MustUse__silence = True                  # only representatives are converted
         key = r.shape_key
         if r.queues != "fifo" and r.adapter.node_generic:
@@ -163,23 +162,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
                         "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
-    p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
-    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
-    p.add_argument("--queues", choices=("fifo", "voq"), default="fifo",
-                   help="input queues: one FIFO per input (default) or per-output queues (VOQ, docs/router.md)")
-    p.add_argument("--pipeline", action="store_true",
-                   help="the pipelined router: two registered stages, 2 cycles per hop (docs/router.md)")
-    p.add_argument("--fifo-memory", action="store_true",
-                   help="input FIFO storage in an Amaranth Memory: distributed RAM on the ECP5, the route and data "
-                        "bits in block RAM on the iCE40 (docs/router.md \"Input FIFO\")")
-    p.add_argument("--no-counters", action="store_true", help="routers without the four 16-bit status counters")
-    p.add_argument("--dsp-counters", action="store_true",
-                   help="the four status counters in DSP blocks where the target has them: two per SB_MAC16 on "
-                        "the UP5K (no LUT4s; the ECP5 keeps them in its carry chains); docs/router.md \"Status\"")
-    p.add_argument("--no-loopback", action="store_true", help="routers without the local->local turn (a packet "
-                   "to its own node is dropped at its source; docs/router.md \"Loopback\")")
-    p.add_argument("--synth", choices=("speed", "balanced", "area"), default="speed",
-                   help="what yosys optimises for: speed (its default), area (ABC with a relaxed delay target; ECP5: "
+    from .netargs import add_router_flags
+    add_router_flags(p, only=("payload", "depth", "queues", "pipeline", "arbitration", "fifo_memory", "counters",
+                              "loopback"))
+    p.add_argument("--synth", choices=("speed", "balanced", "area"), default=None,
+                   help="what yosys optimises for (default: the goal the target's default router was measured with: "
+                        "balanced on the UP5K, area on the ECP5, speed for --pipeline): speed (yosys' default), area (ABC with a relaxed delay target; ECP5: "
                         "LUT4s without wide-LUT muxes) or balanced (ECP5: LUT4s without wide-LUT muxes, ABC's delay "
                         "mapping; iCE40: a 4 ns delay target, area below it); docs/performance.md \"Synthesis goal\"")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
@@ -210,16 +198,11 @@ def networks(args) -> list[tuple[str, str, object, object]]:
         if args.size or args.n:
             raise CubenocError("give --network SPEC ... or --family/--size, not both")
         specs = [NetworkSpec.parse(text) for text in args.network]
-        opts = {(sp.queues, sp.pipeline) for sp in specs} | {(args.queues, args.pipeline)} - {("fifo", False)}
-        if len(opts) > 1:
-            raise CubenocError("one synth-report runs one router option: give every --network the same queues/"
-                               "pipeline (or use --queues/--pipeline)")
-        args.queues, args.pipeline = opts.pop() if opts else ("fifo", False)
         for spec in specs:
             if spec.broadcast:
                 raise CubenocError(f"{spec}: synth-report measures unicast routers (broadcast=1 is for generate)")
             topo, routing = spec.build("rtl")
-            out.append((spec.family, spec.label(topo), topo, routing))
+            out.append((spec.family, spec.label(topo), topo, routing, spec))
         return out
     sizes = args.size if args.size is not None else ([str(n) for n in args.n] if args.n else None)
     if args.n and args.size:
@@ -234,16 +217,22 @@ def networks(args) -> list[tuple[str, str, object, object]]:
                 if len(args.family) > 1 and sizes:
                     raise CubenocError(f"--size {size!r} with several families: {exc}") from None
                 raise
-            out.append((fam, spec.short_label(topo), topo, routing))
+            out.append((fam, spec.short_label(topo), topo, routing, spec))
     return out
 
 
-def router_options(args) -> dict:
-    dsp, none = getattr(args, "dsp_counters", False), getattr(args, "no_counters", False)
-    if dsp and none:
-        raise CubenocError("give --no-counters or --dsp-counters, not both")
-    return {"fifo_memory": bool(getattr(args, "fifo_memory", False)),        # no platform here: False = flip-flops
-            "counters": "dsp" if dsp else not none, "loopback": not getattr(args, "no_loopback", False)}
+def target_config(args, spec, target: str):
+    """The router measured for ``target``: its default (sim/router_config.py ``TARGETS``), the spec's router
+    keys, then the router flags."""
+    from .netargs import router_config
+    from .sim.router_config import target_default
+    return router_config(args, spec, target_default(target))
+
+
+def goal(args, target: str, config) -> str:
+    """The yosys goal of ``target``'s rows: ``--synth``, else the one its default router was measured with."""
+    from .sim.router_config import target_synth
+    return args.synth or target_synth(target, config)
 
 
 def seeds(args) -> list[int]:
@@ -253,14 +242,12 @@ def seeds(args) -> list[int]:
     return list(s)
 
 
-def shapes_for(args) -> list[Shape]:
-    from .rtl.flit import check_payload_width
+def shapes_for(args, target: str | None = None) -> list[Shape]:
+    """Every router shape of the chosen networks, built as ``target``'s router (None: the generic one)."""
     from .rtl.router import Router  # noqa: F401  (import errors surface before the progress bar)
-    check_payload_width(args.payload)
     shapes = []
-    for fam, label, topo, routing in networks(args):
-        shapes += router_shapes(fam, label, topo, routing, args.payload, args.depth, args.queues,
-                                pipeline=args.pipeline, **router_options(args))
+    for fam, label, topo, routing, spec in networks(args):
+        shapes += router_shapes(fam, label, topo, routing, target_config(args, spec, target))
     return shapes
 
 
@@ -270,20 +257,22 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     from .boards.synth import STOPPED, _rtlil, synth_router
     il = _rtlil(shape.router, "router", target)             # elaborated for the target (boards/synth.py)
     pnr = not args.no_pnr
+    c = shape.router.config
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
-           "payload": args.payload, "depth": args.depth, "queues": args.queues,
-           "pipeline": args.pipeline, "synth": args.synth} | router_options(args)
+           "payload": c.payload_width, "depth": c.fifo_depth, "queues": c.queues, "pipeline": c.pipeline,
+           "arbitration": c.arbitration, "fifo_memory": bool(c.fifo_memory), "counters": c.counters,
+           "loopback": c.loopback, "router": c.describe(), "synth": goal(args, target, c)}
     results, cached = [], True
     for seed in seeds(args) if pnr else [seeds(args)[0]]:
-        key = cache_key(il, target, pnr, seed, tools, args.synth)
+        key = cache_key(il, target, pnr, seed, tools, goal(args, target, c))
         cache = Path(args.work_dir) / "cache" / f"{key}.json"
         if cache.exists() and not args.force:
             results.append(json.loads(cache.read_text()))
             continue
         cached = False
         res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
-                           seed=seed, router_il=il, goal=args.synth, pnr_timeout=args.pnr_timeout).as_dict()
+                           seed=seed, router_il=il, goal=goal(args, target, c), pnr_timeout=args.pnr_timeout).as_dict()
         res.pop("cells")
         if not res["note"].startswith(STOPPED):      # a stopped run is not a result to keep
             cache.parent.mkdir(parents=True, exist_ok=True)
@@ -301,11 +290,12 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
 
 def run(args) -> int:
     seeds(args)
-    shapes = shapes_for(args)
+    by_target = {t: shapes_for(args, t) for t in args.targets}
     if args.list:
-        for s in shapes:
-            print(f"{s.network:<28} {s.routing:<18} shape {s.index}: P={s.ports} V={s.router.num_vcs} "
-                  f"({s.nodes} nodes, e.g. node {s.node})")
+        for t, shapes in by_target.items():
+            for s in shapes:
+                print(f"{t:<9} {s.network:<28} {s.routing:<18} shape {s.index}: P={s.ports} V={s.router.num_vcs} "
+                      f"({s.nodes} nodes, e.g. node {s.node}); router: {s.router.config.describe()}")
         return 0
     if args.jobs < 1:
         raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
@@ -316,7 +306,7 @@ def run(args) -> int:
     if args.write:
         writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "performance.md", "--doc")
     tools = tool_versions(args.toolchain)
-    tasks = [(s, t) for s in shapes for t in args.targets]
+    tasks = [(s, t) for t, shapes in by_target.items() for s in shapes]
     rows: list[dict | None] = [None] * len(tasks)
     from tqdm import tqdm
     bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,
@@ -433,12 +423,9 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
         cmd += " --family " + " ".join(args.family)
     if args.size or args.n:
         cmd += " --size " + " ".join(map(str, args.size or args.n))
-    if args.payload != 32 or args.depth != 4:
-        cmd += f" --payload {args.payload} --depth {args.depth}"
-    opts = router_options(args)
-    cmd += (" --fifo-memory" * opts["fifo_memory"] + " --no-counters" * (not opts["counters"]) +
-            " --dsp-counters" * (opts["counters"] == "dsp") + " --no-loopback" * (not opts["loopback"]))
-    if getattr(args, "synth", "speed") != "speed":
+    from .netargs import router_flag_words
+    cmd += router_flag_words(args)
+    if getattr(args, "synth", None):
         cmd += f" --synth {args.synth}"
     sd = seeds(args)
     if sd != [1]:
@@ -446,7 +433,7 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
     seed_text = f"seed {sd[0]}" if len(sd) == 1 else f"Fmax the median over seeds {', '.join(map(str, sd))}"
     summary = " ".join(x for x in (target_summary(rows or []), overall_summary(rows or [])) if x)
     return (f"## Synthesis report (yosys + nextpnr, every router shape)\n\n"
-            f"Command: `{cmd}` (W = {args.payload}, FIFO depth {args.depth}, YoWASP yosys/nextpnr, {seed_text}; cached in build/synth-report/cache, a rerun only synthesises changed "
+            f"Command: `{cmd}` (W = {rows[0]['payload'] if rows else 32}, FIFO depth {rows[0]['depth'] if rows else 4}, each target's default router and synthesis goal unless a flag says otherwise, YoWASP yosys/nextpnr, {seed_text}; cached in build/synth-report/cache, a rerun only synthesises changed "
             f"routers). One row per distinct router shape of each network (P ports including the local one, V "
             f"virtual channels, how many nodes use it) and target. LUT4 / FF / carry / RAM from yosys `stat` of "
             f"the bare router (ECP5 LUT4 excludes the CCU2C carry cells); Fmax from nextpnr with the router in "

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError, ToolError
 
+from ..sim.router_config import RouterConfig
 from .tools import use_builtin_yosys, venv_bin
 
 @dataclass
@@ -46,11 +47,11 @@ def yosys_exe() -> str:
     return str(exe)
 
 
-def router_verilog(topology, routing, payload_width=32, fifo_depth=4, name="router") -> tuple[str, int]:
+def router_verilog(topology, routing, config=None, name="router") -> tuple[str, int]:
     from amaranth.back import verilog
     from .router import Router
     use_builtin_yosys()
-    router = Router(topology, routing, 0, payload_width=payload_width, fifo_depth=fifo_depth)
+    router = Router(topology, routing, 0, config)
     return verilog.convert(router, name=name), router.num_ports
 
 
@@ -91,7 +92,8 @@ def measure(family: str, n: int, k: int, targets, payload_width=32, fifo_depth=4
     from ..sim.routing.hypercube import EcubeRouting
     from ..sim.topology import EnhancedHypercube, Hypercube
     topo = Hypercube(n) if family == "hypercube" else EnhancedHypercube(n, k)
-    text, ports = router_verilog(topo, EcubeRouting(topo), payload_width, fifo_depth)
+    text, ports = router_verilog(topo, EcubeRouting(topo), RouterConfig(payload_width=payload_width,
+                                                                         fifo_depth=fifo_depth))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         runs = list(pool.map(lambda t: (t, *synthesize(text, t)), targets))
     return [AreaResult(repr(topo), n, ports, t, seconds=sec, **count(cells, t)) for t, cells, sec in runs]

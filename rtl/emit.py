@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
+from ..sim.router_config import RouterConfig
 from .network_top import Network
 from .router import COUNTER_WIDTH, COUNTERS
 from .tools import flat_verilog, use_builtin_yosys
@@ -41,7 +42,7 @@ def describe(net: Network, top: str) -> dict:
     topo, routing = net.topology, net.routing
     local = local_flit_layout(net.payload_width)
     link = link_flit_layout(routing, net.payload_width)
-    if getattr(net, "broadcast", None) is not None or getattr(net, "queues", "fifo") == "voq":   # bcast field, wider route; VOQ vc
+    if net.broadcast is not None or net.queues == "voq":   # bcast field, wider route; VOQ vc
         link = net.routers[0].flit_layout
     return {
         "top": top,
@@ -50,11 +51,12 @@ def describe(net: Network, top: str) -> dict:
         "num_nodes": topo.num_nodes,
         "payload_width": net.payload_width,
         "fifo_depth": net.fifo_depth,
-        "queues": getattr(net, "queues", "fifo"),
-        "pipeline": getattr(net, "pipeline", False),
-        "counters": getattr(net, "counters", True),
-        "fifo_memory": bool(getattr(net, "fifo_memory", False)),
-        "loopback": getattr(net, "loopback", True),
+        "queues": net.config.queues,
+        "pipeline": net.config.pipeline,
+        "arbitration": net.config.arbitration,
+        "counters": net.config.counters,
+        "fifo_memory": bool(net.config.fifo_memory),
+        "loopback": net.config.loopback,
         "dest_width": DEST_WIDTH,
         "clock": "clk", "reset": "rst (synchronous, active high)",
         "local_flit": _fields(local),
@@ -103,6 +105,8 @@ def _options_line(d: dict) -> str:
     out = ""
     if not d.get("counters", True):
         out += " Built without the status counters (`--no-counters`): the status outputs read 0."
+    if d.get("counters") == "dsp":
+        out += " Status counters in DSP blocks where the platform has them (`--dsp-counters`)."
     if not d.get("loopback", True):
         out += (" Built without loopback (`--no-loopback`): a packet addressed to its own node is dropped at its "
                 "source and counted in `dropped`.")
@@ -147,19 +151,13 @@ def _markdown(d: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
-                  top: str | None = None, flat: bool = False, faults: bool = False,
-                  broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                  pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True,
-                  loopback: bool = True, progress=None) -> tuple[dict[str, str], Network, str]:
+def network_files(topology, routing, config: RouterConfig | None = None, *, top: str | None = None,
+                  flat: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
     from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
-    net = Network(topology, routing, payload_width=payload_width, fifo_depth=fifo_depth, structural=True,
-                  flat=flat, module_prefix=f"{top}_router", faults=faults, broadcast=broadcast, queues=queues,
-                  arbitration=arbitration, pipeline=pipeline, fifo_memory=fifo_memory, counters=counters,
-                  loopback=loopback)
+    net = Network(topology, routing, config, structural=True, flat=flat, module_prefix=f"{top}_router")
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")
@@ -174,10 +172,10 @@ def network_files(topology, routing, *, payload_width: int = 32, fifo_depth: int
     return files, net, top
 
 
-def write_network(topology, routing, outdir, **kw) -> GeneratedNetwork:
+def write_network(topology, routing, outdir, config: RouterConfig | None = None, **kw) -> GeneratedNetwork:
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    files, net, top = network_files(topology, routing, **kw)
+    files, net, top = network_files(topology, routing, config, **kw)
     paths = {}
     for name, text in files.items():
         path = outdir / name

@@ -17,11 +17,8 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
 
-from ..sim.model.word import LINK_FIELDS, LOCAL_FIELDS
+from ..sim.model.word import DEST_WIDTH, LINK_FIELDS, LOCAL_FIELDS
 from ..sim.routing.base import RoutingFunction
-
-#: bits of a head flit's payload that name the destination node (networks up to 65,536 nodes)
-DEST_WIDTH = 16
 
 
 def check_payload_width(payload_width: int) -> int:

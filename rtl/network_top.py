@@ -1,6 +1,7 @@
 """Network builder: any topology + routing function -> one top-level component with N routers.
 
-``Network(topology, routing)`` wires router ``u``'s ``out_p{p}`` to router ``v``'s ``in_p{q}`` for every
+``Network(topology, routing, config)`` (every router built with one
+:class:`~cubenoc.sim.router_config.RouterConfig`) wires router ``u``'s ``out_p{p}`` to router ``v``'s ``in_p{q}`` for every
 link ``neighbor(u, p) == (v, q)`` and exposes, per node ``v`` (Verilog names in brackets):
 
 * ``local_in[v]``  (In, local flit stream)  [``local_in__{v}__valid``, ``..__ready``, ``..__payload``]
@@ -30,36 +31,26 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError
 
 from .flit import local_signature
+from ..sim.plan import NetworkPlan
+from ..sim.router_config import RouterConfig
 from .router import COUNTER_WIDTH, COUNTERS, Router
 
 STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTERS})
 
 
 class Network(wiring.Component):
-    def __init__(self, topology, routing, *, payload_width: int = 32, fifo_depth: int = 4,
-                 structural: bool = False, flat: bool = False, module_prefix: str | None = None,
-                 faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool = True,
-                 loopback: bool = True):
+    def __init__(self, topology, routing, config: RouterConfig | None = None, *, structural: bool = False,
+                 flat: bool = False, module_prefix: str | None = None):
         if routing.topology is not topology:
             raise CubenocError("the routing function must be built on the same topology object")
         topology.validate()
         self.topology, self.routing = topology, routing
-        self.payload_width, self.fifo_depth, self.structural = payload_width, fifo_depth, structural
-        self.flat, self.queues, self.pipeline = flat, queues, pipeline
-        self.counters, self.fifo_memory, self.loopback = bool(counters), fifo_memory, loopback
-        self.broadcast = broadcast
-        extra = {} if broadcast is None else {"broadcast": broadcast}
-        if arbitration != "round-robin":
-            extra["arbitration"] = arbitration
-        if fifo_memory is not None:                  # FIFO storage (Router): None follows the platform
-            extra["fifo_memory"] = fifo_memory
-        if not counters:                             # status outputs read 0 (docs/router.md "Status")
-            extra["counters"] = False
-        if not loopback:                             # no local->local turn (docs/router.md "Loopback")
-            extra["loopback"] = False
-        self.routers = [Router(topology, routing, v, payload_width=payload_width, fifo_depth=fifo_depth,
-                               faults=faults, queues=queues, pipeline=pipeline, **extra) for v in topology.nodes()]
+        self.plan = NetworkPlan(topology, routing, config)
+        c = self.config = self.plan.config
+        self.payload_width, self.fifo_depth, self.structural = c.payload_width, c.fifo_depth, structural
+        self.flat, self.queues, self.pipeline = flat, c.queues, c.pipeline
+        self.routers = [Router(topology, routing, v, plan=self.plan) for v in topology.nodes()]
+        self.broadcast = self.plan.broadcast
         prefix = module_prefix or f"cubenoc_{topology.name}_router"
         shapes: dict[tuple, str] = {}
         for r in self.routers:
@@ -68,13 +59,13 @@ class Network(wiring.Component):
         self.module_names = [shapes[r.shape_key] for r in self.routers]
         n = topology.num_nodes
         if flat:
-            fw = payload_width + 2
+            fw = c.payload_width + 2
             members = {"in_valid": In(n), "in_ready": Out(n), "in_payload": In(n * fw),
                        "out_valid": Out(n), "out_ready": In(n), "out_payload": Out(n * fw)}
             members.update({name: Out(n * COUNTER_WIDTH) for name in COUNTERS})
         else:
-            members = {"local_in": In(local_signature(payload_width)).array(n),
-                       "local_out": Out(local_signature(payload_width)).array(n),
+            members = {"local_in": In(local_signature(c.payload_width)).array(n),
+                       "local_out": Out(local_signature(c.payload_width)).array(n),
                        "status": Out(STATUS_SIGNATURE).array(n)}
         # docs/router.md "Adaptive selection and run-time faults": fault inputs, discarded counters
         self.adaptive = self.routers[0].adaptive

@@ -7,7 +7,9 @@ A :class:`NetworkSpec` is a family and its parameters, written in one grammar::
     pdn:delta=4[,zero_free=1]             pdn:product=2,2          pdn:set=0,1,3,bipartite=1
     hin:level1=bh:3,level2=ccc:2[,nodes=64][,r=2][,routing=balanced|least_used]
 
-plus the router options any family takes: ``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``. A
+plus the router options any family takes (sim/router_config.py ``SPEC_KEYS``): ``depth=N``, ``payload=W``,
+``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``, ``faults=0|1``, ``arbitration=round_robin|fair``,
+``fifo_memory=0|1``, ``counters=on|off|dsp``, ``loopback=0|1``. A
 token without ``=`` continues the previous value (``set=0,1,3,9``). A bare family name takes the family's
 defaults; a preset name (:data:`PRESETS`) stands for its spec. ``cubenoc generate pdn --set 0,1,3,9`` and
 the other family flags are a shorthand for the same spec (:meth:`NetworkSpec.from_flags`).
@@ -21,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cubenoc.errors import CubenocError, require_int
+
+from .router_config import SPEC_KEYS, RouterConfig, field_value, spec_value
 
 #: largest node address, in bits, per use: the router's destination field is 16 bits wide (docs/router.md,
 #: "Flit"); the model runs up to 2^20 nodes (Q_20 / Q(20, 0) peak at ~3 GB; other families are bounded by
@@ -48,12 +52,10 @@ FAMILIES: dict[str, dict[str, tuple]] = {
             "routing": (("ecube", "balanced", "least_used"), "ecube",
                         "e-cube, Sec. IV-B candidates (fixed pick) or least-used selection at run time")},
 }
-#: router options every family takes
-ROUTER_KEYS: dict[str, tuple] = {
-    "queues": (("fifo", "voq"), "fifo", "one FIFO per input or per-output queues (docs/router.md)"),
-    "pipeline": ("bool", False, "the pipelined router, 2 cycles per hop"),
-    "broadcast": ("bool", False, "routers fork broadcasts (destination 0xFFFF)"),
-}
+#: router options every family takes: the fields of sim/router_config.py (``SPEC_KEYS``), defaults those of
+#: the generic router (a target's default applies where a command knows the target)
+ROUTER_KEYS: dict[str, tuple] = {key: (kind, spec_value(key, getattr(RouterConfig(), name)), text)
+                                 for key, (name, kind, text) in SPEC_KEYS.items()}
 #: older spellings still read: key -> canonical key
 ALIASES = {"replication": "r", "zero-free": "zero_free"}
 
@@ -70,8 +72,8 @@ PRESETS = {
 }
 
 GRAMMAR = ("FAMILY:key=value,... e.g. hypercube:n=6, enhanced:n=6,k=0, metacube:k=1,m=2, pdn:set=0,1,3,9, "
-           "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced; router options queues=voq, pipeline=1, "
-           "broadcast=1; presets " + ", ".join(PRESETS) + " (docs/networks.md)")
+           "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced; router options depth=2, queues=voq, pipeline=1, "
+           "broadcast=1, counters=off, loopback=0 ...; presets " + ", ".join(PRESETS) + " (docs/networks.md)")
 
 
 def _keys(family: str) -> dict[str, tuple]:
@@ -181,6 +183,19 @@ class NetworkSpec:
         if key not in keys:
             raise KeyError(key)
         return dict(self.params).get(key, keys[key][1])
+
+    def router_fields(self) -> dict:
+        """The router options this spec gives explicitly, as :class:`RouterConfig` fields."""
+        return {SPEC_KEYS[k][0]: field_value(k, v) for k, v in self.params if k in SPEC_KEYS}
+
+    def router_config(self, base: RouterConfig | None = None) -> RouterConfig:
+        """``base`` (default: the generic router; a command passes its target's default) with this spec's
+        router options over it."""
+        return (base or RouterConfig()).replace(**self.router_fields())
+
+    def without_router(self) -> "NetworkSpec":
+        """The network alone: this spec without its router options."""
+        return NetworkSpec(self.family, tuple((k, v) for k, v in self.params if k not in SPEC_KEYS))
 
     @property
     def queues(self) -> str:

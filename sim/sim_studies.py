@@ -32,6 +32,7 @@ import numpy as np
 from .analysis import enhanced_formulas as E
 from .analysis import hierarchical_formulas as H
 from .analysis import hierarchical_measure as HM
+from .router_config import RouterConfig
 from .simulator import SimConfig, build_network, simulate_point
 
 
@@ -90,7 +91,7 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
         loads = HM.routed_loads(routing_fn, n)
     kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
     kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
-    cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, depth=64,
+    cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, router=RouterConfig(fifo_depth=64),
                     length=f"exp:{mean_len:g}:64", traffic="alpha",
                     traffic_args={"alpha": alpha, "cluster_size": n})
     sim = simulate_point(spec, rate, cfg)

@@ -48,6 +48,7 @@ import numpy as np
 from cubenoc.errors import CubenocError, require_int
 
 from .catalog import FAMILIES, GRAMMAR as SPEC_HELP, NetworkSpec
+from .router_config import RouterConfig
 from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
 from .traffic import LengthDist, check_rate, make_pattern
 
@@ -63,28 +64,25 @@ def build_network(spec) -> tuple:
 
 
 @lru_cache(maxsize=8)
-def _model(spec: str, depth: int, arbitration: str = "round-robin"):
+def _model(spec: str, config: RouterConfig):
     from .model.network import NetworkModel
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
-    ns = NetworkSpec.parse(spec)
-    queues, pipeline = ns.queues, ns.pipeline
-    if queues != "fifo" or pipeline:            # per-output queues, pipelined (docs/router.md): the plain tables
-        return NetworkModel(topo, routing, depth=depth, queues=queues, pipeline=pipeline), label
+    if config.queues != "fifo" or config.pipeline:   # per-output queues, pipelined (docs/router.md): the plain tables
+        return NetworkModel(topo, routing, config), label
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
         from .model.ecube import ecube_model
-        return ecube_model(topo, routing, depth, arbitration), label
+        return ecube_model(topo, routing, config), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
-        model = symmetric_model(topo, routing, depth)
-        model.arbitration = arbitration
-        return model, label
-    return NetworkModel(topo, routing, depth=depth, arbitration=arbitration), label
+        return symmetric_model(topo, routing, config), label
+    return NetworkModel(topo, routing, config), label
 
 
-def model_for(spec: str, depth: int = 4, arbitration: str = "round-robin"):
-    """The (cached) :class:`NetworkModel` of a spec and its label."""
-    from .routing.fairness import check_arbitration
-    return _model(str(NetworkSpec.parse(spec)), require_int(depth, "depth", 1, 1 << 16), check_arbitration(arbitration))
+def model_for(spec: str, config: RouterConfig | None = None):
+    """The (cached) :class:`NetworkModel` of a spec and its label; the spec's router keys (``depth=2``,
+    ``queues=voq`` ...) over ``config``."""
+    ns = NetworkSpec.parse(spec)
+    return _model(str(ns), ns.router_config(config or RouterConfig()))
 
 
 # ---- one load point ------------------------------------------------------------------------------------
@@ -95,7 +93,6 @@ class SimConfig:
     drain: int = 5000
     chunk: int = 250
     seed: int = 1
-    depth: int = 4
     length: str = "1"
     traffic: str = "uniform"
     traffic_args: dict = field(default_factory=dict)   # g, alpha, cluster_size, hotspot, fraction
@@ -103,7 +100,7 @@ class SimConfig:
     min_backlog: float = 10.0      # ... and the growth rule needs at least this much
     growth: float = 0.02           # backlog growth (flits/node/cycle) as a fraction of the offered load
     per_source: bool = False       # per-source accepted throughput; a saturated point runs the whole window
-    arbitration: str = "round-robin"   # or "fair" (docs/router.md "Arbitration")
+    router: RouterConfig = field(default_factory=RouterConfig)   # FIFO depth, arbitration ... (docs/router.md)
 
     def check(self) -> "SimConfig":
         require_int(self.warmup, "warmup", 0)
@@ -111,8 +108,8 @@ class SimConfig:
         require_int(self.drain, "drain", 0)
         require_int(self.chunk, "chunk", 1)
         LengthDist.parse(self.length)
-        from .routing.fairness import check_arbitration
-        check_arbitration(self.arbitration)
+        if not isinstance(self.router, RouterConfig):
+            raise CubenocError(f"SimConfig.router must be a RouterConfig, got {self.router!r}")
         return self
 
 
@@ -168,7 +165,7 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
     from .traffic import BernoulliSource, Recorder, TraceSource
     cfg = (cfg or SimConfig()).check()
     lengths = LengthDist.parse(cfg.length)
-    model, label = model_for(spec, cfg.depth, cfg.arbitration)
+    model, label = model_for(spec, cfg.router)
     topo = model.topology
     N = topo.num_nodes
     W, M = cfg.warmup, cfg.measure
@@ -199,7 +196,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     deterministic = getattr(model.routing, "selection", None) is None   # the routes are known
     sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
     res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok",
-                      arbitration=cfg.arbitration)
+                      arbitration=model.arbitration)
     fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
     sent_at_w = None                            # per-link flit counters when the window opens
     full = None                                 # per_source: the first saturation message (run on)
@@ -332,11 +329,11 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     tasks and the points past a network's first saturated one are dropped."""
     cfg = (cfg or SimConfig()).check()
     for s in specs:
-        model_for(s, cfg.depth, cfg.arbitration)   # bad specs fail here, before any work is scheduled
+        model_for(s, cfg.router)   # bad specs fail here, before any work is scheduled
     loads = [None] if trace is not None else [check_rate(r) for r in loads]
     if trace is not None:                          # a malformed trace fails here, before any progress bar
         from .traffic import TraceSource
-        for n in sorted({model_for(s, cfg.depth, cfg.arbitration)[0].num_nodes for s in specs}):
+        for n in sorted({model_for(s, cfg.router)[0].num_nodes for s in specs}):
             TraceSource(trace, n)
     if record is not None and len(specs) * len(loads) != 1:
         raise CubenocError(f"--record writes the packets of one run: give one network and one --rate, "
@@ -353,7 +350,7 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate")
         for s in specs:
             for r in loads:
-                bar.set_postfix_str(f"{model_for(s, cfg.depth, cfg.arbitration)[1]} @ {r if r is not None else 'trace'}")
+                bar.set_postfix_str(f"{model_for(s, cfg.router)[1]} @ {r if r is not None else 'trace'}")
                 p = simulate_point(s, r, cfg, trace=trace, record=record, progress=progress)
                 results.append(p)
                 bar.update(1)

@@ -11,6 +11,8 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from .router_config import RouterConfig
+
 
 def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4) -> dict:
     """The loop of ``spec``'s model at ``rate``: network-cycles per second of wall and of CPU time, the best
@@ -18,7 +20,7 @@ def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4
     from .model.stimulus import bernoulli_traffic
     from .simulator import model_for
     t0 = time.perf_counter()
-    model, label = model_for(spec, depth)
+    model, label = model_for(spec, RouterConfig(fifo_depth=depth))
     build = time.perf_counter() - t0
     n = model.num_nodes
     best = best_cpu = 0.0
@@ -89,7 +91,7 @@ class LoopRun:
         from .model.tables import inject_array
         from .simulator import model_for
         from .traffic import generate, make_pattern
-        self.model, self.label = model_for(spec, depth)
+        self.model, self.label = model_for(spec, RouterConfig(fifo_depth=depth))
         self.rate, self.cycles = rate, cycles
         N = self.model.num_nodes
         rng = np.random.default_rng(seed)

@@ -30,6 +30,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from .model.network import NetworkModel
+from .router_config import RouterConfig
 from .model.tables import MAX_TABLE_ENTRIES, NetworkTables
 from .model.word import PORT_BITS, check_route_width, route_entry
 
@@ -76,7 +77,7 @@ class TranslatedInjectCache:
         pass
 
 
-def symmetric_model(topology, routing, depth: int = 4, samples: int = 8, seed: int = 0) -> NetworkModel:
+def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int = 0) -> NetworkModel:
     """A :class:`NetworkModel` whose tables hold one row per orbit (see the module docstring)."""
     sym = symmetry_of(topology, routing)
     if sym is None:
@@ -142,7 +143,8 @@ def symmetric_model(topology, routing, depth: int = 4, samples: int = 8, seed: i
     tables = NetworkTables(N, P, np.full(N, P, dtype=np.int32), link, route, R, allowed, vc, V,
                            route_row, route_xor)
     model = NetworkModel.__new__(NetworkModel)
-    model.topology, model.routing, model.depth, model.tables = topology, routing, int(depth), tables
+    model.topology, model.routing, model.tables = topology, routing, tables
+    model.config, model.broadcast = (config or RouterConfig()).check(routing), None
     model._inject_cache = TranslatedInjectCache(inj, N, sym)
     return model
 

@@ -22,6 +22,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from ..sim.model.stimulus import Stimulus
+from ..sim.router_config import RouterConfig
 from .stream_check import stream_check_sv
 
 # cocotb's runner passes --public-flat-rw (every internal signal public: ~3x the C++ and compile time);
@@ -103,56 +104,31 @@ class RtlTrace:
                         [int(x) for x in self.data.tolist()]))
 
 
-def build_network(topology, routing=None, payload_width: int = 32, depth: int = 4,
-                 waves: bool | None = None, faults: bool = False, broadcast=None, queues: str = "fifo",
-                 arbitration: str = "round-robin", pipeline: bool = False, fifo_memory: bool | str = False,
-                 counters: bool = True, loopback: bool = True) -> Design:
+def build_network(topology, routing=None, config: RouterConfig | None = None, waves: bool | None = None) -> Design:
+    """The Verilog of ``topology`` under ``routing`` (default: the family's) with ``config``'s routers, built
+    by Verilator in its own folder (named by the network and the config, rebuilt only when the text
+    changes)."""
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
     from ..rtl.tools import use_builtin_yosys, use_verilator
     from ..sim.model.network import default_routing
+    from ..sim.plan import NetworkPlan
 
     routing = routing if routing is not None else default_routing(topology)
+    plan = NetworkPlan(topology, routing, config)
+    c = plan.config
     waves = waves_requested() if waves is None else waves
     use_verilator()
     use_builtin_yosys()
     # the routing function is part of the design (one topology may run several): named unless e-cube
     from ..sim.routing.hypercube import EcubeRouting
     tag = "" if isinstance(routing, EcubeRouting) else f"_{routing.name}"
-    name = f"{topology.name}{tag}_w{payload_width}_d{depth}" + ("_faults" if faults else "") + ("_waves" if waves else "")
-    if broadcast is not None:
-        name += f"_bc_{broadcast.name}"
-    if queues != "fifo":
-        name += f"_{queues}"
-    if arbitration != "round-robin":
-        name += f"_{arbitration}"
-    if pipeline:
-        name += "_pipe"
-    if fifo_memory:
-        name += "_block" if fifo_memory == "block" else "_mem"
-    if not counters:
-        name += "_nc"
-    if not loopback:
-        name += "_nolb"
+    name = f"{topology.name}{tag}_w{c.payload_width}_d{c.fifo_depth}" + ("_faults" if c.faults else "") + \
+        ("_waves" if waves else "") + _config_tag(c, plan.broadcast)
     d = build_root() / name
     with _locked(build_root() / f".{name}.lock"), cheap_cxx():
-        kw = {"faults": True} if faults else {}
-        if broadcast is not None:
-            kw["broadcast"] = broadcast
-        if queues != "fifo":
-            kw["queues"] = queues
-        if arbitration != "round-robin":
-            kw["arbitration"] = arbitration
-        if pipeline:
-            kw["pipeline"] = True
-        if fifo_memory:          # the FIFOs' storage as Memory: True as ECP5 distributed RAM, "block" as iCE40 block RAM
-            kw["fifo_memory"] = fifo_memory
-        if not counters:         # the status outputs read 0
-            kw["counters"] = False
-        if not loopback:         # no local->local turn: a packet to its own node is dropped at its source
-            kw["loopback"] = False
-        g = write_network(topology, routing, d / "src", payload_width=payload_width, fifo_depth=depth, flat=True, **kw)
+        g = write_network(topology, routing, d / "src", c, flat=True)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")
         # only the top's ports are visible to cocotb (a "*" would also match the inlined routers' signals)
@@ -168,7 +144,18 @@ def build_network(topology, routing=None, payload_width: int = 32, depth: int = 
         args = BUILD_ARGS + [str(vlt)] + (["--trace", "--trace-structs"] if waves else [])
         runner.build(sources=[str(p) for p in g.verilog] + [str(check)], hdl_toplevel=g.top, build_dir=str(d / "sim"),
                      build_args=args, waves=waves, log_file=str(d / "build.log"))
-    return Design(topology, routing, payload_width, depth, g.top, d, waves, adaptive)
+    return Design(topology, routing, c.payload_width, c.fifo_depth, g.top, d, waves, adaptive)
+
+
+def _config_tag(c: RouterConfig, broadcast) -> str:
+    """The build folder's suffix for the options other than width, depth and faults (one folder per design)."""
+    tag = f"_bc_{broadcast.name}" if broadcast is not None else ""
+    tag += f"_{c.queues}" if c.queues != "fifo" else ""
+    tag += f"_{c.arbitration}" if c.arbitration != "round-robin" else ""
+    tag += "_pipe" if c.pipeline else ""
+    tag += {False: "", None: "_auto", True: "_mem", "block": "_block"}[c.fifo_memory]
+    tag += {True: "", False: "_nc", "dsp": "_dsp"}[c.counters]
+    return tag + ("" if c.loopback else "_nolb")
 
 
 def _save_stimulus(stim: Stimulus, path: Path) -> None:

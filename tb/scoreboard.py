@@ -25,7 +25,7 @@ def _fmt(entry) -> str:
     return f"(head={h} tail={t} data={d:#x})"
 
 
-def compare(model: ModelResult, rtl: RtlTrace, limit: int = 8, counters: bool = True) -> list[str]:
+def compare(model: ModelResult, rtl: RtlTrace, limit: int = 8, check_counters: bool = True) -> list[str]:
     stim = model.stimulus
     if model.cycles != rtl.cycles:
         return [f"model ran {model.cycles} cycles, the Verilog {rtl.cycles}: compare equal-length runs"]
@@ -57,12 +57,12 @@ def compare(model: ModelResult, rtl: RtlTrace, limit: int = 8, counters: bool = 
     for v in np.nonzero(acc_model != rtl.accepted)[0][:limit]:
         out.append(f"node {int(v)}: the source accepted {int(rtl.accepted[v])} flits in the Verilog, "
                    f"{int(acc_model[v])} in the model")
-    mc = model.counters & 0xFFFF if counters else np.zeros_like(rtl.counters)   # not built: they read 0
+    mc = model.counters & 0xFFFF if check_counters else np.zeros_like(rtl.counters)   # not built: they read 0
     for j, name in enumerate(COUNTER_NAMES):
         bad = np.nonzero(mc[:, j] != rtl.counters[:, j])[0]
         for v in bad[:limit]:
             out.append(f"node {int(v)}: counter {name} is {int(rtl.counters[v, j])} in the Verilog, " +
-                       (f"{int(mc[v, j])} in the model" if counters else "0 in a router built without counters"))
+                       (f"{int(mc[v, j])} in the model" if check_counters else "0 in a router built without counters"))
     if rtl.vcd is not None and out:
         out.append(f"waveform: {rtl.vcd}")
     return out[: limit + 2]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sim.model.network import NetworkModel
+from ..sim.router_config import RouterConfig
 from .runner import build_network, run_scenarios
 from .scoreboard import compare
 from .verify import Verdict
@@ -38,14 +39,16 @@ def accounting_problems(res) -> list[str]:
     return out
 
 
-def verify_adaptive(topology, routing, scenarios, depth: int = 4, payload_width: int = 32,
+def verify_adaptive(topology, routing, scenarios, config: RouterConfig | None = None,
                     margin: int = 16, max_cycles: int = 200_000) -> list[Verdict]:
-    model = NetworkModel(topology, routing, depth=depth)
+    """``config``: the routers' options (run-time faults always on: the fault inputs are driven)."""
+    config = (config or RouterConfig()).replace(faults=True)
+    model = NetworkModel(topology, routing, config)
     runs = []
     for name, stim, faults in scenarios:
         first = model.run(stim, max_cycles=max_cycles, faults=faults)
         runs.append((name, stim, faults, first.cycles + margin, first.drained))
-    design = build_network(topology, routing, payload_width=payload_width, depth=depth, faults=True)
+    design = build_network(topology, routing, config)
     traces = run_scenarios(design, [(name, stim, cycles, faults) for name, stim, faults, cycles, _ in runs])
     out = []
     for name, stim, faults, cycles, drained in runs:

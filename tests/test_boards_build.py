@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.boards.boards import BOARDS, check_fits, estimate, get_board
 from cubenoc.boards.toolchain import TOOLS, find_tool, toolchain_env
 from cubenoc.cli import main
@@ -101,7 +102,7 @@ def test_synth_router_counts_cells(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(2)
     routing = EcubeRouting(topo)
-    res = synth_router(Router(topo, routing, 0, payload_width=16), "up5k", tmp_path, pnr=False)
+    res = synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr=False)
     flit = link_flit_layout(routing, 16).size
     assert res.lut4 > 0 and res.fmax_mhz is None
     assert 3 * 4 * flit <= res.ff <= 3 * 4 * flit + 200
@@ -139,7 +140,7 @@ def test_area_goal_uses_fewer_luts_and_no_wide_lut_muxes(tmp_path):
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
     for target in ("up5k", "ecp5-25f"):
-        speed, area = (synth_router(Router(topo, routing, 0, payload_width=16), target, tmp_path / f"{target}-{goal}",
+        speed, area = (synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16)), target, tmp_path / f"{target}-{goal}",
                                     pnr=False, goal=goal) for goal in ("speed", "area"))
         assert area.lut4 < speed.lut4 and area.ff == speed.ff
         wide = ("PFUMX", "L6MUX21")
@@ -168,8 +169,8 @@ def test_build_passes_the_synthesis_goal_to_the_board_flow(tmp_path, monkeypatch
                              ("icebreaker", "area", "scratchpad -set abc9.D")):
         scripts.clear()
         with pytest.raises(Stop):
-            build_demo(get_board(name), topo, EcubeRouting(topo), payload_width=16, fifo_depth=2, build_dir=tmp_path,
-                       goal=goal)
+            build_demo(get_board(name), topo, EcubeRouting(topo), build_dir=tmp_path,
+                       goal=goal, config=RouterConfig(payload_width=16, fifo_depth=2))
         assert text in scripts["top.ys"]
         nextpnr = next(line for line in scripts["build_top.sh"].splitlines() if "--seed" in line)
         # boards/synth.py PNR_PLACE: the iCE40's clock enables stay on the fabric, as in synth-report
@@ -197,7 +198,7 @@ def test_icebreaker_demo_bitstream_end_to_end(tmp_path):
     board = get_board("icebreaker")
     topo, routing, payload, depth = network_for(board, argparse.Namespace(family=None, n=None, k=None,
                                                                           payload=None, depth=None))
-    rep = build_demo(board, topo, routing, payload_width=payload, fifo_depth=depth, build_dir=tmp_path)
+    rep = build_demo(board, topo, routing, build_dir=tmp_path, config=RouterConfig(payload_width=payload, fifo_depth=depth))
     _check_build(rep, board)
     assert rep.bitstream.suffix == ".bin" and rep.bitstream.stat().st_size == 104090   # a UP5K image
     report = json.loads((tmp_path / "icebreaker" / "top.report.json").read_text())
@@ -213,7 +214,7 @@ def test_ecp5_demo_bitstreams(tmp_path, name):
     from cubenoc.boards.flow import build_demo
     board = get_board(name)
     topo = Hypercube(2)
-    rep = build_demo(board, topo, EcubeRouting(topo), payload_width=16, fifo_depth=4, build_dir=tmp_path)
+    rep = build_demo(board, topo, EcubeRouting(topo), build_dir=tmp_path, config=RouterConfig(payload_width=16, fifo_depth=4))
     _check_build(rep, board)
     assert rep.bitstream.suffix == ".bit"
 
@@ -226,10 +227,10 @@ def test_fixed_route_bits_take_logic_out_of_the_router(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
-    plain = Router(topo, routing, 0, payload_width=16)
+    plain = Router(topo, routing, 0, config=RouterConfig(payload_width=16))
     plain.fixed_bits = {}
     fixed, none = (synth_router(r, "up5k", tmp_path / name, pnr=False)
-                   for name, r in (("fixed", Router(topo, routing, 0, payload_width=16)), ("none", plain)))
+                   for name, r in (("fixed", Router(topo, routing, 0, config=RouterConfig(payload_width=16))), ("none", plain)))
     assert fixed.lut4 < none.lut4 and fixed.ff < none.ff
 
 
@@ -241,7 +242,7 @@ def test_balanced_goal_sits_between_speed_and_area_on_the_ice40(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
-    speed, balanced, area = (synth_router(Router(topo, routing, 0, payload_width=16, counters=False), "up5k",
+    speed, balanced, area = (synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16, counters=False)), "up5k",
                                           tmp_path / goal, pnr=False, goal=goal) for goal in ("speed", "balanced", "area"))
     assert area.lut4 <= balanced.lut4 < speed.lut4
     assert area.ff == balanced.ff == speed.ff
@@ -253,6 +254,6 @@ def test_nextpnr_that_runs_past_its_limit_is_stopped_with_a_note(tmp_path):
     from cubenoc.boards.synth import synth_router
     from cubenoc.rtl.router import Router
     topo = Hypercube(2)
-    res = synth_router(Router(topo, EcubeRouting(topo), 0, payload_width=16), "up5k", tmp_path, pnr_timeout=0.05)
+    res = synth_router(Router(topo, EcubeRouting(topo), 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr_timeout=0.05)
     assert res.fmax_mhz is None and res.lut4 > 0
     assert res.note == "nextpnr did not finish in 0.05 s at seed 1 (stopped)"

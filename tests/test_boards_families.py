@@ -8,6 +8,7 @@ import argparse
 import pytest
 from amaranth.sim import Simulator
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.boards.boards import ICE40_FF_CELLS, estimate, router_estimate
 from cubenoc.boards.demo import TrafficSystem
 from cubenoc.build import network_for
@@ -72,14 +73,14 @@ def test_estimate_does_not_undershoot_yosys_on_a_vc_router(tmp_path):
     from cubenoc.rtl.router import Router
     topo, routing, _, _ = network_for(get_board("ulx3s-85f"), argparse.Namespace(family="metacube", n=None, k=1,
                                                                                  m=1, payload=16, depth=4))
-    res = synth_router(Router(topo, routing, 0, payload_width=16, fifo_depth=4), "up5k", tmp_path, pnr=False)
+    res = synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16, fifo_depth=4)), "up5k", tmp_path, pnr=False)
     lut, ff = router_estimate(topo, routing, 0, 16, 4, "ice40")
     cells, est_cells = res.lut4 + ICE40_FF_CELLS * res.ff, lut + ICE40_FF_CELLS * ff
     assert 0.9 * cells <= est_cells <= 1.6 * cells, (res.lut4, res.ff, lut, ff)
 
 
 def _traffic(topo, routing, cycles, drain):
-    dut = TrafficSystem(topo, routing, payload_width=16, fifo_depth=4, rate=96)
+    dut = TrafficSystem(topo, routing, rate=96, config=RouterConfig(payload_width=16, fifo_depth=4))
     res = {}
 
     async def bench(ctx):

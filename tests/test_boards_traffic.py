@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from amaranth.sim import Simulator
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.boards.demo import DemoTop, MeanTenths, TrafficSystem
 from cubenoc.boards.traffic_gen import (ERROR_KINDS, MIN_LENGTH, TrafficChecker, TrafficGenerator, check_salt,
                                     packet_words)
@@ -219,7 +220,7 @@ def test_q3_traffic_runs_without_errors():
     """8-node hypercube, every node sending to pseudo-random nodes for 2000 cycles, then draining:
     every packet sent arrives, checked, in order, with zero errors."""
     topo = Hypercube(3)
-    res = _system_totals(topo, 2000, 300, payload_width=16, rate=96)
+    res = _system_totals(topo, 2000, 300, config=RouterConfig(payload_width=16), rate=96)
     assert res["errors"] == 0 and res["error_kinds"] == 0
     assert res["sent"] > 8 * 2000 // 40                     # the generators really ran
     assert res["received"] == res["sent"] == res["lat_count"] == res["checked"] == res["ejected"]
@@ -230,8 +231,8 @@ def test_q3_traffic_runs_without_errors():
 def test_demo_top_uart_line_matches_the_counters():
     """A 2-node demo with a tiny clock: the UART line's numbers equal the system's snapshot."""
     topo = Hypercube(1)
-    top = DemoTop(topo, EcubeRouting(topo), clk_freq=40_000, baud=10_000, payload_width=16, rate=128,
-                  report_period=0.025)
+    top = DemoTop(topo, EcubeRouting(topo), clk_freq=40_000, baud=10_000, rate=128,
+                  report_period=0.025, config=RouterConfig(payload_width=16))
     bits, snap = [], {}
 
     async def bench(ctx):

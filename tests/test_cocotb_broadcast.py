@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.broadcast.fork import BROADCAST_DEST
 from cubenoc.sim.broadcast.hypercube import BinomialBroadcast, EnhancedBroadcast
 from cubenoc.sim.broadcast.metacube import MetacubeBroadcast
@@ -105,7 +106,7 @@ def test_broadcast_matches_model(name):
                                      p_broadcast=0.25)),
             ("burst", random_traffic(n, 6, 4, seed=n + 2, p_ready=0.8, ready_cycles=4000, p_broadcast=0.5)),
         ]
-    verdicts = verify_network(topo, scenarios, routing=routing, broadcast=alg)
+    verdicts = verify_network(topo, scenarios, routing=routing, config=RouterConfig(broadcast=alg))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, f"{topo!r} + {alg.name}:\n" + "\n".join(report)
     by = {v.name: v for v in verdicts}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import StimulusBuilder, random_ready
 from cubenoc.sim.routing.fairness import source_weights
@@ -36,12 +37,12 @@ def test_fair_network_matches_model(name):
     # random, burst, all_pairs (self included: on the metacube a packet to itself goes round other nodes
     # with route words no walk of the weights saw) and the all-to-one hotspot
     scenarios = network_scenarios(topo.num_nodes, seed=5)[:3] + [("hotspot", all_to_one(topo.num_nodes, 5, 6, 9))]
-    verdicts = verify_network(topo, scenarios, routing=routing, arbitration="fair")
+    verdicts = verify_network(topo, scenarios, routing=routing, config=RouterConfig(arbitration="fair"))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, f"{topo!r} fair:\n" + "\n".join(report)
     for v in verdicts:
         assert v.model.drained and v.rtl.cycle.size > 0
     # the weights changed the schedule (else this would only repeat the round-robin comparison)
     hot = next(v for v in verdicts if v.name == "hotspot")
-    rr = NetworkModel(topo, routing, arbitration="round-robin").run(hot.model.stimulus, cycles=hot.model.cycles)
+    rr = NetworkModel(topo, routing, config=RouterConfig(arbitration="round-robin")).run(hot.model.stimulus, cycles=hot.model.cycles)
     assert rr.trace_tuples() != hot.model.trace_tuples()

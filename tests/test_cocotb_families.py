@@ -119,20 +119,22 @@ def test_pdn_router_is_one_module():
     (["hin", "--level1", "bh:3", "--level2", "ccc:2"], 3),
     (["hin", "--level1", "bh:3", "--level2", "br:4"], 2),
 ])
-def test_generate_refuses_vc_families_clearly(argv, needs, tmp_path):
-    from cubenoc.generate import add_arguments, check_buildable, network_spec
+def test_generate_builds_vc_families_and_refuses_one_vc_options(argv, needs, tmp_path, capsys):
+    """The VC families get routers with the VCs their routing needs for deadlock freedom; an option built
+    for one VC only (the pipelined router) is refused by ``generate`` in one line naming the VCs."""
+    from cubenoc.generate import add_arguments, network_spec
+    from cubenoc.cli import main
     import argparse
-    from cubenoc.rtl.router import Router
+    from cubenoc.rtl.network_top import Network
     p = argparse.ArgumentParser()
     add_arguments(p)
-    args = p.parse_args(argv + ["-o", str(tmp_path)])
-    topo, routing = network_spec(args).build()
+    topo, routing = network_spec(p.parse_args(argv + ["-o", str(tmp_path)])).build()
     assert routing.num_vcs == needs
-    try:                                    # the router core decides, not a list in generate.py
-        Router(topo, routing, 0)._MustUse__silence = True
-    except CubenocError:
-        with pytest.raises(CubenocError, match=f"needs {needs} virtual channels") as exc:
-            check_buildable(topo, routing)
-        assert "\n" not in str(exc.value)
-    else:                                   # the VC router has landed: generate must just work
-        check_buildable(topo, routing)
+    net = Network(topo, routing)
+    for r in net.routers:
+        r._MustUse__silence = True
+    assert {r.num_vcs for r in net.routers} == {needs}
+    assert all(r.flit_layout["vc"].width == (needs - 1).bit_length() for r in net.routers)   # the VC seam
+    assert main(["generate", *argv, "--pipeline", "-o", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"has {needs} VCs" in err

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.tb.scenarios import network_scenarios
 from cubenoc.tb.verify import verify_network
@@ -48,7 +49,7 @@ def test_network_with_fifos_in_memory_matches_model(depth, memory):
     rtl/router/fifo.py ``late``; ``"block"``: the ring read at the clock edge, as iCE40 block RAM): the same
     cycle-exact trace as the model in every scenario."""
     topo = Hypercube(3)
-    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=depth), depth=depth, fifo_memory=memory)
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=depth), config=RouterConfig(fifo_depth=depth, fifo_memory=memory))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)
     assert all(v.rtl.cycle.size > 0 for v in verdicts)
@@ -59,7 +60,7 @@ def test_network_without_counters_with_fifos_in_memory_matches_model():
     ``fifo_memory=True``): the same cycle-exact trace as the model in every scenario, and every status
     output reads 0 (the scoreboard compares them with zeros, not with the model's counts)."""
     topo = Hypercube(3)
-    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=5), fifo_memory=True, counters=False)
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=5), config=RouterConfig(fifo_memory=True, counters=False))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)
     assert all(v.rtl.cycle.size > 0 for v in verdicts)
@@ -76,8 +77,8 @@ def test_network_without_loopback_matches_model(spec, options):
     are dropped at their source in each."""
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse(spec).build("rtl")
-    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), routing=routing, loopback=False,
-                              **options)
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=3), routing=routing,
+                              config=RouterConfig(loopback=False, **options))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)
     by = {v.name: v for v in verdicts}
@@ -102,6 +103,6 @@ def test_scoreboard_catches_a_wrong_model_on_real_verilog():
     cycles = NetworkModel(topo).run(stim).cycles + 8
     rtl = run_scenarios(build_network(topo), [("burst", stim, cycles)])["burst"]
     assert compare(NetworkModel(topo).run(stim, cycles=cycles), rtl) == []
-    out = compare(NetworkModel(topo, depth=2).run(stim, cycles=cycles), rtl)
+    out = compare(NetworkModel(topo, config=RouterConfig(fifo_depth=2)).run(stim, cycles=cycles), rtl)
     assert out and out[0].startswith("first divergence at cycle ")
     assert " seq " in out[0] and "packet " in out[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
 from cubenoc.sim.routing.hypercube import EcubeRouting
@@ -44,7 +45,7 @@ def test_voq_network_matches_model(name):
     # saturating: back to back, 1..6-flit packets, ejection ready 70 %
     sat_stim = random_traffic(topo.num_nodes, 60, 6, 99, mean_gap=0, p_ready=0.7, ready_cycles=20_000)
     scenarios.append(("saturation", sat_stim))
-    verdicts = verify_network(topo, scenarios, routing=routing, queues="voq")
+    verdicts = verify_network(topo, scenarios, routing=routing, config=RouterConfig(queues="voq"))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)
     by = {v.name: v for v in verdicts}

@@ -6,6 +6,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "router.md"
@@ -28,7 +29,7 @@ def test_packet_order_kept_by_fixed_routes_not_by_run_time_selection():
     share = ns["overtaken_share"]
     pdn, q3 = PerfectDifferenceNetwork((0, 1, 3)), Hypercube(3)
     for model in (NetworkModel(pdn, ObliviousPDNRouting(pdn)), NetworkModel(pdn, AdaptivePDNRouting(pdn)),
-                  NetworkModel(q3, EcubeRouting(q3), queues="voq")):
+                  NetworkModel(q3, EcubeRouting(q3), config=RouterConfig(queues="voq"))):
         assert share(model, 1.0, 1, cycles=4000) == 0.0
         assert share(model, 1.0, 4, cycles=4000, p_ready=0.5) == 0.0
     run_time = NetworkModel(pdn, AdaptivePDNRouting(pdn, selection="availability"))

@@ -14,6 +14,7 @@ from amaranth import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.errors import CubenocError
 from cubenoc.boards.synth import TargetPlatform
 from cubenoc.rtl.gates import count_after
@@ -78,12 +79,12 @@ def test_router_with_dsp_counters(pipeline):
     from cubenoc.rtl.router import Router
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse("hypercube:n=4").build("rtl")
-    r = Router(topo, routing, 0, counters="dsp", pipeline=pipeline)
+    r = Router(topo, routing, 0, config=RouterConfig(counters="dsp", pipeline=pipeline))
     assert _rtlil(r, "router", "up5k").count("cell \\SB_MAC16 ") == 3
     for target in ("ecp5-25f", None):
-        r = Router(topo, routing, 0, counters="dsp", pipeline=pipeline)
+        r = Router(topo, routing, 0, config=RouterConfig(counters="dsp", pipeline=pipeline))
         assert "SB_MAC16" not in _rtlil(r, "router", target)
-    other = Router(topo, routing, 0, pipeline=pipeline)
+    other = Router(topo, routing, 0, config=RouterConfig(pipeline=pipeline))
     r._MustUse__silence = other._MustUse__silence = True
     assert r.shape_key != other.shape_key
 
@@ -94,7 +95,7 @@ def test_bad_counters_option_is_a_clear_error():
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
     with pytest.raises(CubenocError, match="counters must be True, False or 'dsp'") as refused:
-        Router(topo, routing, 0, counters="dps")
+        Router(topo, routing, 0, config=RouterConfig(counters="dps"))
     del refused
     gc.collect()                            # the refused router's warning here, where it is filtered
 

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError
 from cubenoc.sim import simulator as S
@@ -48,7 +49,7 @@ def test_fair_arbiter_meets_the_hotspot_bar(spec, rr_at_least):
     out = {}
     for arb in ("round-robin", "fair"):
         for length in ("1", "4"):
-            p = S.simulate_point(spec, 1.0, S.SimConfig(**HOT, arbitration=arb, length=length))
+            p = S.simulate_point(spec, 1.0, S.SimConfig(**HOT, length=length, router=RouterConfig(arbitration=arb)))
             assert p.saturated and p.source_accepted_max > 0
             sent = [x for x in p.source_accepted if x is not None]
             assert len(sent) == len(p.source_accepted) - 1          # every node but the hotspot sent
@@ -73,7 +74,7 @@ def test_cli_hotspot_reports_per_source_figures(capsys):
 
 def test_fair_arbitration_refused_where_not_built(capsys, tmp_path):
     with pytest.raises(CubenocError, match="arbitration must be one of"):
-        S.SimConfig(arbitration="age").check()
+        S.SimConfig(router=RouterConfig(arbitration="age")).check()
     assert main(["simulate", "pdn", "--routing", "availability", "--arbitration", "fair", "--rate", "0.1",
                  "--measure", "100", "--quiet"]) == 2
     assert "fair is built for unicast routers" in capsys.readouterr().err
@@ -87,6 +88,5 @@ def test_round_robin_unchanged_by_the_weights_machinery():
     """Weights of 1 everywhere are round robin: a fair run on a network where every weight is 1 (a ring
     of two nodes: one source per lane) equals the round-robin run flit for flit."""
     a = S.simulate_point("hypercube:n=1", 0.5, S.SimConfig(warmup=100, measure=500, length="2"))
-    b = S.simulate_point("hypercube:n=1", 0.5, S.SimConfig(warmup=100, measure=500, length="2",
-                                                           arbitration="fair"))
+    b = S.simulate_point("hypercube:n=1", 0.5, S.SimConfig(warmup=100, measure=500, length="2", router=RouterConfig(arbitration="fair")))
     assert a.latency_mean == b.latency_mean and a.accepted == b.accepted and np.isfinite(a.latency_mean)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.rtl.formal.arbiter import ArbiterHarness
 from cubenoc.rtl.formal.runner import prove
 
@@ -101,12 +102,12 @@ def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
     alg = broadcast_algorithm_for(t)
     sets = output_sets(r, alg, 0)
     assert sets[2][1] == {0: 0b011}          # from the local port: both dimensions, not back to itself
-    ok = prove(RouterHarness(t, r, 0, groups=("conservation",), broadcast=alg), "bc", tmp_path, depth=6, mode="bmc")
+    ok = prove(RouterHarness(t, r, 0, groups=("conservation",), config=RouterConfig(fifo_depth=2, broadcast=alg)), "bc", tmp_path, depth=6, mode="bmc")
     assert ok.passed, (ok.failed, ok.log[-1500:])
-    bad = prove(RouterHarness(t, r, 0, groups=("conservation",), broadcast=alg, seeded_bug="fork loses a branch"),
+    bad = prove(RouterHarness(t, r, 0, groups=("conservation",), seeded_bug="fork loses a branch", config=RouterConfig(fifo_depth=2, broadcast=alg)),
                 "bc_bug", tmp_path, depth=6, mode="bmc")
     assert not bad.passed and bad.failed == ["every copy before the next flit"], bad.failed
-    counters = prove(RouterHarness(t, r, 0, groups=("counters",), broadcast=alg, local_free=True), "bc_counters",
+    counters = prove(RouterHarness(t, r, 0, groups=("counters",), local_free=True, config=RouterConfig(fifo_depth=2, broadcast=alg)), "bc_counters",
                      tmp_path, depth=6, mode="bmc")    # destination 0xFFFF is injected, not dropped
     assert counters.passed, counters.failed
 
@@ -118,7 +119,7 @@ def test_broadcast_router_with_depth_1_fifos_holds_its_offer(tmp_path):
     from cubenoc.rtl.formal.router import RouterHarness
     from cubenoc.sim.broadcast.fork import broadcast_algorithm_for
     t, r = _q2()
-    res = prove(RouterHarness(t, r, 0, depth=1, groups=("stream",), broadcast=broadcast_algorithm_for(t)), "bc_d1",
+    res = prove(RouterHarness(t, r, 0, groups=("stream",), config=RouterConfig(fifo_depth=1, broadcast=broadcast_algorithm_for(t))), "bc_d1",
                 tmp_path, depth=8, mode="bmc")
     assert res.passed, res.failed
 

@@ -9,12 +9,14 @@ import gc
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.errors import CubenocError
 from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
-from cubenoc.sim.routing.turns import allowed_matrix, check_loopback
+from cubenoc.sim.plan import NetworkPlan
+from cubenoc.sim.routing.turns import allowed_matrix
 
 DROPPED = 2
 
@@ -37,8 +39,8 @@ def test_model_drops_packets_to_their_own_node(spec, pipeline):
     stim = random_traffic(topo.num_nodes, 12, 3, seed=7, mean_gap=2)
     mine = self_packets(stim)
     assert mine.sum() > 0
-    on = NetworkModel(topo, routing, pipeline=pipeline).run(stim)
-    off = NetworkModel(topo, routing, pipeline=pipeline, loopback=False).run(stim)
+    on = NetworkModel(topo, routing, config=RouterConfig(pipeline=pipeline)).run(stim)
+    off = NetworkModel(topo, routing, config=RouterConfig(pipeline=pipeline, loopback=False)).run(stim)
     assert delivery_problems(on) == [] and delivery_problems(off) == []
     assert np.array_equal(off.counters[:, DROPPED] - on.counters[:, DROPPED], mine)
     home = stim.pkt_dst == stim.pkt_src
@@ -54,14 +56,14 @@ def test_every_family_builds_a_router_without_loopback(spec):
     from cubenoc.rtl.router import Router
     topo, routing = NetworkSpec.parse(spec).build("rtl")
     for loopback in (True, False):
-        r = Router(topo, routing, 0, fifo_depth=2, loopback=loopback)
+        r = Router(topo, routing, 0, config=RouterConfig(fifo_depth=2, loopback=loopback))
         assert r.allowed[r.local][r.local] == loopback
         assert "module" in rtlil.convert(r, name="router")
 
 
 def test_allowed_turns_without_loopback():
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
-    on, off = allowed_matrix(routing, 5), allowed_matrix(routing, 5, loopback=False)
+    on, off = allowed_matrix(routing, 5), NetworkPlan(topo, routing, RouterConfig(loopback=False)).allowed_matrix(5)
     local = len(on) - 1
     assert on[local][local] and not off[local][local]
     off[local][local] = True
@@ -74,12 +76,12 @@ def test_loopback_option_errors():
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
     for kw in ({"queues": "voq"}, {"faults": True}):
         with pytest.raises(CubenocError, match="--no-loopback is built for unicast oblivious routing") as refused:
-            Router(topo, routing, 0, loopback=False, **kw)
+            Router(topo, routing, 0, config=RouterConfig(loopback=False, **kw))
         del refused
     with pytest.raises(CubenocError, match="loopback must be True or False"):
-        check_loopback("no")
+        RouterConfig(loopback="no")
     with pytest.raises(CubenocError, match="--no-loopback is built for"):
-        NetworkModel(topo, loopback=False, queues="voq")
+        NetworkModel(topo, config=RouterConfig(loopback=False, queues="voq"))
     gc.collect()                            # the refused routers' warnings here, where they are filtered
 
 
@@ -114,6 +116,6 @@ def test_router_without_loopback_is_smaller(tmp_path):
     from cubenoc.boards.synth import synth_router
     from cubenoc.rtl.router import Router
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
-    luts = {loopback: synth_router(Router(topo, routing, 0, fifo_depth=2, counters=False, loopback=loopback), "up5k",
+    luts = {loopback: synth_router(Router(topo, routing, 0, config=RouterConfig(fifo_depth=2, counters=False, loopback=loopback)), "up5k",
                                    tmp_path / str(loopback), pnr=False).lut4 for loopback in (True, False)}
     assert luts[False] < luts[True] - 10, luts        # 466 -> 447 when written

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.errors import CubenocError
 from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
@@ -83,12 +84,12 @@ def test_fifo_depth_and_ready_rule(depth):
     b.packet(0, 1, 20, release=0)
     ready = np.ones((200, 8), dtype=np.uint8)
     ready[:, 1] = 0
-    res = NetworkModel(Hypercube(3), depth=depth).run(b.build(ready), cycles=100)
+    res = NetworkModel(Hypercube(3), config=RouterConfig(fifo_depth=depth)).run(b.build(ready), cycles=100)
     assert (res.accept_cycle >= 0).sum() == 2 * depth
     assert res.tr_flit.size == 0
     # then ready again: everything drains
     ready[150:, 1] = 1
-    res = NetworkModel(Hypercube(3), depth=depth).run(b.build(ready))
+    res = NetworkModel(Hypercube(3), config=RouterConfig(fifo_depth=depth)).run(b.build(ready))
     assert res.drained and res.delivered.size == 1 and res.eject_cycle.min() == 150
 
 
@@ -145,7 +146,7 @@ def test_self_addressed_packet_ejects_at_its_own_router(make, topo):
 def test_saturating_bursts_drain_deadlock_free(topo):
     n = topo.num_nodes
     stim = random_traffic(n, 60, 8, seed=7, mean_gap=0, p_ready=0.7, ready_cycles=3000)
-    res = NetworkModel(topo, depth=2).run(stim, max_cycles=200_000)
+    res = NetworkModel(topo, config=RouterConfig(fifo_depth=2)).run(stim, max_cycles=200_000)
     assert res.drained, f"{res.stimulus.num_packets} packets not drained in {res.cycles} cycles"
     assert delivery_problems(res) == []
 
@@ -180,7 +181,7 @@ def test_bernoulli_offered_load():
 
 def test_bad_parameters():
     with pytest.raises(CubenocError, match="depth"):
-        NetworkModel(Hypercube(3), depth=0)
+        NetworkModel(Hypercube(3), config=RouterConfig(fifo_depth=0))
     with pytest.raises(CubenocError, match="eject_ready"):
         StimulusBuilder(8).build(np.ones((3, 5)))
     with pytest.raises(CubenocError, match="rate"):

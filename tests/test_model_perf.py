@@ -1,6 +1,7 @@
 """The benchmark measurements on the model (figures themselves come from `cubenoc bench`, not tests)."""
 from __future__ import annotations
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.cli import main
 from cubenoc.sim.model import perf
 from cubenoc.sim.model.network import NetworkModel
@@ -33,7 +34,7 @@ def test_bench_write_section(tmp_path, capsys):
 
 
 def VoqModel(topo, depth=4):
-    return NetworkModel(topo, depth=depth, queues="voq")
+    return NetworkModel(topo, config=RouterConfig(fifo_depth=depth, queues="voq"))
 
 
 def test_voq_keeps_one_cycle_per_hop_and_beats_head_of_line_blocking():

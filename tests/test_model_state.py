@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.model.stimulus import bernoulli_traffic
 from cubenoc.sim.simulator import model_for
 
 
 def test_kernel_state_is_narrow_and_equal_to_the_tables():
-    model, _ = model_for("enhanced:n=6,k=0", 4, "round-robin")
+    model, _ = model_for("enhanced:n=6,k=0")
     tb = model.tables
     sim = model.start(bernoulli_traffic(tb.num_nodes, 0.3, 1, 50, 1))
     tab, arb = sim.tab, sim.arb
@@ -36,14 +37,14 @@ def test_small_networks_share_one_state_layout_and_one_compiled_loop():
     before = len(kernel.run_unicast.signatures)
     layouts = []
     for spec in ("hypercube:n=3", "enhanced:n=5,k=0", "pdn:set=0,1,3,9", "hypercube:n=4"):
-        model, _ = model_for(spec, 4, "round-robin")
+        model, _ = model_for(spec)
         sim = model.start(bernoulli_traffic(model.tables.num_nodes, 0.3, 1, 30, 2))
         sim.advance(40)
         layouts.append(_dtypes(sim))
     assert all(lay == layouts[0] for lay in layouts)
     assert len(kernel.run_unicast.signatures) - before <= 1
     # the fair arbiter's weights fit that layout's used / cur_w (used < weight, cur_w <= weight)
-    model, _ = model_for("metacube:k=1,m=1", 4, "fair")
+    model, _ = model_for("metacube:k=1,m=1", RouterConfig(arbitration="fair"))
     sim = model.start(bernoulli_traffic(model.tables.num_nodes, 0.3, 1, 30, 2))
     wmax = int(sim.arb.wt.max())
     assert wmax > 1 and all(np.iinfo(a.dtype).max >= wmax for a in (sim.arb.used, sim.arb.cur_w))
@@ -57,7 +58,7 @@ def test_allowed_rows_give_back_every_allowed_turn():
     hierarchical network's gateway nodes have rows of their own."""
     for spec in ("hypercube:n=4", "enhanced:n=5,k=1", "hypercube:n=12", "metacube:k=1,m=2", "pdn:set=0,1,3",
                  "hin-bh3-ccc2"):
-        model, _ = model_for(spec, 4, "round-robin")
+        model, _ = model_for(spec)
         tb = model.tables
         N, P = tb.num_nodes, tb.max_ports
         arow, rows = tb.allowed_rows()

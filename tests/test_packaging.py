@@ -30,10 +30,18 @@ def test_every_package_folder_is_listed_in_pyproject():
                 assert name in listed, f"{name} ({init.parent}) missing from pyproject packages"
 
 
-def test_no_top_level_sim_or_rtl_module():
-    import cubenoc.sim
-    assert cubenoc.sim.__name__ == "cubenoc.sim"
-    assert "sim" not in sys.modules or not hasattr(sys.modules["sim"], "topology")
+def test_no_top_level_sim_or_rtl_module(tmp_path):
+    """From a folder outside the checkout, the project's folders import only as ``cubenoc.*``: no top-level
+    ``sim``, ``rtl``, ``tb`` or ``boards`` is importable, and ``cubenoc.sim`` is the project's sim/."""
+    code = ("import importlib.util, json, cubenoc.sim; "
+            "print(json.dumps({'top': [n for n in ('sim', 'rtl', 'tb', 'boards') if importlib.util.find_spec(n)], "
+            "'sim': cubenoc.sim.__file__}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    import json
+    found = json.loads(out.stdout)
+    assert found["top"] == []
+    assert Path(found["sim"]).resolve() == (Path(__file__).resolve().parents[1] / "sim" / "__init__.py")
 
 
 def test_console_script_runs():

@@ -20,6 +20,7 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.rtl.formal.router import arrivals
 from cubenoc.rtl.router import Router
 from cubenoc.rtl.router.arbiter import RoundRobinArbiter
@@ -122,7 +123,7 @@ def test_arbiter_corners():
 
 # ---- output unit ------------------------------------------------------------------------------------------
 def _router(topo, routing, node=0, **kw):
-    r = Router(topo, routing, node, **kw)
+    r = Router(topo, routing, node, RouterConfig(**kw))
     r._MustUse__silence = True              # only its parameters are used: the units are built on their own
     return r
 

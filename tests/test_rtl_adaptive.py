@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from amaranth.sim import Simulator
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.rtl.network_top import Network
 from cubenoc.rtl.route.candidates import CandidateUnit, PDNCandidateUnit, candidate_unit
 from cubenoc.rtl.router import Router
@@ -95,7 +96,7 @@ def test_fault_ports_only_on_adaptive_routers():
     assert len(ad.link_fault) == t.num_ports(0)
     # the oblivious router with fault inputs only
     from cubenoc.sim.routing.pdn import ObliviousPDNRouting
-    ob = Router(t, ObliviousPDNRouting(t), 0, faults=True)
+    ob = Router(t, ObliviousPDNRouting(t), 0, config=RouterConfig(faults=True))
     again = Router(t, AdaptivePDNRouting(t), 0)
     assert ob.adaptive and plain.shape_key == again.shape_key
     # one router module for every node of the fault-free PDN, also when adaptive

@@ -6,6 +6,7 @@ at the FIFO head (and, if it wins, on the output) in cycle t+1.
 import pytest
 from amaranth.sim import Simulator
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.rtl.router import Router
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.turns import allowed_matrix, fixed_route_bits
@@ -91,7 +92,7 @@ def test_lock_held_under_backpressure_and_route_update():
 def test_source_interface_drop_and_malformed(counters):
     """The same traffic with and without the status counters (``counters=False``: same flits, counters 0)."""
     topo = EnhancedHypercube(3, 0)
-    router = Router(topo, EcubeRouting(topo), 0, counters=counters)
+    router = Router(topo, EcubeRouting(topo), 0, config=RouterConfig(counters=counters))
     L = router.local
     flits = [
         {"head": 0, "tail": 1, "data": 0x111},           # tail outside a packet: malformed, discarded

@@ -3,6 +3,7 @@ trace-driven traffic and the Dask sweep."""
 import numpy as np
 import pytest
 
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim import simulator as S
 from cubenoc.sim import traffic as T
 from cubenoc.sim.model.ecube import ecube_model
@@ -16,7 +17,7 @@ from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 def _upfront(spec, rate, cfg):
     """The reference: every packet generated up front (generate), the model run on the whole stimulus,
     the figures computed from the per-flit cycles (what simulate_point did before issue 17)."""
-    model, _ = S.model_for(spec, cfg.depth)
+    model, _ = S.model_for(spec, cfg.router)
     N, W, M = model.num_nodes, cfg.warmup, cfg.measure
     stim = T.generate(N, T.make_pattern(cfg.traffic, model.topology), rate, T.LengthDist.parse(cfg.length),
                       W + M + cfg.drain, cfg.seed)
@@ -49,7 +50,7 @@ def test_streamed_run_equals_upfront_run(spec, length, span, rate, depth):
     in-flight flits every ``span`` cycles (each FIFO's head register and the words behind it), is cycle for
     cycle the up-front run, so the figures are equal (the mean latency up to float summation order); FIFO
     depths 4, 2 and 1 (no words behind the head)."""
-    cfg = S.SimConfig(warmup=300, measure=2000, drain=3000, length=length, depth=depth)
+    cfg = S.SimConfig(warmup=300, measure=2000, drain=3000, length=length, router=RouterConfig(fifo_depth=depth))
     p = S.simulate_point(spec, rate, cfg, span=span)
     r = _upfront(spec, rate, cfg)
     assert not p.saturated and p.packets == r["packets"] > 1000

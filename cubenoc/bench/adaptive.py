@@ -54,6 +54,7 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
     from ..sim.topology.pdn import PerfectDifferenceNetwork
     from ..rtl.area import count, synthesize
     from ..rtl.router import Router
+    from ..sim.router_config import RouterConfig
     from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
@@ -61,7 +62,7 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
     cases = [(pdn, 0, c) for c in pdn_routings(pdn)] + [(hin, 3, c) for c in hin_routings(hin)]
     jobs_in = []
     for topo, node, (label, routing, faults) in cases:
-        r = Router(topo, routing, node, payload_width=payload_width, fifo_depth=fifo_depth, faults=faults)
+        r = Router(topo, routing, node, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults))
         jobs_in.append((topo, node, label, routing, r.num_ports, verilog.convert(r, name="router")))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         outs = list(pool.map(lambda j: synthesize(j[5], "ice40")[0], jobs_in))

@@ -37,9 +37,10 @@ def cases():
 def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str, int]:
     from amaranth.back import verilog
     from ..rtl.router import Router
+    from ..sim.router_config import RouterConfig
     use_builtin_yosys()
-    extra = {} if alg is None else {"broadcast": alg}
-    r = Router(topo, routing, 0, payload_width=payload_width, fifo_depth=fifo_depth, **extra)
+    r = Router(topo, routing, 0, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
+                                              broadcast=False if alg is None else alg))
     return verilog.convert(r, name="router"), r.num_ports
 
 

@@ -15,6 +15,7 @@ NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
     from amaranth.back import verilog
     from ..rtl.router import Router
+    from ..sim.router_config import RouterConfig
     from ..sim.catalog import NetworkSpec
     use_builtin_yosys()
     out = []
@@ -22,7 +23,8 @@ def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
         topo, routing = NetworkSpec.parse(spec).build()
         label = NetworkSpec.parse(spec).label(topo)
         for arb in ("round-robin", "fair"):
-            r = Router(topo, routing, 0, payload_width=payload_width, fifo_depth=fifo_depth, arbitration=arb)
+            r = Router(topo, routing, 0, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
+                                                      arbitration=arb))
             text = verilog.convert(r, name="router")
             row = {"network": label, "arbitration": arb, "ports": r.num_ports}
             for target in ("ice40", "ecp5"):

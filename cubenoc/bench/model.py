@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CubenocError
+from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
 
 
@@ -55,7 +56,7 @@ def latency_rows(nets, packet_len: int = 4, depth: int = 4) -> list[dict]:
     from ..sim.model.perf import zero_load_latency
     out = []
     for topo, routing in nets:
-        z = zero_load_latency(NetworkModel(topo, routing, depth=depth), packet_len)
+        z = zero_load_latency(NetworkModel(topo, routing, RouterConfig(fifo_depth=depth)), packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
                         "tail_latency": float(b), "packet_len": packet_len, "per_hop": z.per_hop,
@@ -119,7 +120,7 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput
-    model = NetworkModel(topo, routing, depth=depth)
+    model = NetworkModel(topo, routing, RouterConfig(fifo_depth=depth))
     out = []
     for L in packet_lens:
         pts = saturation_sweep(model, L, loads, window=window)

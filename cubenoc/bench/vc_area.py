@@ -15,6 +15,7 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, router_verilog, synthesize
+from ..sim.router_config import RouterConfig
 from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
@@ -34,7 +35,7 @@ def cases():
 def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2, limit=None) -> list[dict]:
     jobs_in = []
     for topo, routing in cases()[:limit]:
-        text, ports = router_verilog(topo, routing, payload_width, fifo_depth)
+        text, ports = router_verilog(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth))
         for t in targets:
             jobs_in.append((topo, routing, ports, t, text))
     with ThreadPoolExecutor(max_workers=jobs) as pool:

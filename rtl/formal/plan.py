@@ -13,6 +13,8 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError
 
+from ...sim.router_config import RouterConfig
+
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes)
 MAX_PORTS, MAX_VCS = 7, 2
 GROUP_TITLES = {"stream": "1 stream rules", "conservation": "2 conservation", "wormhole": "3 wormhole exclusivity",
@@ -93,8 +95,9 @@ def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int 
             res = prove(ArbiterHarness(positions, size), f"{tag}_n{node}_arbiter{k}", work, depth=len(positions) + 2)
             done(_outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction"))
         for group in GROUPS:
-            harness = RouterHarness(topology, routing, node, depth=fifo_depth, groups=(group,),
-                                    local_free=group == "counters", broadcast=broadcast)
+            config = RouterConfig(fifo_depth=fifo_depth, broadcast=broadcast if broadcast is not None else False)
+            harness = RouterHarness(topology, routing, node, config, groups=(group,),
+                                    local_free=group == "counters")
             res = prove(harness, f"{tag}_n{node}_{group}", work, depth=depth, mode="bmc")
             title = GROUP_TITLES[group] + (" (fork sets)" if broadcast is not None and group == "conservation" else "")
             done(_outcome(label, shape, title, res, f"BMC depth {depth}, FIFO depth {fifo_depth}"))

@@ -35,6 +35,7 @@ from amaranth.hdl import Assume
 from cubenoc.errors import CubenocError
 
 from ...sim.broadcast.fork import BROADCAST_DEST, ForkEntry, fork_entry
+from ...sim.router_config import RouterConfig
 from ..flit import DEST_WIDTH
 from ..router import router as router_module
 from ..route.fork import ForkUnit
@@ -154,8 +155,9 @@ def seeded(bug: str | None):
 
 
 class RouterHarness(Elaboratable):
-    def __init__(self, topology, routing, node: int, *, depth: int = 2, groups=GROUPS, local_free: bool = False,
-                 seeded_bug: str | None = None, broadcast=None):
+    def __init__(self, topology, routing, node: int, config: RouterConfig | None = None, *, groups=GROUPS,
+                 local_free: bool = False, seeded_bug: str | None = None):
+        """``config``: the router's options (default: FIFO depth 2); the harness sets the payload width."""
         if getattr(routing, "selection", None) is not None:
             raise CubenocError("formal proofs cover oblivious routers (no run-time selection) so far")
         self.groups = tuple(groups)
@@ -164,13 +166,15 @@ class RouterHarness(Elaboratable):
             raise CubenocError(f"property groups are {', '.join(GROUPS)}, got {', '.join(sorted(bad))}")
         if local_free and {"conservation", "wormhole"} & set(self.groups):
             raise CubenocError("with any flits on the local input only the stream and counters groups apply")
-        self.topology, self.routing, self.node, self.depth = topology, routing, node, depth
+        config = config or RouterConfig(fifo_depth=2)
+        self.topology, self.routing, self.node, self.depth = topology, routing, node, config.fifo_depth
         self.local_free, self.seeded_bug = local_free, seeded_bug
         self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
-        self.payload_width = DEST_WIDTH + self.tag_bits + SEQ_BITS + 2
+        self.config = config.replace(payload_width=max(DEST_WIDTH + self.tag_bits + SEQ_BITS + 2, DEST_WIDTH))
+        self.payload_width = self.config.payload_width
         self.arrivals = arrivals(routing, node)
-        self.broadcast = broadcast
+        self.broadcast = broadcast = self.config.broadcast_algorithm(topology)
         if broadcast is not None:
             self.masks = output_sets(routing, broadcast, node)
         self.properties: dict = {}
@@ -187,8 +191,7 @@ class RouterHarness(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        r = m.submodules.router = Router(self.topology, self.routing, self.node, payload_width=self.payload_width,
-                                         fifo_depth=self.depth, broadcast=self.broadcast)
+        r = m.submodules.router = Router(self.topology, self.routing, self.node, self.config)
         P, V, local = r.num_ports, r.num_vcs, r.local
         if "node_id" in r.signature.members:
             m.d.comb += r.node_id.eq(self.node)

@@ -1,6 +1,7 @@
 """The router of docs/router.md, composed from units (docs/architecture.md "The router's units").
 
-``Router(topology, routing, node)`` has P = num_ports(node) + 1 ports; port P-1 is local. It builds
+``Router(topology, routing, node, config)`` (a :class:`~cubenoc.sim.router_config.RouterConfig`: every option)
+has P = num_ports(node) + 1 ports; port P-1 is local. It builds
 
 * a :class:`~.source.SourceInterface` in front of the local input;
 * an :class:`~.input_unit.InputUnit` per input that some turn starts from (FIFOs per VC + route stage);
@@ -11,15 +12,15 @@ Requests only go where ``allowed`` (:func:`cubenoc.sim.routing.turns.allowed_mat
 ever happen: the other crossbar inputs are not built. The variants are policies of the units: V > 1
 (``routing.num_vcs``: a FIFO and a lock per VC, requests masked by the downstream VC's ready, round
 robin over the lanes ``j = i * V + c``), adaptive selection and run-time faults (``routing.selection`` or
-``faults=True``: candidate route stage, ``link_fault``/``node_fault`` inputs, ``discarded`` counter) and
-broadcast forks (``broadcast=alg``, V = 1: fork route stage, ``empty`` wire per link). ``queues="voq"``
+``config.faults``: candidate route stage, ``link_fault``/``node_fault`` inputs, ``discarded`` counter) and
+broadcast forks (``config.broadcast``, V = 1: fork route stage, ``empty`` wire per link). ``config.queues == "voq"``
 (docs/router.md "Per-output queues (VOQ)"; one-VC unicast routing): each input keeps one FIFO (lane) per
 output it may turn to, the link's ``vc`` names the next router's output (lookahead routing,
 :class:`~cubenoc.sim.model.lookahead.LookaheadVoqRouting`, V = the largest P) with one ready bit per
 queue, one lock per output; the router is then node-specific (its lookahead units know the neighbours).
-The output arbiters: ``arbitration="round-robin"`` or ``"fair"`` (weighted by sim/routing/fairness.py,
+The output arbiters: ``config.arbitration`` round robin or fair (weighted by sim/routing/fairness.py,
 docs/router.md "Arbitration"; unicast routers with a fixed route and single FIFOs, not pipelined).
-``pipeline=True`` (docs/router.md "Pipelined router"; one-VC unicast oblivious routing, one FIFO per
+``config.pipeline`` (docs/router.md "Pipelined router"; one-VC unicast oblivious routing, one FIFO per
 input): the FIFOs hold routed flits, the output units register their grants (requests only when the
 downstream FIFO will have room: the link's ``ready2``) and the granted lane's stage register crosses the
 crossbar next cycle; ``local_out`` sits behind a 2-entry ejection buffer: two cycles per hop (model:
@@ -27,8 +28,8 @@ sim/model/pipeline.py).
 
 Ports (Verilog names in brackets): ``in_p{p}``/``out_p{p}`` link streams of network port p
 [``in_p0__valid``, ``in_p0__ready``, ``in_p0__payload``], ``local_in``/``local_out`` local streams,
-16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed`` (``counters=False``: not built,
-they read 0; ``counters="dsp"``: in the iCE40's SB_MAC16 blocks when elaborated for one, ``gates.count_after``),
+16-bit status counters ``injected``, ``ejected``, ``dropped``, ``malformed`` (``config.counters`` False: not built,
+they read 0; ``"dsp"``: in the iCE40's SB_MAC16 blocks when elaborated for one, ``gates.count_after``),
 and for node-generic
 routing adapters ``node_id`` (the node address, a constant in a network).
 """
@@ -42,9 +43,8 @@ from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
 from ...sim.model.kernel import EJECT_DEPTH
-from ...sim.model.pipeline import check_pipeline
-from ...sim.model.voq import check_queues
-from ...sim.routing.turns import allowed_matrix, check_loopback, fixed_route_bits
+from ...sim.plan import NetworkPlan
+from ...sim.router_config import RouterConfig
 from ..flit import link_flit_layout, link_signature, local_signature
 from ..gates import any_of, count_after, fix_bits, node_width
 from ..route import rtl_for
@@ -59,76 +59,58 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 
 class Router(wiring.Component):
-    def __init__(self, topology, routing, node: int, *, payload_width: int = 32, fifo_depth: int = 4,
-                 faults: bool = False, broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, fifo_memory: bool | str | None = None, counters: bool | str = True,
-                 loopback: bool = True):
-        if routing.topology is not topology:
-            raise CubenocError("the routing function must be built on the same topology object")
+    def __init__(self, topology, routing, node: int, config: RouterConfig | None = None, *,
+                 plan: NetworkPlan | None = None):
+        """``plan``: the network's plan (``Network`` passes its own; else one is made from ``config``)."""
+        plan = plan if plan is not None else NetworkPlan(topology, routing, config)
+        if plan.routing is not routing or plan.topology is not topology:
+            raise CubenocError("the plan must be built on the same topology and routing objects")
         topology.check_node(node)
-        self.adaptive = bool(faults) or getattr(routing, "selection", None) is not None
-        self.queues = check_queues(queues, routing, broadcast, self.adaptive)
+        c = self.config = plan.config
+        self.adaptive = plan.adaptive
+        self.queues, self.pipeline, self.loopback = c.queues, c.pipeline, c.loopback
         self.adapter = rtl_for(routing)                # the family's route unit (VOQ: also the lookahead)
-        self.loopback = check_loopback(loopback, broadcast, self.adaptive, self.queues)   # docs/router.md "Loopback"
-        self.allowed = allowed_matrix(routing, node, self.loopback)
+        broadcast = self.broadcast = plan.broadcast    # docs/router.md "Broadcast and multicast"
+        self.allowed = plan.allowed_matrix(node)       # docs/router.md "Requests", "Loopback"
         if self.queues == "voq":                       # Hop.vc = the next router's output, V = the largest P
             routing = LookaheadVoqRouting(routing)
         self.node_generic = self.adapter.node_generic and self.queues == "fifo"
         self.num_vcs = require_int(routing.num_vcs, "routing.num_vcs", 1, 16)
         self.topology, self.routing, self.node = topology, routing, node
-        self.payload_width = payload_width
-        self.fifo_depth = require_int(fifo_depth, "fifo depth", 1, 64)
-        if counters not in (True, False, "dsp"):
-            raise CubenocError(f"counters must be True, False or 'dsp', got {counters!r}")
-        self.fifo_memory, self.counters = fifo_memory, bool(counters)   # fifo_memory: HeadFifo's memory
-        self.counter_dsp = counters == "dsp"       # iCE40: the counters in SB_MAC16 blocks (gates.count_after)
+        self.payload_width, self.fifo_depth = c.payload_width, c.fifo_depth
+        self.fifo_memory, self.counters = c.fifo_memory, c.counters is not False   # fifo_memory: HeadFifo's memory
+        self.counter_dsp = c.counters == "dsp"     # iCE40: the counters in SB_MAC16 blocks (gates.count_after)
         self.num_ports = topology.local_port(node) + 1
         self.local = self.num_ports - 1
-        self.broadcast = broadcast
-        from ...sim.routing.fairness import check_arbitration, source_weights
-        self.arbitration = check_arbitration(arbitration)
-        self.weights = None               # fair: {(o, j): {new route word: weight}} of this node
-        if arbitration == "fair":
-            if self.adaptive or broadcast is not None or self.queues != "fifo" or pipeline:
-                raise CubenocError("--arbitration fair is built for unicast routers with a fixed route and one "
-                                   "FIFO per input only (not with broadcast, run-time faults, a run-time "
-                                   "selection, per-output queues or --pipeline)")
-            self.weights = source_weights(routing)[node]
-        if broadcast is not None:          # docs/router.md "Broadcast and multicast"
-            from ...sim.broadcast.fork import broadcast_turns, check_broadcast
-            if self.adaptive:
-                raise CubenocError("broadcast routers with run-time faults or adaptive selection are not built: "
-                                   "use one of --broadcast, --faults/--routing availability|least_used")
-            check_broadcast(broadcast, routing)
-            for i, o in broadcast_turns(broadcast)[node]:
-                self.allowed[i][o] = True
-        self.pipeline = check_pipeline(pipeline, routing, broadcast, self.adaptive, self.queues)
+        self.arbitration = c.arbitration
+        self.weights = plan.weights(node)  # fair: {(o, j): {new route word: weight}} of this node
         # docs/router.md "Route at the write": oblivious unicast routing decides on the flit and the node alone
-        self.route_at_write = not self.adaptive and broadcast is None and self.queues == "fifo"
+        self.route_at_write = c.route_at_write(routing)
         # docs/router.md "Fixed route bits": route bits every packet arriving / turning here agrees on
-        self.fixed_bits = fixed_route_bits(routing, None if self.node_generic else node) if self.route_at_write else {}
-        self.flit_layout = link_flit_layout(routing, payload_width, broadcast)
-        self.link_signature = link_signature(routing, payload_width, broadcast, self.pipeline)
+        self.fixed_bits = plan.fixed_bits(None if self.node_generic else node)
+        self.flit_layout = link_flit_layout(routing, c.payload_width, broadcast)
+        self.link_signature = link_signature(routing, c.payload_width, broadcast, self.pipeline)
         members = {}
         if self.node_generic:
             members["node_id"] = In(node_width(topology))
         for p in range(self.local):
             members[f"in_p{p}"] = In(self.link_signature)
             members[f"out_p{p}"] = Out(self.link_signature)
-        members["local_in"] = In(local_signature(payload_width))
-        members["local_out"] = Out(local_signature(payload_width))
+        members["local_in"] = In(local_signature(c.payload_width))
+        members["local_out"] = Out(local_signature(c.payload_width))
         for name in COUNTERS:
             members[name] = Out(COUNTER_WIDTH)
         if self.adaptive:                  # docs/router.md "Adaptive selection and run-time faults"
             members.update({"link_fault": In(max(1, self.local)), "node_fault": In(1), "discarded": Out(COUNTER_WIDTH)})
         super().__init__(members)
 
-    # the shape of this router: two nodes with the same key get the same Verilog module
+    # the shape of this router: two nodes with the same key get the same Verilog module. Every option is in
+    # the config; what else differs between nodes is what the network plan gives each node (its turns, fixed
+    # route bits, fairness weights) and, for node-specific route units, the node itself (index 5)
     @property
     def shape_key(self) -> tuple:
-        key = (type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)), self.payload_width,
-               self.fifo_depth, None if self.node_generic else self.node, self.num_vcs, self.queues,
-               self.fifo_memory, self.counters, self.counter_dsp, self.pipeline, self.loopback)
+        key = (self.config, type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
+               self.num_vcs, None if self.node_generic else self.node)
         if self.fixed_bits:
             key += (tuple(sorted(self.fixed_bits.items(), key=repr)),)
         if self.adaptive:

@@ -31,6 +31,7 @@ from cubenoc.rtl.network_top import Network
 from cubenoc.rtl.safety.unit import MAX_N, SafetyLevelUnit
 from cubenoc.rtl.safety.fork import SafetyBroadcastFork, check_model, connect, safe_bit
 from cubenoc.sim.broadcast.safety import SafetyBroadcast
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.safety import FaultSet
 
@@ -86,8 +87,8 @@ class SafetyBroadcastNetwork(wiring.Component):
         self.topology = self.alg.topology
         self.routing = EcubeRouting(self.topology)
         self.payload_width, self.fifo_depth = payload_width, fifo_depth
-        self.net = Network(self.topology, self.routing, payload_width=payload_width, fifo_depth=fifo_depth,
-                           flat=True, broadcast=self.alg)
+        self.net = Network(self.topology, self.routing, RouterConfig(payload_width=payload_width,
+                           fifo_depth=fifo_depth, broadcast=self.alg), flat=True)
         for r in self.net.routers:                # full crossbar: the turns depend on the run-time levels
             r.allowed = [[True] * r.num_ports for _ in range(r.num_ports)]
         N = 1 << self.n

@@ -7,28 +7,12 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
-from ..broadcast.fork import BROADCAST_DEST, broadcast_turns, build_fork_tables, check_broadcast
+from ..broadcast.fork import BROADCAST_DEST, build_fork_tables, check_broadcast
 from . import kernel
 from .result import ModelResult
 from .simulation import Simulation
 from .state import Broadcast
-from .word import BCAST_SHIFT, check_route_width
-
-
-def with_broadcast_turns(allowed, alg, routing):
-    """The unicast pruned-turn function with every broadcast turn added (``None`` stays all turns)."""
-    check_broadcast(alg, routing)
-    check_route_width(routing.layout.width, "broadcast model's route header")
-    if allowed is None:
-        return None
-    extra = broadcast_turns(alg)
-
-    def allowed_b(v: int) -> dict[int, set[int]]:
-        out = {i: set(o) for i, o in allowed(v).items()}
-        for i, o in extra[v]:
-            out.setdefault(i, set()).add(o)
-        return out
-    return allowed_b
+from .word import BCAST_SHIFT
 
 
 def fork_tables(model):

@@ -16,6 +16,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from ..router_config import RouterConfig
 from .tables import NetworkTables, ecube_inject
 from .word import PORT_BITS, check_route_width
 
@@ -45,7 +46,7 @@ def ecube_links(topology) -> np.ndarray:
     return link.ravel()
 
 
-def ecube_model(topology, routing, depth: int = 4, arbitration: str = "round-robin"):
+def ecube_model(topology, routing, config=None):
     """A :class:`~.network.NetworkModel` of ``topology`` under ``routing`` (an ``EcubeRouting``)."""
     from .network import NetworkModel
     N = topology.num_nodes
@@ -72,7 +73,7 @@ def ecube_model(topology, routing, depth: int = 4, arbitration: str = "round-rob
     tables = NetworkTables(N, P, np.full(N, P, dtype=np.int32), link, row[None, :], routing.layout.width,
                            np.tile(in_bits, N), None, 1, np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64))
     model = NetworkModel.__new__(NetworkModel)
-    model.topology, model.routing, model.depth, model.tables = topology, routing, int(depth), tables
-    model.arbitration = arbitration
+    model.topology, model.routing, model.tables = topology, routing, tables
+    model.config, model.broadcast = (config or RouterConfig()).check(routing), None
     model._inject_cache = {}
     return model

@@ -150,7 +150,7 @@ def eject_record(t, v, w, out, n):
 
 
 @phase
-def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, counters, q):
+def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, status, q):
     """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes).
     VOQ: a packet goes to the local input's lane of its first output (``src.lane``, set by its head)."""
     src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle, s_lane, s_next = src
@@ -170,9 +170,9 @@ def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, counters, q):
         src_state[v] = st
         if wr:
             ne = enqueue(q, ne, lf, (p << FLIT_SHIFT) | (s_fields[p] if wh else 0) | (s_tail[p] << TAIL) | wh)
-        counters[v, INJECTED] += inj
-        counters[v, DROPPED] += drp
-        counters[v, MALFORMED] += mal
+        status[v, INJECTED] += inj
+        status[v, DROPPED] += drp
+        status[v, MALFORMED] += mal
         if acc:
             accept_cycle[p], src_ptr[v], s_next[v] = t, p + 1, s_release[p + 1] if p + 1 < src_end[v] else 1 << 62
             taken += 1

@@ -1,6 +1,6 @@
 """Cycle-accurate model of a whole network of docs/router.md routers (V >= 1 virtual channels).
 
-``NetworkModel(topology, routing, depth=4).run(stimulus)`` plays a :class:`Stimulus` and returns a
+``NetworkModel(topology, routing, config).run(stimulus)`` plays a :class:`Stimulus` and returns a
 :class:`ModelResult`: the ejected-flit trace ``(cycle, node, head, tail, data)`` and per-node counters
 (injected, ejected, dropped, malformed). Same FIFO depth, arbitration order and pointer update,
 latencies and source-interface rules as the RTL; the step loop is compiled with numba
@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from cubenoc.errors import CubenocError, require_int
 
+from ..plan import NetworkPlan
+from ..router_config import RouterConfig
 from ..routing.base import RoutingFunction
 from ..topology.base import Topology
 from .adaptive import AdaptiveSimulation
-from .broadcast import BroadcastSimulation, fork_tables, with_broadcast_turns
-from .pipeline import PipelineSimulation, check_pipeline
+from .broadcast import BroadcastSimulation, fork_tables
+from .pipeline import PipelineSimulation
 from .result import COUNTER_NAMES, ModelResult
 from .simulation import Simulation
 from .stimulus import Stimulus
 from .tables import build_tables
-from .voq import VoqSimulation, check_queues, voq_tables
+from .voq import VoqSimulation, voq_tables
 from .word import check_route_width
 
 __all__ = ["NetworkModel", "ModelResult", "Simulation", "COUNTER_NAMES", "default_routing", "default_allowed"]
@@ -35,50 +37,49 @@ def default_routing(topology: Topology) -> RoutingFunction:
     raise CubenocError(f"no default routing function for {topology!r}: pass one")
 
 
-def default_allowed(topology: Topology, routing: RoutingFunction, loopback: bool = True):
-    """The RTL's pruned-turn sets: ``allowed(v) -> {in_port: {out_ports}}`` (sim/routing/turns.py);
-    ``loopback=False``: without the local->local turn."""
-    from ..routing.turns import allowed_turns
-    per_node = allowed_turns(routing, loopback)
+def default_allowed(topology: Topology, routing: RoutingFunction, config: RouterConfig | None = None):
+    """The RTL's pruned-turn sets: ``allowed(v) -> {in_port: {out_ports}}`` (the network plan's turns)."""
+    return _as_dicts(NetworkPlan(topology, routing, config).turns)
 
+
+def _as_dicts(turns):
+    """``turns(v)`` (a set of (in, out) pairs) as ``allowed(v) -> {in_port: {out_ports}}``."""
     def allowed(v: int) -> dict[int, set[int]]:
         out: dict[int, set[int]] = {}
-        for i, o in per_node[v]:
+        for i, o in turns(v):
             out.setdefault(i, set()).add(o)
         return out
     return allowed
 
 
 class NetworkModel:
-    """The model of one network: topology + routing function + FIFO depth (+ router options: ``queues``,
-    ``pipeline``, ``loopback``, docs/router.md)."""
+    """The model of one network: topology + routing function + :class:`~cubenoc.sim.router_config.RouterConfig`
+    (the FIFO depth and the options that change the cycle behaviour: queues, pipeline, arbitration,
+    loopback, broadcast; docs/router.md). ``allowed``: the pruned-turn sets (default: the RTL's)."""
 
-    def __init__(self, topology: Topology, routing: RoutingFunction | None = None, depth: int = 4,
-                 allowed="default", broadcast=None, queues: str = "fifo", arbitration: str = "round-robin",
-                 pipeline: bool = False, loopback: bool = True):
-        from ..routing.fairness import check_arbitration
-        from ..routing.turns import check_loopback
+    def __init__(self, topology: Topology, routing: RoutingFunction | None = None,
+                 config: RouterConfig | None = None, allowed="default"):
         self.topology = topology
         self.routing = routing if routing is not None else default_routing(topology)
-        self.depth = require_int(depth, "depth", 1, 1 << 16)
-        self.arbitration = check_arbitration(arbitration)   # docs/router.md "Arbitration"
-        self.broadcast = broadcast
-        # docs/router.md "Per-output queues (VOQ)": sim/model/voq.py
-        self.queues = check_queues(queues, self.routing, broadcast, self.adaptive)
-        # docs/router.md "Pipelined router": sim/model/pipeline.py
-        self.pipeline = check_pipeline(pipeline, self.routing, broadcast, self.adaptive, self.queues)
-        # docs/router.md "Loopback": False drops a packet to its own node at its source (simulation.py)
-        self.loopback = check_loopback(loopback, broadcast, self.adaptive, self.queues)
-        if allowed == "default":
-            allowed = default_allowed(topology, self.routing, self.loopback)
-            if broadcast is not None:     # the crossbar also carries every broadcast turn
-                allowed = with_broadcast_turns(allowed, broadcast, self.routing)
+        plan = NetworkPlan(topology, self.routing, config)     # the options checked against the routing
+        self.config, self.broadcast = plan.config, plan.broadcast
+        if allowed == "default":      # the RTL's crossbar: unicast turns (loopback as configured) + broadcast turns
+            allowed = _as_dicts(plan.turns)
+        if self.broadcast is not None:
+            check_route_width(self.routing.layout.width, "broadcast model's route header")
         check_route_width(self.routing.layout.width)
         self.tables = build_tables(topology, self.routing, allowed)
-        if self.queues == "voq":
+        if self.queues == "voq":            # docs/router.md "Per-output queues (VOQ)": sim/model/voq.py
             self.tables = voq_tables(self.tables)
         self._inject_cache: dict = {}
-        self.fork = fork_tables(self) if broadcast is not None else None
+        self.fork = fork_tables(self) if self.broadcast is not None else None
+
+    # the options the kernels read (docs/router.md): the config's
+    depth = property(lambda self: self.config.fifo_depth)
+    arbitration = property(lambda self: self.config.arbitration)
+    queues = property(lambda self: self.config.queues)
+    pipeline = property(lambda self: self.config.pipeline)
+    loopback = property(lambda self: self.config.loopback)
 
     @property
     def num_nodes(self) -> int:
@@ -90,15 +91,15 @@ class NetworkModel:
         return getattr(self.routing, "selection", None) is not None
 
     def start(self, stim: Stimulus, faults=None) -> "Simulation":
-        if getattr(self, "pipeline", False):
+        if self.pipeline:
             if faults is not None:
                 raise CubenocError("run-time faults and the pipelined router together are not built (docs/router.md)")
             return PipelineSimulation(self, stim)
-        if getattr(self, "queues", "fifo") == "voq":
+        if self.queues == "voq":
             if faults is not None:
                 raise CubenocError("run-time faults and per-output queues together are not built (docs/router.md)")
             return VoqSimulation(self, stim)
-        if getattr(self, "broadcast", None) is not None:   # (tables-only models skip __init__)
+        if self.broadcast is not None:
             if faults is not None:
                 raise CubenocError("run-time faults and broadcast together are not built (docs/router.md)")
             return BroadcastSimulation(self, stim)

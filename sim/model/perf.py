@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..router_config import RouterConfig
 from .network import NetworkModel
 from .stimulus import StimulusBuilder, bernoulli_traffic
 
@@ -105,7 +106,8 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup
     rows = []
     for topo, routing in nets:
         for q in queues:
-            model = NetworkModel(topo, routing, depth=depth, **({"pipeline": True} if q == "pipe" else {"queues": q}))
+            config = RouterConfig(fifo_depth=depth, **({"pipeline": True} if q == "pipe" else {"queues": q}))
+            model = NetworkModel(topo, routing, config)
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)

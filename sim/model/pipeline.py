@@ -18,25 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cubenoc.errors import CubenocError
 
 from . import kernel
 from .simulation import Simulation
-
-
-def check_pipeline(pipeline, routing=None, broadcast=None, adaptive: bool = False, queues: str = "fifo") -> bool:
-    """``pipeline`` as a bool; the combinations not built: one-line CubenocError."""
-    if not isinstance(pipeline, bool):
-        raise CubenocError(f"pipeline must be True or False, got {pipeline!r}")
-    if pipeline:
-        if broadcast is not None or adaptive or queues != "fifo":
-            raise CubenocError("the pipelined router (--pipeline) is built for unicast oblivious routing with one "
-                               "FIFO per input only, not with broadcast, run-time faults, adaptive selection or "
-                               "per-output queues")
-        if routing is not None and routing.num_vcs != 1:
-            raise CubenocError(f"the pipelined router (--pipeline) takes a one-VC routing function, "
-                               f"{routing.name} has {routing.num_vcs} VCs")
-    return pipeline
 
 
 class PipelineSimulation(Simulation):

@@ -17,7 +17,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
 
-DEST_WIDTH = 16  # docs/router.md: on a head flit data[0:16] is the destination
+from .word import DEST_WIDTH
 DEST_MASK = (1 << DEST_WIDTH) - 1
 
 

@@ -18,27 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from cubenoc.errors import CubenocError
 
 from . import kernel
 from .simulation import Simulation
 from .word import PORT_BITS, PORT_MASK
 
-QUEUES = ("fifo", "voq")
-
-
-def check_queues(queues: str, routing=None, broadcast=None, adaptive: bool = False) -> str:
-    """The input-queue organisation: ``fifo`` (one FIFO per VC) or ``voq``; bad combinations: CubenocError."""
-    if queues not in QUEUES:
-        raise CubenocError(f"queues must be one of {', '.join(QUEUES)}, got {queues!r}")
-    if queues == "voq":
-        if broadcast is not None or adaptive:
-            raise CubenocError("per-output queues (--queues voq) are built for unicast oblivious routing only, "
-                               "not with broadcast, run-time faults or adaptive selection")
-        if routing is not None and routing.num_vcs != 1:
-            raise CubenocError(f"per-output queues (--queues voq) take a one-VC routing function, "
-                               f"{routing.name} has {routing.num_vcs} VCs")
-    return queues
 
 
 def voq_tables(tb):

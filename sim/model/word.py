@@ -14,6 +14,8 @@ from __future__ import annotations
 from cubenoc.errors import CubenocError
 
 LINK_FIELDS = ("head", "tail", "route", "data")
+DEST_WIDTH = 16                       # on a head flit data[0:16] is the destination
+MAX_PAYLOAD = 1024                    # payload width W: DEST_WIDTH..MAX_PAYLOAD bits
 LOCAL_FIELDS = ("head", "tail", "data")
 MODEL_FIELDS = (("head", 1), ("tail", 1), ("route", 29), ("bcast", 1), ("flit", 32))
 

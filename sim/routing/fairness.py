@@ -21,14 +21,7 @@ from cubenoc.errors import CubenocError
 
 from .base import RoutingFunction
 
-ARBITRATIONS = ("round-robin", "fair")
 MAX_MODEL_ENTRIES = 1 << 24          # the model's dense table: nodes x ports x lanes x route words
-
-
-def check_arbitration(name) -> str:
-    if name not in ARBITRATIONS:
-        raise CubenocError(f"arbitration must be one of {', '.join(ARBITRATIONS)}, got {name!r}")
-    return name
 
 
 @lru_cache(maxsize=16)

@@ -12,23 +12,22 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from cubenoc.errors import CubenocError
 
 from .base import RoutingFunction
 
 Turn = tuple[int, int]
 
 
-def allowed_turns(routing: RoutingFunction, loopback: bool = True) -> list[frozenset[Turn]]:
-    """Per node, the set of ``(in_port, out_port)`` turns; the local port is ``local_port(node)``.
-    ``loopback=False``: without the local->local turn (:func:`check_loopback`)."""
-    return [turns_at(routing, v, loopback) for v in range(len(_allowed_turns_cached(routing)))]
+def allowed_turns(routing: RoutingFunction) -> list[frozenset[Turn]]:
+    """Per node, the set of ``(in_port, out_port)`` turns; the local port is ``local_port(node)``. The
+    local -> local turn is among them (a packet to its own node); a router without loopback drops it
+    (the network plan, sim/plan.py)."""
+    return list(_allowed_turns_cached(routing))
 
 
-def turns_at(routing: RoutingFunction, node: int, loopback: bool = True) -> frozenset[Turn]:
+def turns_at(routing: RoutingFunction, node: int) -> frozenset[Turn]:
     """:func:`allowed_turns` of one node."""
-    turns, local = _allowed_turns_cached(routing)[node], routing.topology.local_port(node)
-    return turns if loopback else turns - {(local, local)}
+    return _allowed_turns_cached(routing)[node]
 
 
 def _allowed_turns_cached(routing: RoutingFunction) -> tuple[frozenset[Turn], ...]:
@@ -102,24 +101,10 @@ def fixed_route_bits(routing: RoutingFunction, node: int | None) -> dict:
     return dict(_walk(routing)[1][node])
 
 
-def allowed_matrix(routing: RoutingFunction, node: int, loopback: bool = True) -> list[list[bool]]:
-    """``m[i][o]``: input ``i`` of ``node`` may ever request output ``o`` (ports ``0..local_port``);
-    ``loopback=False``: without the local->local turn (:func:`check_loopback`)."""
+def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
+    """``m[i][o]``: input ``i`` of ``node`` may ever request output ``o`` (ports ``0..local_port``)."""
     topo = routing.topology
     topo.check_node(node)
     ports = topo.local_port(node) + 1
-    turns = turns_at(routing, node, loopback)
+    turns = turns_at(routing, node)
     return [[(i, o) in turns for o in range(ports)] for i in range(ports)]
-
-
-def check_loopback(loopback, broadcast=None, adaptive: bool = False, queues: str = "fifo") -> bool:
-    """``loopback`` as a bool (docs/router.md "Loopback"). ``False``: the router has no local->local turn and
-    its source interface drops a packet addressed to its own node like one whose destination is out of range
-    (counted in ``dropped``); built for unicast oblivious routing with one FIFO per input (the routers whose
-    route is written at the FIFO), else a one-line CubenocError."""
-    if not isinstance(loopback, bool):
-        raise CubenocError(f"loopback must be True or False, got {loopback!r}")
-    if not loopback and (broadcast is not None or adaptive or queues != "fifo"):
-        raise CubenocError("--no-loopback is built for unicast oblivious routing with one FIFO per input only, "
-                           "not with broadcast, run-time faults, adaptive selection or per-output queues")
-    return loopback

@@ -14,6 +14,7 @@ from __future__ import annotations
 from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.faults import FaultSchedule
 from cubenoc.sim.model.network import NetworkModel
+from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.broadcast.safety import SafetyBroadcast
@@ -70,7 +71,8 @@ def verify_safety_broadcast(n: int, model: str, cases, depth: int = 4, payload_w
     runs, jobs = [], []
     for c, (faults, scenarios) in enumerate(cases):
         alg = SafetyBroadcast(faults, model)
-        nm = NetworkModel(alg.topology, EcubeRouting(alg.topology), depth=depth, allowed=None, broadcast=alg)
+        nm = NetworkModel(alg.topology, EcubeRouting(alg.topology), RouterConfig(fifo_depth=depth, broadcast=alg),
+                          allowed=None)
         sched = fault_schedule(faults, alg.topology)
         mine = []
         for name, stim in scenarios:
