@@ -45,7 +45,7 @@ def network_for(board, args):
     routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
     and depth, then the spec's and the flags' router options."""
     from .netargs import router_config, spec_from_args, with_router_flags
-    from .sim.plan import NetworkPlan
+    from .sim.network_plan import NetworkPlan
     from .sim.catalog import NetworkSpec
     fam, n, k, payload, depth = board.default_network
     if getattr(args, "network", None) is not None:
@@ -65,7 +65,7 @@ def network_for(board, args):
         raise CubenocError(f"{spec}: the board demo builds the one-FIFO unicast router (queues=voq and "
                            f"broadcast=1 are for generate)")
     topo, routing = spec.build("rtl")
-    config = router_config(args, spec, board_router(board, payload, depth))
+    config = router_config(args, spec, board_router(board, payload, depth), routing)
     return topo, routing, NetworkPlan(topo, routing, config).config
 
 

@@ -53,18 +53,25 @@ def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
         if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         names = [s.lstrip("-").replace("-", "_") for s in a.option_strings if s.startswith("--")] or [a.dest]
-        for n in names + [a.dest]:
+        for n in names:
             out[n] = a
+        out.setdefault(a.dest, a)
     return out
 
 
 def _check_value(path, where: str, key: str, action: argparse.Action, value):
     def bad(what):
         return CubenocError(f"--config {path}: {where}{key} must be {what}, got {value!r}")
-    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction, argparse.BooleanOptionalAction)):
         if not isinstance(value, bool):
             raise bad("true or false")
-        return value if isinstance(action, argparse._StoreTrueAction) else not value
+        negated = key.replace("-", "_").startswith("no_") and isinstance(action, argparse.BooleanOptionalAction)
+        return value if isinstance(action, argparse._StoreTrueAction) and not negated or \
+            isinstance(action, argparse.BooleanOptionalAction) and not negated else not value
+    if action.nargs == 0:                      # a flag that stands for a value (--no-counters: counters off)
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return action.const if value else None
     many = action.nargs in ("+", "*")
     values = value if isinstance(value, list) else [value]
     if isinstance(value, list) and not many:
@@ -98,7 +105,9 @@ def apply(path, command: str, parser: argparse.ArgumentParser, all_options: set[
                     raise CubenocError(f"--config {path}: unknown key {where}{key} (not an option of "
                                        f"cubenoc {command}; see cubenoc {command} --help)")
                 continue
-            out[opts[k].dest] = _check_value(path, where, key, opts[k], value)
+            v = _check_value(path, where, key, opts[k], value)
+            if v is not None:                  # (a value-flag set to false sets nothing)
+                out[opts[k].dest] = v
     nets = data.get("networks", data.get("network"))
     if "network" in data and "networks" in data:
         raise CubenocError(f"--config {path}: give network or networks, not both")

@@ -45,11 +45,11 @@ def run(args) -> int:
     from .netargs import router_config
     from .outputs import writable_dir
     from .rtl.emit import write_network
-    from .sim.plan import NetworkPlan
+    from .sim.network_plan import NetworkPlan
     from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
-    config = router_config(args, spec, target_default(getattr(args, "target", None)))
+    config = router_config(args, spec, target_default(getattr(args, "target", None)), routing)
     plan = NetworkPlan(topo, routing, config)           # every option and its combination checked here
     writable_dir(args.out, "-o/--out")
     from tqdm import tqdm

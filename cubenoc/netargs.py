@@ -131,26 +131,40 @@ def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, titl
         if dest in want and dest in add:
             add[dest]()
     if "counters" in want:
-        g.add_argument("--counters", choices=("on", "off", "dsp"), default=None,
+        g.add_argument("--counters", choices=("on", "off", "dsp"), default=None, action=_OnceAction,
                        help="the four 16-bit status counters: in flip-flops (on), not built (off: the status "
                             "outputs read 0) or in the iCE40's DSP blocks (dsp)")
-        g.add_argument("--no-counters", dest="counters", action="store_const", const="off", help="--counters off")
-        g.add_argument("--dsp-counters", dest="counters", action="store_const", const="dsp", help="--counters dsp")
+        g.add_argument("--no-counters", dest="counters", action=_OnceAction, nargs=0, const="off",
+                       help="--counters off")
+        g.add_argument("--dsp-counters", dest="counters", action=_OnceAction, nargs=0, const="dsp",
+                       help="--counters dsp")
 
 
-def router_config(args, spec=None, base=None):
+class _OnceAction(argparse.Action):
+    """``--counters X`` / ``--no-counters`` / ``--dsp-counters``: the value, and a clear error (raised by
+    :func:`router_config`) when two of them are given."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        value = self.const if self.nargs == 0 else values
+        given = getattr(namespace, "_counter_flags", [])
+        namespace._counter_flags = given + [option_string]
+        setattr(namespace, self.dest, value)
+
+
+def router_config(args, spec=None, base=None, routing=None):
     """The router a command builds: ``base`` (its target's default, sim/router_config.py ``TARGETS``; None:
-    the generic router), then the router keys of ``spec``, then the command's router flags."""
-    from .sim.router_config import RouterConfig, field_value
-    cfg = base or RouterConfig()
-    if spec is not None:
-        cfg = spec.router_config(cfg)
-    changes = {}
+    the generic router), then the router keys of ``spec``, then the command's router flags; a default field
+    that refuses what the user asked for (or ``routing``) gives way (``with_options``)."""
+    from .sim.router_config import RouterConfig, field_value, with_options
+    flags = getattr(args, "_counter_flags", [])
+    if len(flags) > 1:
+        raise CubenocError(f"give one of --counters, --no-counters or --dsp-counters, not both ({' and '.join(flags)})")
+    changes = dict(spec.router_fields()) if spec is not None else {}
     for dest, name in ROUTER_FLAGS.items():
         v = getattr(args, dest, None)
         if v is not None:
             changes[name] = field_value(dest, v)
-    return cfg.replace(**changes)
+    return with_options(base or RouterConfig(), changes, routing)
 
 
 def router_flag_words(args) -> str:

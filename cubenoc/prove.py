@@ -49,12 +49,12 @@ def run(args) -> int:
     if args.network is None and args.size is None and args.n is None:      # each family's default network
         from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
-        nets = [(sp.family, sp.short_label(t), t, r, sp) for sp in specs for t, r in [sp.build("rtl")]]
+        nets = [(sp.family, sp.short_label(t), t, r) for sp in specs for t, r in [sp.build("rtl")]]
     else:                                        # --network specs, or --family/--size through the catalog
         nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network))
     from .rtl.formal.plan import prove_network, supported
     plans = []
-    for fam, label, topo, routing, _spec in nets:     # refuse what is not supported before any solver runs
+    for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs
         alg = None
         if args.broadcast:
             from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast

@@ -111,7 +111,7 @@ def router_shapes(family: str, label: str, topo, routing, config=None) -> list[S
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
-    from .sim.plan import NetworkPlan
+    from .sim.network_plan import NetworkPlan
     plan = NetworkPlan(topo, routing, config)
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
@@ -189,8 +189,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def networks(args) -> list[tuple[str, str, object, object]]:
-    """(family, label, topology, routing) for the chosen networks: ``--network`` specs, or the families'
+def network_specs(args) -> list[tuple[str, str, object, object, object]]:
+    """(family, label, topology, routing, spec) for the chosen networks: ``--network`` specs, or the families'
     ``--size`` s (a shorthand for specs) or default specs; every one built by the catalog (sim/catalog.py)."""
     from .sim.catalog import NetworkSpec
     out = []
@@ -221,12 +221,17 @@ def networks(args) -> list[tuple[str, str, object, object]]:
     return out
 
 
-def target_config(args, spec, target: str):
+def networks(args) -> list[tuple[str, str, object, object]]:
+    """(family, label, topology, routing) of :func:`network_specs`."""
+    return [n[:4] for n in network_specs(args)]
+
+
+def target_config(args, spec, target: str, routing=None):
     """The router measured for ``target``: its default (sim/router_config.py ``TARGETS``), the spec's router
     keys, then the router flags."""
     from .netargs import router_config
     from .sim.router_config import target_default
-    return router_config(args, spec, target_default(target))
+    return router_config(args, spec, target_default(target), routing)
 
 
 def goal(args, target: str, config) -> str:
@@ -246,8 +251,8 @@ def shapes_for(args, target: str | None = None) -> list[Shape]:
     """Every router shape of the chosen networks, built as ``target``'s router (None: the generic one)."""
     from .rtl.router import Router  # noqa: F401  (import errors surface before the progress bar)
     shapes = []
-    for fam, label, topo, routing, spec in networks(args):
-        shapes += router_shapes(fam, label, topo, routing, target_config(args, spec, target))
+    for fam, label, topo, routing, spec in network_specs(args):
+        shapes += router_shapes(fam, label, topo, routing, target_config(args, spec, target, routing))
     return shapes
 
 
@@ -306,7 +311,9 @@ def run(args) -> int:
     if args.write:
         writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "performance.md", "--doc")
     tools = tool_versions(args.toolchain)
-    tasks = [(s, t) for t, shapes in by_target.items() for s in shapes]
+    # shape by shape, each with every target (the order of the rows)
+    tasks = [(s, t) for _k, _ti, s, t in sorted((k, ti, s, t) for ti, (t, shapes) in enumerate(by_target.items())
+                                                for k, s in enumerate(shapes))]
     rows: list[dict | None] = [None] * len(tasks)
     from tqdm import tqdm
     bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,

@@ -31,7 +31,7 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError
 
 from .flit import local_signature
-from ..sim.plan import NetworkPlan
+from ..sim.network_plan import NetworkPlan
 from ..sim.router_config import RouterConfig
 from .router import COUNTER_WIDTH, COUNTERS, Router
 

@@ -2,8 +2,9 @@
 
 A channel is ``(node, out_port, vc)``. A packet holding channel ``c`` and asking for channel ``d`` next
 adds the edge ``c -> d``. A routing function is deadlock-free (for wormhole switching with these
-channels) when the graph is acyclic. The graph is built by walking every source/destination pair
-through :meth:`RoutingFunction.candidates`, so adaptive functions contribute every choice they may take.
+channels) when the graph is acyclic. The graph comes from the one walk of every source/destination pair
+(sim/routing/facts.py) through :meth:`RoutingFunction.candidates`, so adaptive functions contribute every
+choice they may take.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from .routing.base import RoutingFunction
+from .routing.facts import pair_dependencies, route_facts
 
 Channel = tuple[int, int, int]
 
@@ -43,40 +45,16 @@ class DeadlockReport:
 
 
 def channel_dependency_graph(routing: RoutingFunction, pairs=None) -> nx.DiGraph:
-    """The dependency graph over every (src, dst) pair (or the given ``pairs``)."""
-    topo = routing.topology
-    layout = routing.layout
-    g = nx.DiGraph()
+    """The dependency graph over every (src, dst) pair (or the given ``pairs``): the channels and
+    dependencies of the one walk of every pair (sim/routing/facts.py)."""
     if pairs is None:
-        pairs = ((s, d) for s in topo.nodes() for d in topo.nodes() if s != d)
-    limit = 4 * topo.num_nodes + 8
-    for src, dst in pairs:
-        header = routing.inject(src, dst)
-        # states: (node, packed header, channel held on arrival or None at the source)
-        frontier = [(src, layout.pack(header), None)]
-        seen = set(frontier)
-        steps = 0
-        while frontier:
-            steps += 1
-            if steps > limit:
-                raise AssertionError(f"{routing.name}: packet {src}->{dst} may not terminate (> {limit} hops)")
-            nxt = []
-            for node, word, held in frontier:
-                for hop in routing.candidates(node, layout.unpack(word)):
-                    if hop.port == topo.local_port(node):
-                        continue
-                    far = topo.neighbor(node, hop.port)
-                    if far is None:
-                        raise AssertionError(f"{routing.name}: {src}->{dst} uses unconnected port {hop.port} at {node}")
-                    ch = (node, hop.port, hop.vc)
-                    g.add_node(ch)
-                    if held is not None:
-                        g.add_edge(held, ch)
-                    state = (far[0], layout.pack(hop.header), ch)
-                    if state not in seen:
-                        seen.add(state)
-                        nxt.append(state)
-            frontier = nxt
+        facts = route_facts(routing)
+        channels, deps = facts.channels, facts.dependencies
+    else:
+        channels, deps = pair_dependencies(routing, pairs)
+    g = nx.DiGraph()
+    g.add_nodes_from(sorted(channels))
+    g.add_edges_from(sorted(deps))
     return g
 
 

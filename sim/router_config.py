@@ -11,6 +11,7 @@ keyword arguments.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, fields, replace
 
 from cubenoc.errors import CubenocError, require_int
@@ -35,16 +36,16 @@ class RouterConfig:
     queues: str = "fifo"             # one FIFO per input (per VC), or per-output queues ("voq")
     arbitration: str = "round-robin"  # or "fair" (weighted by the sources behind each input)
     pipeline: bool = False           # two registered stages per hop
-    fifo_memory: bool | str | None = False   # FIFO_MEMORIES
     counters: bool | str = True      # COUNTER_KINDS
+    fifo_memory: bool | str | None = False   # FIFO_MEMORIES
     loopback: bool = True            # the local -> local turn (False: a packet to its own node is dropped)
 
     def __post_init__(self):
         from .model.word import DEST_WIDTH, MAX_PAYLOAD
         if isinstance(self.payload_width, bool) or not isinstance(self.payload_width, int) or \
                 not DEST_WIDTH <= self.payload_width <= MAX_PAYLOAD:
-            raise CubenocError(f"payload width must be an integer of {DEST_WIDTH} to {MAX_PAYLOAD} bits (the "
-                               f"destination travels in data[0:{DEST_WIDTH}]), got {self.payload_width!r}")
+            raise CubenocError(f"payload width must be an integer of at least {DEST_WIDTH} and at most {MAX_PAYLOAD} "
+                               f"bits (the destination travels in data[0:{DEST_WIDTH}]), got {self.payload_width!r}")
         require_int(self.fifo_depth, "fifo depth", 1, 64)
         for name in ("faults", "pipeline", "loopback"):
             if not isinstance(getattr(self, name), bool):
@@ -138,11 +139,11 @@ def _features(c: RouterConfig, routing=None) -> dict[str, str]:
 
 #: which option each restricted option is built for (said once in its refusals)
 BUILT_FOR = {
-    "voq": "per-output queues are built for unicast oblivious routing only",
-    "pipeline": "the pipelined router is built for unicast oblivious routing with one FIFO per input only",
+    "voq": "per-output queues (--queues voq) are built for unicast oblivious routing only",
+    "pipeline": "the pipelined router (--pipeline) is built for unicast oblivious routing with one FIFO per input only",
     "no-loopback": "--no-loopback is built for unicast oblivious routing with one FIFO per input only",
-    "fair": "fair arbitration is built for unicast routers with a fixed route and one FIFO per input only",
-    "broadcast": "broadcast routers are built with oblivious unicast routing and one FIFO per input only",
+    "fair": "--arbitration fair is built for unicast routers with a fixed route and one FIFO per input only",
+    "broadcast": "broadcast routers are built for oblivious unicast routing only",
 }
 #: pairs of options that are not built together: (option, the option it cannot take)
 NOT_BUILT = tuple((a, b) for a, bs in {
@@ -221,6 +222,24 @@ TARGETS: dict[str, Target] = {
                    "counters (the ECP5 has no cheap counter: they cost about a fifth of the router's LUT4s; the "
                    "status outputs read 0, pass --counters on to build them); no local -> local turn (as up5k)"),
 }
+
+
+def with_options(base: RouterConfig, changes: dict, routing=None) -> RouterConfig:
+    """``base`` (a target's default) with the ``changes`` a user asked for. A field the user did not set
+    that refuses one they did (the UP5K's ``loopback=False`` against ``queues="voq"``, or against a routing
+    function with a run-time selection when ``routing`` is given) goes back to the generic router's value:
+    a target's default never makes a buildable router unbuildable. The fewest fields are given up."""
+    generic = RouterConfig()
+    mine = [f.name for f in fields(base) if f.name not in changes and getattr(base, f.name) != getattr(generic, f.name)]
+    first = None
+    for k in range(len(mine) + 1):
+        for drop in itertools.combinations(mine, k):
+            try:
+                cfg = base.replace(**changes, **{name: getattr(generic, name) for name in drop})
+                return cfg if routing is None else cfg.check(routing)
+            except CubenocError as exc:
+                first = first or exc
+    raise first
 
 
 def target_default(target: str | None) -> RouterConfig:

@@ -316,7 +316,9 @@ def parse_sweep(text: str) -> list[float]:
 
 def _point_task(spec, rate, cfg_dict, trace=None):
     """A picklable unit of work for Dask workers."""
-    return simulate_point(spec, rate, SimConfig(**cfg_dict), trace=trace)
+    router = cfg_dict["router"]               # asdict() made the nested config a dict
+    cfg = SimConfig(**{**cfg_dict, "router": RouterConfig(**router) if isinstance(router, dict) else router})
+    return simulate_point(spec, rate, cfg, trace=trace)
 
 
 def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, progress: bool = True,

@@ -113,7 +113,7 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
     from ..rtl.emit import write_network
     from ..rtl.tools import use_builtin_yosys, use_verilator
     from ..sim.model.network import default_routing
-    from ..sim.plan import NetworkPlan
+    from ..sim.network_plan import NetworkPlan
 
     routing = routing if routing is not None else default_routing(topology)
     plan = NetworkPlan(topology, routing, config)

@@ -12,38 +12,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.model.network import NetworkModel
-from cubenoc.sim.model.stimulus import random_traffic
-from cubenoc.sim.routing.hypercube import EcubeRouting
-from cubenoc.sim.routing.pdn import ObliviousPDNRouting
-from cubenoc.sim.topology.hypercube import Hypercube
-from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
-from cubenoc.tb.scenarios import network_scenarios
+from cubenoc.tb.scenarios import network_scenarios, saturation_scenario
 from cubenoc.tb.verify import verify_network
 
 
-def _q3():
-    t = Hypercube(3)
-    return t, EcubeRouting(t)
-
-
-def _pdn7():
-    t = PerfectDifferenceNetwork((0, 1, 3))
-    return t, ObliviousPDNRouting(t)
-
-
-NETWORKS = {"q3": _q3, "pdn7_013": _pdn7}
+NETWORKS = {"q3": "hypercube:n=3", "pdn7_013": "pdn:set=0,1,3"}
 SLOW = {"pdn7_013"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in NETWORKS])
 def test_pipelined_network_matches_model(name):
-    topo, routing = NETWORKS[name]()
+    topo, routing = NetworkSpec.parse(NETWORKS[name]).build()
     scenarios = network_scenarios(topo.num_nodes, seed=5)
-    # saturating: back to back, 1..6-flit packets, ejection ready 70 %
-    sat_stim = random_traffic(topo.num_nodes, 60, 6, 99, mean_gap=0, p_ready=0.7, ready_cycles=20_000)
-    scenarios.append(("saturation", sat_stim))
+    scenarios.append(saturation_scenario(topo.num_nodes))
+    sat_stim = scenarios[-1][1]
     verdicts = verify_network(topo, scenarios, routing=routing, config=RouterConfig(pipeline=True))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, "\n".join(report)

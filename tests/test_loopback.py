@@ -15,7 +15,7 @@ from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
-from cubenoc.sim.plan import NetworkPlan
+from cubenoc.sim.network_plan import NetworkPlan
 from cubenoc.sim.routing.turns import allowed_matrix
 
 DROPPED = 2

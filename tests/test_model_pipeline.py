@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 
+from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError
@@ -17,27 +18,16 @@ from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.perf import zero_load_latency
 from cubenoc.sim.model.stimulus import StimulusBuilder, all_pairs, random_traffic
-from cubenoc.sim.routing.hierarchical import HierarchicalRouting
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
-from cubenoc.sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRouting
-from cubenoc.sim.topology.hierarchical import hierarchical_from_spec
-from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.topology.metacube import Metacube
-from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN
+from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
 
 
-def _families():
-    q = Hypercube(4)
-    e = EnhancedHypercube(4, 1)
-    p = PerfectDifferenceNetwork((0, 1, 3, 9))
-    d = ProductPDN([2, 2])
-    h = hierarchical_from_spec("bh:2", "cc:4")
-    return [(q, EcubeRouting(q)), (e, EcubeRouting(e)), (p, ObliviousPDNRouting(p)),
-            (d, DimensionOrderPDNRouting(d)), (h, HierarchicalRouting(h))]
-
-
-FAMILIES = _families()
+#: one network of each family (catalog specs, docs/networks.md)
+FAMILIES = [NetworkSpec.parse(s).build("model") for s in ("hypercube:n=4", "enhanced:n=4,k=1", "pdn:set=0,1,3,9",
+                                                         "pdn:product=2,2", "hin:level1=bh:2,level2=cc:4")]
 
 
 @pytest.mark.parametrize("topo,routing", FAMILIES[:3], ids=[repr(t) for t, _ in FAMILIES[:3]])

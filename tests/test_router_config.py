@@ -26,8 +26,8 @@ TURN_ON = {"broadcast": {"broadcast": True}, "faults": {"faults": True}, "voq": 
 
 
 @pytest.mark.parametrize("field,value,words", [
-    ("payload_width", 8, "payload width must be an integer of 16 to 1024"),
-    ("payload_width", 100_000, "payload width must be an integer of 16 to 1024"),
+    ("payload_width", 8, "payload width must be an integer of at least 16 and at most 1024"),
+    ("payload_width", 100_000, "payload width must be an integer of at least 16 and at most 1024"),
     ("fifo_depth", 0, "fifo depth"),
     ("queues", "lanes", "queues must be one of fifo, voq"),
     ("arbitration", "age", "arbitration must be one of round-robin, fair"),
@@ -151,3 +151,17 @@ def test_no_function_outside_the_config_takes_a_router_option():
                     found += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
                               if n in ROUTER_OPTION_PARAMETERS]
     assert found == []
+
+
+def test_a_target_default_gives_way_to_what_the_user_asked_for():
+    from cubenoc.sim.router_config import with_options
+    up5k = target_default("up5k")
+    assert up5k.loopback is False
+    voq = with_options(up5k, {"queues": "voq"})
+    assert voq.queues == "voq" and voq.loopback is True and voq.counters == up5k.counters
+    pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
+    selecting = AdaptivePDNRouting(pdn, hop_vcs=False, selection="availability")
+    assert with_options(up5k, {}, selecting).loopback is True
+    assert with_options(up5k, {}, EcubeRouting(Hypercube(3))) == up5k
+    with pytest.raises(CubenocError, match="cannot take"):         # both asked for: refused
+        with_options(up5k, {"queues": "voq", "loopback": False})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from amaranth.sim import Simulator
 
+from ...sim.routing.base import hop_limit
 from ..route import rtl_for
 
 
@@ -17,7 +18,7 @@ def presented_headers(routing) -> dict[int, set[int]]:
     seen: dict[int, set[int]] = {}
     for s, d in pairs:
         node, hdr = s, routing.inject(s, d)
-        for _ in range(4 * topo.num_nodes + 8):
+        for _ in range(hop_limit(topo.num_nodes)):
             seen.setdefault(node, set()).add(layout.pack(hdr))
             hop = routing.route(node, hdr)
             if hop.port == topo.local_port(node):

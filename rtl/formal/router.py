@@ -35,7 +35,9 @@ from amaranth.hdl import Assume
 from cubenoc.errors import CubenocError
 
 from ...sim.broadcast.fork import BROADCAST_DEST, ForkEntry, fork_entry
+from ...sim.network_plan import NetworkPlan
 from ...sim.router_config import RouterConfig
+from ...sim.routing.facts import route_facts
 from ..flit import DEST_WIDTH
 from ..router import router as router_module
 from ..route.fork import ForkUnit
@@ -51,21 +53,9 @@ GROUPS = ("stream", "conservation", "wormhole", "counters")
 
 
 def arrivals(routing, node: int) -> dict:
-    """``{(input port, vc): {packed route word}}``: every header a packet arrives at ``node`` with."""
-    topo, layout = routing.topology, routing.layout
-    seen: dict = {}
-    for src in topo.nodes():
-        for dst in topo.nodes():
-            v, hdr = src, routing.inject(src, dst)
-            for _ in range(4 * topo.num_nodes + 8):
-                hop = routing.route(v, hdr)
-                if hop.port == topo.local_port(v):
-                    break
-                v, port = topo.neighbor(v, hop.port)
-                hdr = hop.header
-                if v == node:
-                    seen.setdefault((port, hop.vc), set()).add(layout.pack(hdr))
-    return seen
+    """``{(input port, vc): {packed route word}}``: every header a packet arrives at ``node`` with (the one
+    walk of every pair, sim/routing/facts.py)."""
+    return {k: set(v) for k, v in route_facts(routing).arrivals[node].items()}
 
 
 def output_sets(routing, alg, node: int) -> dict:
@@ -171,9 +161,9 @@ class RouterHarness(Elaboratable):
         self.local_free, self.seeded_bug = local_free, seeded_bug
         self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
-        self.config = config.replace(payload_width=max(DEST_WIDTH + self.tag_bits + SEQ_BITS + 2, DEST_WIDTH))
+        self.config = config.replace(payload_width=DEST_WIDTH + self.tag_bits + SEQ_BITS + 2)
         self.payload_width = self.config.payload_width
-        self.arrivals = arrivals(routing, node)
+        self.arrivals = NetworkPlan(topology, routing, self.config).arrivals(node)
         self.broadcast = broadcast = self.config.broadcast_algorithm(topology)
         if broadcast is not None:
             self.masks = output_sets(routing, broadcast, node)

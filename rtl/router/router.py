@@ -43,7 +43,7 @@ from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
 from ...sim.model.kernel import EJECT_DEPTH
-from ...sim.plan import NetworkPlan
+from ...sim.network_plan import NetworkPlan
 from ...sim.router_config import RouterConfig
 from ..flit import link_flit_layout, link_signature, local_signature
 from ..gates import any_of, count_after, fix_bits, node_width
@@ -67,6 +67,7 @@ class Router(wiring.Component):
             raise CubenocError("the plan must be built on the same topology and routing objects")
         topology.check_node(node)
         c = self.config = plan.config
+        self.plan = plan
         self.adaptive = plan.adaptive
         self.queues, self.pipeline, self.loopback = c.queues, c.pipeline, c.loopback
         self.adapter = rtl_for(routing)                # the family's route unit (VOQ: also the lookahead)
@@ -106,17 +107,12 @@ class Router(wiring.Component):
 
     # the shape of this router: two nodes with the same key get the same Verilog module. Every option is in
     # the config; what else differs between nodes is what the network plan gives each node (its turns, fixed
-    # route bits, fairness weights) and, for node-specific route units, the node itself (index 5)
+    # route bits, fairness weights: NetworkPlan.shape) and, for node-specific route units, the node (index 5)
     @property
     def shape_key(self) -> tuple:
-        key = (self.config, type(self.adapter).__name__, self.num_ports, tuple(map(tuple, self.allowed)),
-               self.num_vcs, None if self.node_generic else self.node)
-        if self.fixed_bits:
-            key += (tuple(sorted(self.fixed_bits.items(), key=repr)),)
+        key = (type(self.adapter).__name__, self.num_vcs) + self.plan.shape(self.node, not self.node_generic)
         if self.adaptive:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
-        if self.weights is not None:
-            key += ("fair", tuple(sorted((k, tuple(sorted(w.items()))) for k, w in self.weights.items())))
         if self.broadcast is not None:
             from ...sim.broadcast.fork import fork_node_generic
             alg = self.broadcast

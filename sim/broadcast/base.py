@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from ..routing.base import HeaderLayout, Hop
+from ..routing.base import HeaderLayout, Hop, hop_limit
 from ..topology.base import Topology
 
 
@@ -65,7 +65,7 @@ def run_broadcast(alg: BroadcastAlgorithm, src: int, max_steps: int | None = Non
     copies[src] = 1
     step_kept[src] = 0
     in_flight = [(src, hop) for hop in alg.start(src)]
-    limit = max_steps if max_steps is not None else 4 * n + 8
+    limit = max_steps if max_steps is not None else hop_limit(n)
     steps = messages = 0
     edges = []
     while in_flight:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..plan import NetworkPlan
+from ..network_plan import NetworkPlan
 from ..router_config import RouterConfig
 from ..routing.base import RoutingFunction
 from ..topology.base import Topology

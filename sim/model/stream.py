@@ -24,6 +24,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from ..routing.base import hop_limit
 from . import kernel
 from .word import FLIT_SHIFT, MAX_FLITS, ROUTE_SHIFT, TAIL
 
@@ -61,7 +62,7 @@ def walk_routes(model, src_first_words: np.ndarray, src: np.ndarray):
     idx = np.arange(src.shape[0], dtype=np.int64)
     hops = np.zeros(src.shape[0], dtype=np.int64)
     chans, owners = [], []
-    for _ in range(4 * tb.num_nodes + 4):
+    for _ in range(hop_limit(tb.num_nodes)):
         if idx.size == 0:
             break
         e = tb.lookup(node, word)

@@ -81,6 +81,12 @@ class HeaderLayout:
 
 #: the router's run-time selection looks at this many candidates (docs/router.md, "Adaptive selection")
 MAX_CANDIDATES = 2
+
+
+def hop_limit(num_nodes: int) -> int:
+    """The most hops (or broadcast steps) any walk follows a packet before calling its route non-terminating:
+    every family's routes are far shorter; an adaptive candidate set may wander."""
+    return 4 * num_nodes + 8
 SELECTIONS = ("availability", "least_used")
 
 
@@ -143,7 +149,7 @@ class RoutingFunction(ABC):
         """The nodes a packet visits from ``src`` to ``dst`` (both included), following :meth:`route`."""
         self.check_pair(src, dst)
         topo = self.topology
-        limit = max_hops if max_hops is not None else 4 * topo.num_nodes + 8
+        limit = max_hops if max_hops is not None else hop_limit(topo.num_nodes)
         header = self.inject(src, dst)
         node, nodes = src, [src]
         for _ in range(limit):

@@ -15,45 +15,19 @@ does not depend on the word (the destination is the node itself).
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from cubenoc.errors import CubenocError
 
 from .base import RoutingFunction
+from .facts import route_facts
 
 MAX_MODEL_ENTRIES = 1 << 24          # the model's dense table: nodes x ports x lanes x route words
 
 
-@lru_cache(maxsize=16)
 def source_weights(routing: RoutingFunction) -> tuple[dict, ...]:
     """Per node ``{(o, j): {word: weight}}``: how many sources' packets to the destination of a packet that
     leaves by output o with new route ``word`` (0 at the local output) come through lane j; only keys
-    that routes use (weight >= 1)."""
-    topo, layout, V = routing.topology, routing.layout, int(routing.num_vcs)
-    nodes = list(topo.nodes())
-    best: list[dict] = [{} for _ in nodes]
-    limit = 4 * topo.num_nodes + 8
-    for dst in nodes:
-        count: dict = {}                 # (node, o, j) -> sources to dst through it
-        seen = set()                     # (node, o, j, word) on a route to dst
-        for src in nodes:
-            if src == dst:
-                continue
-            node, j, header = src, topo.local_port(src) * V, routing.inject(src, dst)
-            for _ in range(limit):
-                hop = routing.route(node, header)
-                local = hop.port == topo.local_port(node)
-                count[node, hop.port, j] = count.get((node, hop.port, j), 0) + 1
-                seen.add((node, hop.port, j, 0 if local else layout.pack(hop.header)))
-                if local:
-                    break
-                far = topo.neighbor(node, hop.port)
-                node, j, header = far[0], far[1] * V + (hop.vc if V > 1 else 0), hop.header
-        # the rest of a route depends on (node, word) only, so a word names its destination here
-        for node, o, j, word in seen:
-            words = best[node].setdefault((o, j), {})
-            words[word] = max(words.get(word, 0), count[node, o, j])
-    return tuple(best)
+    that routes use (weight >= 1). From the one walk of every pair (:func:`~.facts.route_facts`)."""
+    return route_facts(routing).weights
 
 
 def weight_array(routing: RoutingFunction, max_ports: int):
