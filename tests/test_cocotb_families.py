@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from cubenoc.errors import CubenocError
 from cubenoc.sim.model.stimulus import random_traffic
 from cubenoc.sim.routing.hierarchical import HierarchicalRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
