@@ -223,7 +223,7 @@ def test_source_interface_matches_source_step(seed):
     routing = EcubeRouting(topo)
     node = rng.randrange(topo.num_nodes)
     r = _router(topo, routing, node)
-    dut = SourceInterface(r)
+    dut = SourceInterface(r.source_params())
 
     async def bench(ctx):
         ctx.set(dut.node_id, node)
@@ -273,7 +273,7 @@ def _hop(routing, node, word):
 def check_input_unit(topo, routing, node, port, seed, cycles=80):
     rng = random.Random(seed)
     r = _router(topo, routing, node)
-    dut = InputUnit(r, port)
+    dut = InputUnit(r.input_params(port))
     P, V, D, L = r.num_ports, r.num_vcs, r.fifo_depth, dut.num_lanes
     # a legal upstream (as the formal harness assumes): the route words packets arrive here with, since the
     # router fixes the bits they all agree on (docs/router.md "Fixed route bits")
@@ -360,7 +360,7 @@ def check_voq_input_unit(topo, routing, node, port, seed, cycles=80):
     rng = random.Random(seed)
     r = _router(topo, routing, node, queues="voq")
     ahead = LookaheadVoqRouting(routing)
-    dut = InputUnit(r, port)
+    dut = InputUnit(r.input_params(port))
     P, V, D, L = r.num_ports, r.num_vcs, r.fifo_depth, dut.num_lanes
     outs = [o[0] for o in dut.outputs]
     assert outs == [o for o in range(P) if r.allowed[port][o]] and L == len(outs)

@@ -25,7 +25,7 @@ def check_pipelined_input_unit(port, seed, cycles=200):
     topo = Hypercube(3)
     routing, node = EcubeRouting(topo), 5
     r = _router(topo, routing, node, pipeline=True)
-    dut = InputUnit(r, port)
+    dut = InputUnit(r.input_params(port))
     P, D = r.num_ports, r.fifo_depth
     assert dut.num_lanes == 1
     words = [w for w in range(1 << routing.layout.width)      # heads this input may carry (a turn it has)
