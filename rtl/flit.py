@@ -77,16 +77,22 @@ class PipelineLinkSignature(wiring.Signature):
 
 def link_signature(routing: RoutingFunction, payload_width: int = 32, broadcast=None,
                    pipeline: bool = False) -> wiring.Signature:
-    """V = 1: a ``lib.stream`` of link flits; V > 1: :class:`VCLinkSignature`; with a broadcast
-    algorithm: :class:`BroadcastLinkSignature`; pipelined: :class:`PipelineLinkSignature`."""
-    layout = link_flit_layout(routing, payload_width, broadcast)
+    """The link of ``routing``'s routers: :func:`link_signature_of` its flit layout."""
+    return link_signature_of(link_flit_layout(routing, payload_width, broadcast), routing.num_vcs,
+                             broadcast is not None, pipeline)
+
+
+def link_signature_of(layout: data.StructLayout, num_vcs: int = 1, broadcast: bool = False,
+                      pipeline: bool = False) -> wiring.Signature:
+    """V = 1: a ``lib.stream`` of ``layout``; V > 1: :class:`VCLinkSignature`; broadcast routers:
+    :class:`BroadcastLinkSignature`; pipelined: :class:`PipelineLinkSignature`."""
     if pipeline:
         return PipelineLinkSignature(layout)
-    if broadcast is not None:
+    if broadcast:
         return BroadcastLinkSignature(layout)
-    if routing.num_vcs == 1:
+    if num_vcs == 1:
         return stream.Signature(layout)
-    return VCLinkSignature(layout, routing.num_vcs)
+    return VCLinkSignature(layout, num_vcs)
 
 
 def local_signature(payload_width: int = 32) -> stream.Signature:

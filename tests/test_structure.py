@@ -93,7 +93,7 @@ def test_no_import_cycles():
     assert not cycles, cycles
 
 
-def test_router_and_model_loop_written_once_in_1201_lines():
+def test_router_and_model_loop_written_once_in_1372_lines():
     """Cap 800 lines, raised by issue 14: per-output queues (VOQ), the fair arbiter (weights), the held offer
     and the pipelined router (+20 lines: the input unit's stage registers and the kernel's PIPE mode of the
     clock edge; its option checks and model class live in sim/model/pipeline.py): 876 lines, cap 890; then
@@ -122,10 +122,15 @@ def test_router_and_model_loop_written_once_in_1201_lines():
     routers without loopback (docs/router.md "Loopback": the router's option and check, the source interface's
     drop of its own node; +4): 1199, cap 1199. Then the model's FIFO as the RTL's ``HeadFifo`` (a head
     register apart from the D - 1 words behind it, so that the routers read one dense array of heads: issue
-    17's 65,536-node cost; +2 in ``fifo_push`` / ``fifo_pop``): 1201, cap 1201."""
+    17's 65,536-node cost; +2 in ``fifo_push`` / ``fifo_pop``): 1201, cap 1201 (1179 on wip-config). Then the
+    units own their parameters (no unit takes the router): ``SourceParams`` and ``InputParams`` (frozen
+    dataclasses the router derives from its config and plan, +40 with the router's two builders), the five
+    route stages as components of their own files (``RouteAtWrite``, ``LateRoute`` with its ``HopSignature``,
+    ``AdaptiveSelect``, ``ForkStage``, ``PipeStage``: their signatures and the input unit's wiring to them,
+    +140) and the package's exports (+9): 1372, cap 1372."""
     files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / "kernel.py"]
     total = sum(code_lines(f) for f in files)
-    assert 300 < total <= 1201, f"{total} lines of code in {[f.name for f in files]}"
+    assert 300 < total <= 1372, f"{total} lines of code in {[f.name for f in files]}"
     gone = ["rtl/router.py", "rtl/router_adaptive.py", "rtl/router_bcast.py", "sim/model/kernel_bcast.py"]
     assert not [f for f in gone if (ROOT / f).exists()]
 

@@ -41,7 +41,7 @@ from ...sim.routing.facts import route_facts
 from ..flit import DEST_WIDTH
 from ..router import router as router_module
 from ..route.fork import ForkUnit
-from ..router import input_unit as input_unit_module
+from ..router import fork_stage as fork_stage_module
 from ..router.input_unit import InputUnit
 from ..router.output_unit import OutputUnit
 from ..router.router import COUNTERS, Router
@@ -113,7 +113,7 @@ class _ReadyWaitsForValid(InputUnit):
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        if self.port != self.router.local and self.num_lanes == 1:
+        if not self.params.local and self.num_lanes == 1:
             m.d.comb += self.i.ready.eq(m.submodules.fifo_0.w_rdy & self.i.valid)
         return m
 
@@ -130,7 +130,7 @@ class _ForkLosesABranch(ForkUnit):
 SEEDED_BUGS = {"dropped flit": (router_module, "OutputUnit", _DropsStalledBody),
                "payload changes under stall": (router_module, "OutputUnit", _OfferNotHeld),
                "ready waits for valid": (router_module, "InputUnit", _ReadyWaitsForValid),
-               "fork loses a branch": (input_unit_module, "ForkUnit", _ForkLosesABranch)}
+               "fork loses a branch": (fork_stage_module, "ForkUnit", _ForkLosesABranch)}
 
 
 @contextmanager

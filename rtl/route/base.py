@@ -13,6 +13,10 @@ Families register their adapter with ``@register(TheirRouting)``; :func:`cubenoc
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
+from amaranth import Const
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -78,3 +82,27 @@ class RoutingRTL:
 
     def inject_unit(self, node: int) -> InjectUnit:
         return self.inject_unit_cls(self.routing, node, self.node_generic)
+
+
+@dataclass(frozen=True)
+class NodeUnit:
+    """How a router unit holds one node's combinational unit (route, inject, candidate, fork unit): ``make()``
+    builds it at elaboration; its ``node_id`` input, if it has one, reads the router's ``node_id`` when
+    ``id_width`` > 0 (a node-generic router: one module for every node), else the constant ``node``."""
+
+    make: Callable[[], wiring.Component]
+    node: int
+    id_width: int = 0
+
+    def add(self, m, name: str, node_id=None) -> wiring.Component:
+        """Build the unit as submodule ``name`` of ``m``; ``node_id``: the holder's input (node-generic)."""
+        unit = m.submodules[name] = self.make()
+        if "node_id" in unit.signature.members:
+            m.d.comb += unit.node_id.eq(node_id if self.id_width else Const(self.node, len(unit.node_id)))
+        return unit
+
+
+def node_id_member(*units) -> dict:
+    """The ``node_id`` input a unit holding these :class:`NodeUnit`\ s needs (none when all are constant)."""
+    width = max((u.id_width for u in units if u is not None), default=0)
+    return {"node_id": In(width)} if width else {}

@@ -35,6 +35,8 @@ routing adapters ``node_id`` (the node address, a constant in a network).
 """
 from __future__ import annotations
 
+from functools import partial
+
 from amaranth import Cat, Const, Module, Mux
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
@@ -48,12 +50,14 @@ from ...sim.router_config import RouterConfig
 from ..flit import link_flit_layout, link_signature, local_signature
 from ..gates import any_of, count_after, fix_bits, node_width
 from ..route import rtl_for
-from ..route.candidates import candidates_node_generic
+from ..route.base import NodeUnit
+from ..route.candidates import candidate_unit, candidates_node_generic
 from .arbiter import RoundRobinArbiter
 from .fifo import HeadFifo
-from .input_unit import InputUnit
+from .fork_stage import fork_unit
+from .input_unit import InputParams, InputUnit
 from .output_unit import OutputUnit
-from .source import COUNTER_WIDTH, SourceInterface
+from .source import COUNTER_WIDTH, SourceInterface, SourceParams
 
 COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
@@ -119,6 +123,34 @@ class Router(wiring.Component):
             key += (type(alg).__name__, alg.layout.width, None if fork_node_generic(alg) else self.node)
         return key
 
+    def _unit(self, make, node: int) -> NodeUnit:
+        """A unit of ``node`` made at elaboration; node-generic routers drive its ``node_id`` from theirs."""
+        return NodeUnit(make, node, node_width(self.topology) if self.node_generic else 0)
+
+    def source_params(self) -> SourceParams:
+        """The source interface's parameters (docs/router.md "Source interface")."""
+        return SourceParams(self.flit_layout, self.topology.num_nodes,
+                            self._unit(partial(self.adapter.inject_unit, self.node), self.node),
+                            node_width(self.topology), loopback=self.loopback, broadcast=self.broadcast is not None,
+                            route_at_write=self.route_at_write, counters=self.counters, counter_dsp=self.counter_dsp)
+
+    def input_params(self, port: int) -> InputParams:
+        """Input ``port``'s parameters: its turns, FIFOs and route stage (docs/router.md "Router")."""
+        outputs = tuple(o for o in range(self.num_ports) if self.allowed[port][o])
+        lookahead = ()
+        if self.queues == "voq":                       # the neighbour's route unit on each network output
+            far = [None if o == self.local else self.topology.neighbor(self.node, o)[0] for o in outputs]
+            lookahead = tuple(None if v is None else self._unit(partial(self.adapter.route_unit, v), v) for v in far)
+        c = self.config
+        return InputParams(
+            self.flit_layout, self.num_ports, outputs, self._unit(partial(self.adapter.route_unit, self.node), self.node),
+            self.routing.layout.width, local=port == self.local, num_vcs=self.num_vcs, fifo_depth=c.fifo_depth,
+            fifo_memory=c.fifo_memory, queues=self.queues, lookahead=lookahead, route_at_write=self.route_at_write,
+            fixed=self.fixed_bits.get(("in", port)), pipeline=self.pipeline,
+            candidates=self._unit(partial(candidate_unit, self.routing, self.node), self.node) if self.adaptive else None,
+            selection=getattr(self.routing, "selection", None) or "availability",
+            fork=None if self.broadcast is None else self._unit(partial(fork_unit, self.broadcast, self.node), self.node))
+
     def input_stream(self, p: int):
         return self.local_in if p == self.local else getattr(self, f"in_p{p}")
 
@@ -130,10 +162,10 @@ class Router(wiring.Component):
         P, V, local, allowed = self.num_ports, self.num_vcs, self.local, self.allowed
         bc = self.broadcast is not None
         used = [i for i in range(P) if any(allowed[i])]          # the local input always is
-        src = m.submodules.source = SourceInterface(self)
+        src = m.submodules.source = SourceInterface(self.source_params())
         wiring.connect(m, wiring.flipped(self.local_in), src.i)
         m.d.comb += [getattr(self, n).eq(getattr(src, n)) for n in COUNTERS if n != "ejected"]
-        units = {i: InputUnit(self, i) for i in used}
+        units = {i: InputUnit(self.input_params(i)) for i in used}
         for i, u in units.items():
             m.submodules[f"input_{i}"] = u
             wiring.connect(m, src.o if i == local else wiring.flipped(self.input_stream(i)), u.i)

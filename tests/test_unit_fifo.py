@@ -1,6 +1,8 @@
-"""The input FIFO unit (rtl/router/fifo.py) against a Python reference queue, cycle by cycle (amaranth.sim,
-hypothesis): not-full ``w_rdy`` (no write into a full FIFO even while it pops), ``r_rdy`` not empty,
-first word falls through one edge after its write, order kept; flip-flop and Memory storage."""
+"""The input FIFO unit (rtl/router/fifo.py) against a Python reference queue and against the model's FIFO
+(``fifo_push``/``fifo_pop`` in sim/model/kernel.py: the head register ``first`` and the D - 1 words behind
+it), cycle by cycle (amaranth.sim, hypothesis over written words, write and pop patterns): not-full ``w_rdy``
+(no write into a full FIFO even while it pops), ``r_rdy`` not empty, first word falls through one edge after
+its write, order kept; flip-flop and Memory storage."""
 from __future__ import annotations
 
 from collections import deque
@@ -11,8 +13,11 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import numpy as np
+
 from cubenoc.errors import CubenocError
 from cubenoc.rtl.router.fifo import HeadFifo
+from cubenoc.sim.model.kernel import fifo_pop, fifo_push
 
 WIDTH = 8
 
@@ -100,3 +105,38 @@ def test_storage_follows_the_platform_when_not_chosen():
     with pytest.raises(CubenocError, match="FIFO memory must be"):
         HeadFifo(WIDTH, 4, memory="bram")
     run_against_reference(4, None, [(1, k, k % 2) for k in range(12)])
+
+
+@pytest.mark.parametrize("depth,memory", [(1, False), (2, False), (4, False), (4, True), (3, "block")])
+@settings(max_examples=15, deadline=None)
+@given(steps=steps)
+def test_fifo_matches_the_model_fifo(depth, memory, steps):
+    """The model's FIFO at the clock edge (pop, then push, as ``clock_edge``): ``w_rdy`` is its count < D,
+    ``r_rdy`` count > 0, ``r_data`` its head register ``first``, ``w_rdy2`` count <= D - 2."""
+    dut = HeadFifo(WIDTH, depth, memory=memory, late=(2, 6) if memory == "block" else None)
+    first, buf = np.zeros(1, np.int64), np.zeros((1, max(1, depth - 1)), np.int64)
+    fhead, fcnt = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    if depth == 1:                               # the model's buffer holds D - 1 words (none)
+        buf = np.zeros((1, 1), np.int64)
+
+    async def bench(ctx):
+        for cycle, (w_en, data, r_en) in enumerate(steps):
+            ctx.set(dut.w_en, w_en)
+            ctx.set(dut.w_data, data)
+            ctx.set(dut.r_en, r_en)
+            n = int(fcnt[0])
+            assert (ctx.get(dut.w_rdy), ctx.get(dut.r_rdy)) == (n < depth, n > 0), cycle
+            if depth > 1:
+                assert ctx.get(dut.w_rdy2) == (n <= depth - 2), cycle
+            if n:
+                assert ctx.get(dut.r_data) == first[0], cycle
+            await ctx.tick()
+            if r_en and n:
+                fifo_pop(first, buf, fhead, fcnt, 0)
+            if w_en and n < depth:
+                fifo_push(first, buf, fhead, fcnt, 0, data)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
