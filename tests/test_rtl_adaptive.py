@@ -4,9 +4,9 @@ node-generic PDN unit for every node), the fault ports and ``discarded`` exist o
 fault-aware routers, and a router without a selection is the router it was before."""
 from __future__ import annotations
 
-from amaranth.sim import Simulator
 
 from cubenoc.sim.router_config import RouterConfig
+from cubenoc.rtl.formal.route import unit_mismatches
 from cubenoc.rtl.network_top import Network
 from cubenoc.rtl.route.candidates import CandidateUnit, PDNCandidateUnit, candidate_unit
 from cubenoc.rtl.router import Router
@@ -35,31 +35,20 @@ def _presented(routing):
 
 
 def _check(routing, nodes, unit_of):
-    layout, bad, checked = routing.layout, [], 0
-    words = _presented(routing)
-    for group in nodes:
-        unit = unit_of(group[0])
+    layout, words = routing.layout, _presented(routing)
+    V = routing.num_vcs
 
-        async def bench(ctx, unit=unit, group=group):
-            nonlocal checked
-            for v in group:
-                if unit.node_generic:
-                    ctx.set(unit.node_id, v)
-                for w in sorted(words[v]):
-                    ctx.set(unit.route.as_value(), w)
-                    hops = routing.selection_candidates(v, layout.unpack(w))
-                    want = [(h.port, layout.pack(h.header), h.vc if routing.num_vcs > 1 else 0) for h in hops]
-                    got = [(ctx.get(unit.port0), ctx.get(unit.new0.as_value()),
-                            ctx.get(unit.vc0) if routing.num_vcs > 1 else 0)]
-                    if ctx.get(unit.has1):
-                        got.append((ctx.get(unit.port1), ctx.get(unit.new1.as_value()),
-                                    ctx.get(unit.vc1) if routing.num_vcs > 1 else 0))
-                    checked += 1
-                    if got != want:
-                        bad.append((v, layout.unpack(w), got, want))
-        sim = Simulator(unit)
-        sim.add_testbench(bench)
-        sim.run()
+    def want(v, w):
+        return [(h.port, layout.pack(h.header), h.vc if V > 1 else 0)
+                for h in routing.selection_candidates(v, layout.unpack(w))]
+
+    def read(ctx, unit):
+        got = [(ctx.get(unit.port0), ctx.get(unit.new0.as_value()), ctx.get(unit.vc0) if V > 1 else 0)]
+        if ctx.get(unit.has1):
+            got.append((ctx.get(unit.port1), ctx.get(unit.new1.as_value()), ctx.get(unit.vc1) if V > 1 else 0))
+        return got
+    checked, bad = unit_mismatches(nodes, unit_of, None, lambda v: sorted(words[v]),
+                                   lambda ctx, unit, w: ctx.set(unit.route.as_value(), w), read, want)
     assert checked > 0 and not bad, bad[:5]
 
 

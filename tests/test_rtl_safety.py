@@ -7,12 +7,12 @@ import itertools
 import numpy as np
 import pytest
 from amaranth import Value
-from amaranth.sim import Simulator
 
 from cubenoc.errors import CubenocError
 from cubenoc.rtl.safety.unit import SafetyLevelUnit, SafetyNetwork, safety_files, sideband_bits
 from cubenoc.sim.safety import MODELS, adjust, compute, dsl_rule, global_level, sl_rule
 from cubenoc.tb.safety.expect import random_fault_sets, settle_bound
+from unit_sim import run
 
 
 def _pack(values, width):
@@ -21,14 +21,6 @@ def _pack(values, width):
 
 def _unpack(word, count, width):
     return [(word >> (i * width)) & ((1 << width) - 1) for i in range(count)]
-
-
-def _run(dut, bench, clock=True):
-    sim = Simulator(dut)
-    if clock:
-        sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -52,7 +44,7 @@ def test_sl_rule_every_neighbour_level(n):
         if (ctx.get(unit.sl1), ctx.get(unit.sl2)) != (0, 0):
             bad.append(("faulty", ctx.get(unit.sl1), ctx.get(unit.sl2)))
 
-    _run(unit, bench)
+    run(unit, bench)
     assert not bad, bad[:5]
 
 
@@ -88,7 +80,7 @@ def test_dsl_rule_adjustment_and_gsl_every_relevant_level(n):
                 if got != want:
                     bad.append(("rule", d, diag, got, want))
 
-    _run(unit, bench)
+    run(unit, bench)
     assert not bad, bad[:5]
 
 
@@ -112,7 +104,7 @@ def test_adjustment_random_matrices_n5():
             if got != want:
                 bad.append((rows, got, want))
 
-    _run(unit, bench, clock=False)
+    run(unit, bench, clock=False)
     assert not bad, bad[:5]
 
 
@@ -144,7 +136,7 @@ def test_network_settles_to_compute_n3():
                     if gsl != res[m].gsl[b].tolist():
                         bad.append((b, m, "gsl", gsl, res[m].gsl[b].tolist()))
 
-    _run(net, bench)
+    run(net, bench)
     assert not bad, bad[:3]
 
 

@@ -39,46 +39,45 @@ def route_unit_mismatches(routing) -> tuple[int, list]:
     for v in sorted(headers):
         key = (topo.local_port(v), getattr(topo, "is_host", lambda _v: True)(v)) if adapter.node_generic else v
         groups.setdefault(key, []).append(v)
-    checked = 0
-    for nodes in groups.values():
-        unit = adapter.route_unit(nodes[0])
+    def route_of(v, word):
+        hop = routing.route(v, layout.unpack(word))
+        return hop.port, layout.pack(hop.header), hop.vc
+
+    def read_route(ctx, unit):
+        return ctx.get(unit.port), ctx.get(unit.new_route.as_value()), ctx.get(unit.vc) if routing.num_vcs > 1 else 0
+    checked, bad = unit_mismatches(groups.values(), adapter.route_unit, adapter.node_generic, lambda v: sorted(headers[v]),
+                                   lambda ctx, unit, w: ctx.set(unit.route.as_value(), w), read_route, route_of)
+    bad = [("route", v, layout.unpack(w), got, want) for v, w, got, want in bad]
+    # injection
+    src_groups = groups if adapter.node_generic else {v: [v] for v in endpoints}
+    src_groups = [g for g in ([v for v in nodes if v in endpoints] for nodes in src_groups.values()) if g]
+    n, wrong = unit_mismatches(src_groups, adapter.inject_unit, adapter.node_generic, lambda s: endpoints,
+                               lambda ctx, unit, d: ctx.set(unit.dest, d),
+                               lambda ctx, unit: ctx.get(unit.route.as_value()),
+                               lambda s, d: layout.pack(routing.inject(s, d)))
+    return checked + n, bad + [("inject", *x) for x in wrong]
+
+
+def unit_mismatches(groups, make_unit, node_generic: bool | None, cases, drive, read, want) -> tuple[int, list]:
+    """Each group of nodes shares one unit, ``make_unit(its first node)`` (a node-generic unit gets each
+    node's ``node_id``; ``node_generic`` None: the unit's own ``node_generic`` says whether it is); for every
+    node v and input x of ``cases(v)``: ``drive(ctx, unit, x)``, then
+    ``read(ctx, unit)`` must equal ``want(v, x)``. Returns ``(checked, [(v, x, got, want)])``."""
+    checked, bad = 0, []
+    for nodes in groups:
+        unit = make_unit(nodes[0])
 
         async def bench(ctx, unit=unit, nodes=nodes):
             nonlocal checked
             for v in nodes:
-                if adapter.node_generic:
+                if unit.node_generic if node_generic is None else node_generic:
                     ctx.set(unit.node_id, v)
-                for word in sorted(headers[v]):
-                    ctx.set(unit.route.as_value(), word)
-                    hop = routing.route(v, layout.unpack(word))
-                    got = (ctx.get(unit.port), ctx.get(unit.new_route.as_value()),
-                           ctx.get(unit.vc) if routing.num_vcs > 1 else 0)
-                    want = (hop.port, layout.pack(hop.header), hop.vc)
+                for x in cases(v):
+                    drive(ctx, unit, x)
+                    got, exp = read(ctx, unit), want(v, x)
                     checked += 1
-                    if got != want:
-                        bad.append(("route", v, layout.unpack(word), got, want))
-        sim = Simulator(unit)
-        sim.add_testbench(bench)
-        sim.run()
-    # injection
-    src_groups = groups if adapter.node_generic else {v: [v] for v in endpoints}
-    for nodes in src_groups.values():
-        nodes = [v for v in nodes if v in endpoints]
-        if not nodes:
-            continue
-        unit = adapter.inject_unit(nodes[0])
-
-        async def bench(ctx, unit=unit, nodes=nodes):
-            nonlocal checked
-            for s in nodes:
-                if adapter.node_generic:
-                    ctx.set(unit.node_id, s)
-                for d in endpoints:
-                    ctx.set(unit.dest, d)
-                    want = layout.pack(routing.inject(s, d))
-                    checked += 1
-                    if ctx.get(unit.route.as_value()) != want:
-                        bad.append(("inject", s, d, ctx.get(unit.route.as_value()), want))
+                    if got != exp:
+                        bad.append((v, x, got, exp))
         sim = Simulator(unit)
         sim.add_testbench(bench)
         sim.run()

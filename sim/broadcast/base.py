@@ -22,9 +22,9 @@ class BroadcastAlgorithm(ABC):
         self.topology = topology
 
     @property
-    @abstractmethod
     def layout(self) -> HeaderLayout:
-        """The broadcast tag carried by the head flit."""
+        """The broadcast tag carried by the head flit (a subclass sets ``self._layout``)."""
+        return self._layout
 
     @abstractmethod
     def start(self, src: int) -> list[Hop]:

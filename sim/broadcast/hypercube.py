@@ -50,9 +50,6 @@ class BinomialBroadcast(BroadcastAlgorithm):
         # weight takes the values 0..n-1 on the wire (the originator's n is never sent)
         self._layout = HeaderLayout([("weight", max(1, (self.n - 1).bit_length()))])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def _send_below(self, weight: int) -> list[Hop]:
         return [Hop(l, {"weight": l}) for l in range(weight)]
@@ -83,9 +80,6 @@ class EnhancedBroadcast(BroadcastAlgorithm):
         self._layout = HeaderLayout([("op", 1), ("index", self.n.bit_length()),
                                      ("count", self.c.bit_length())])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def start(self, src: int) -> list[Hop]:
         self.topology.check_node(src)

@@ -136,9 +136,6 @@ class MetacubeBroadcast(BroadcastAlgorithm):
         self._layout = HeaderLayout([("phase", 1), ("iter", max(1, self.k)),
                                      ("first", max(self.k, self.m).bit_length()), ("moved", 1)])
 
-    @property
-    def layout(self):
-        return self._layout
 
     def _cluster(self, it: int, first: int, moved: int):
         from ..routing.base import Hop

@@ -54,9 +54,6 @@ class PDNBroadcast(BroadcastAlgorithm):
         self.delta = topology.delta
         self._layout = HeaderLayout([("fanout", 1), ("chord", _bits(self.delta))])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def start(self, src: int) -> list[Hop]:
         self.topology.check_node(src)
@@ -89,9 +86,6 @@ class ProductPDNBroadcast(BroadcastAlgorithm):
         width = _bits(max(h.delta for h in topology.dims))
         self._layout = HeaderLayout([("dim", _bits(topology.q)), ("fanout", 1), ("chord", width)])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def _start_dims(self, first: int) -> list[Hop]:
         topo, hops = self.topology, []

@@ -176,9 +176,6 @@ class SafetyBroadcast(BroadcastAlgorithm):
         self._layout = tag_layout(self.n)
         self._views: dict[int, LocalView] = {}
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     # ---- the per-node view and decisions ------------------------------------------------------------
     def view(self, v: int) -> LocalView:

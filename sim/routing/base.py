@@ -121,9 +121,9 @@ class RoutingFunction(ABC):
         self.topology = topology
 
     @property
-    @abstractmethod
     def layout(self) -> HeaderLayout:
-        """The route header carried by head flits."""
+        """The route header carried by head flits (a subclass sets ``self._layout``)."""
+        return self._layout
 
     @abstractmethod
     def inject(self, src: int, dst: int) -> dict:

@@ -76,9 +76,6 @@ class HierarchicalRouting(RoutingFunction):
             fields.append(("lane", bits_for(self.r)))
         self._layout = HeaderLayout(fields)
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def inject(self, src: int, dst: int) -> dict:
         self.check_pair(src, dst)

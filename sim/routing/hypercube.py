@@ -59,9 +59,6 @@ class EcubeRouting(RoutingFunction):
         self.name = "ecube" if self.k is None else "ecube_skip"
         self._layout = HeaderLayout([("tag", self.n + (0 if self.k is None else 1))])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def inject(self, src: int, dst: int) -> dict:
         self.check_pair(src, dst)

@@ -147,9 +147,6 @@ class Level2Routing(RoutingFunction):
             fields.append(("state", self.rule.state_bits))
         self._layout = HeaderLayout(fields)
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def inject(self, src: int, dst: int) -> dict:
         self.check_pair(src, dst)

@@ -170,9 +170,6 @@ class MetacubeRouting(RoutingFunction):
                 seq.append(seq[-1] ^ ((seq[-1] ^ tgt) & -(seq[-1] ^ tgt)))
         return seq
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def inject(self, src: int, dst: int) -> dict:
         self.check_pair(src, dst)

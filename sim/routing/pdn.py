@@ -87,9 +87,6 @@ class ObliviousPDNRouting(RoutingFunction):
         fields = [("dest", _bits(topology.n))] + ([("hop", 1)] if self.hop_vcs else [])
         self._layout = HeaderLayout(fields)
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def rom(self) -> list[int]:
         """The n-1 ROM words (distances 1..n-1) the RTL stores."""
@@ -146,9 +143,6 @@ class AdaptivePDNRouting(RoutingFunction):
             self.name += "_" + self.selection
         self._layout = HeaderLayout([("dest", _bits(n)), ("hop", _bits(max(2, longest) + 1))])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def healthy(self, node: int, port: int) -> bool:
         far = self.topology.neighbor(node, port)
@@ -229,9 +223,6 @@ class BipartitePDNRouting(RoutingFunction):
         self.switch_index = {s: t for t, s in enumerate(topology.pds)}
         self._layout = HeaderLayout([("dest", _bits(topology.n))])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def check_pair(self, src: int, dst: int) -> None:
         super().check_pair(src, dst)
@@ -269,9 +260,6 @@ class DimensionOrderPDNRouting(RoutingFunction):
         self.tables = [oblivious_port_table(h) for h in topology.dims]
         self._layout = HeaderLayout([("dest", _bits(topology.num_nodes))])
 
-    @property
-    def layout(self) -> HeaderLayout:
-        return self._layout
 
     def inject(self, src: int, dst: int) -> dict:
         self.check_pair(src, dst)
