@@ -5,7 +5,7 @@
 A config is validated where it is made (``RouterConfig(...)``: each field's range, then every pair of
 options against :data:`NOT_BUILT`); what also depends on the routing function (a run-time selection counts
 as adaptive, per-output queues and the pipelined router and broadcast need one VC) is
-:meth:`RouterConfig.check`, called once by the network plan (:mod:`cubenoc.sim.plan`). The router (RTL),
+:meth:`RouterConfig.check`, called once by the network plan (:mod:`cubenoc.sim.network_plan`). The router (RTL),
 the model, the cocotb benches, the formal harness and every command take a config, never the options as
 keyword arguments.
 """

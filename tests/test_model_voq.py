@@ -114,7 +114,7 @@ def test_throughput_options_name_the_test_that_verifies_them():
     root = Path(__file__).resolve().parent.parent
     for q, (_label, test) in ROUTER_OPTIONS.items():
         text = (root / test).read_text()
-        assert "verify_network(" in text
+        assert "verify_network(" in text or "check_network_option(" in text     # (tests/network_checks.py)
         assert (f'queues="{q}"' in text or (q == "pipe" and "pipeline=True" in text)) == (q != "fifo")
 
 

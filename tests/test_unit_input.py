@@ -16,7 +16,7 @@ from cubenoc.rtl.flit import link_flit_layout
 from cubenoc.rtl.route import rtl_for
 from cubenoc.rtl.router import InputParams, InputUnit
 from cubenoc.sim.model.lookahead import LookaheadVoqRouting
-from cubenoc.sim.plan import NetworkPlan
+from cubenoc.sim.network_plan import NetworkPlan
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
