@@ -45,7 +45,7 @@ class AdaptiveSelect(wiring.Component):
         a0, a1 = [~f & ~self.locked.bit_select(p * V + cv, 1) & self.room.bit_select(p * V + cv, 1)
                   for f, p, cv in ((f0, u.port0, cv0), (f1, u.port1, cv1))]
         pick1 = Signal(name=f"pick1_{c}")
-        if self.selection == "least_used":              # seed 001 Sec. IV-B: the less used output
+        if self.selection == "least_used":              # Dandamudi & Eager Sec. IV-B: the less used output
             use0, use1 = Signal(USE_WIDTH), Signal(USE_WIDTH)
             for p, use in ((u.port0, use0), (u.port1, use1)):
                 with m.Switch(p):
