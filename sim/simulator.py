@@ -135,14 +135,20 @@ class PointResult:
     cycles: int = 0
     util_by_port: list = field(default_factory=list)      # mean channel utilisation per port number
     util_max_by_port: list = field(default_factory=list)
-    arbitration: str = "round-robin"
+    router: RouterConfig = field(default_factory=RouterConfig)   # the routers of the run
     source_accepted_min: float = math.nan     # per_source: flits/cycle over the sources that sent
     source_accepted_max: float = math.nan
     source_max_over_min: float = math.nan     # inf when a source got nothing through
     source_accepted: list = field(default_factory=list)   # per node (flits/cycle; None: sent nothing)
 
-    def row(self) -> dict:
+    def as_dict(self) -> dict:
+        """Every field; the router as its arbitration and its description in words (JSON, CSV)."""
         d = asdict(self)
+        d["arbitration"], d["router"] = self.router.arbitration, self.router.describe()
+        return d
+
+    def row(self) -> dict:
+        d = self.as_dict()
         d.pop("util_by_port")
         d.pop("util_max_by_port")
         d.pop("source_accepted")
@@ -195,8 +201,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     W, M = cfg.warmup, cfg.measure
     deterministic = getattr(model.routing, "selection", None) is None   # the routes are known
     sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
-    res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok",
-                      arbitration=model.arbitration)
+    res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok", router=model.config)
     fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
     sent_at_w = None                            # per-link flit counters when the window opens
     full = None                                 # per_source: the first saturation message (run on)
@@ -429,7 +434,7 @@ def write_csv(results: list[PointResult], path) -> None:
 def to_json(results: list[PointResult]) -> str:
     def clean(v):
         return None if isinstance(v, float) and not math.isfinite(v) else v
-    return json.dumps([{k: clean(v) for k, v in asdict(p).items()} for p in results], indent=2)
+    return json.dumps([{k: clean(v) for k, v in p.as_dict().items()} for p in results], indent=2)
 
 
 def plot_latency(results: list[PointResult], path, title: str = "") -> None:

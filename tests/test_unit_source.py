@@ -66,9 +66,9 @@ def test_source_interface_matches_source_step(node, route_at_write, steps):
 @SETTINGS
 @given(st.integers(0, N - 1), st.booleans(), cycles(offers, max_size=40))
 def test_source_interface_without_loopback_or_counters(node, counters, steps):
-    """``loopback=False`` (docs/router.md "Loopback"): a head to its own node is dropped like an
-    out-of-range one (the model's ``dest_ok``); ``counters=False``: the counters read 0."""
-    dut = source(node, loopback=False, counters=counters)
+    """``drop_own_node`` (a router without loopback, docs/router.md "Loopback"): a head to its own node is
+    dropped like an out-of-range one (the model's ``dest_ok``); ``count_events=False``: the counters read 0."""
+    dut = source(node, drop_own_node=True, count_events=counters)
 
     async def bench(ctx):
         ctx.set(dut.node_id, node)

@@ -64,7 +64,7 @@ class InputParams:
     local: bool = False                     # the local input: one lane, fed by the source interface
     num_vcs: int = 1                        # V of the links (per-output queues: the largest P)
     fifo_depth: int = 4
-    fifo_memory: bool | str | None = False  # HeadFifo's storage (docs/router.md "Input FIFO")
+    fifo_storage: bool | str | None = False  # HeadFifo's ``memory`` (docs/router.md "Input FIFO")
     queues: str = "fifo"                    # "voq": a lane per output
     lookahead: tuple = ()                   # VOQ: per output, the route unit of the neighbour there (or None)
     route_at_write: bool = False            # docs/router.md "Route at the write"
@@ -135,7 +135,7 @@ class InputUnit(wiring.Component):
             # routed at the write: the route and data are read by the crossbar alone
             late = (lay["route"].offset, lay["data"].offset + lay["data"].width) if p.route_at_write else None
             fifo = m.submodules[f"fifo_{c}"] = HeadFifo(lay.size + (p.num_ports if p.route_at_write else 0),
-                                                        p.fifo_depth, memory=p.fifo_memory,
+                                                        p.fifo_depth, memory=p.fifo_storage,
                                                         clear_top=p.num_ports * p.pipeline, late=late)
             if p.route_at_write:
                 w = m.submodules[f"route_{c}"] = RouteAtWrite(lay, p.num_ports, self.outputs[c], p.route_unit,

@@ -130,8 +130,8 @@ class Router(wiring.Component):
         """The source interface's parameters (docs/router.md "Source interface")."""
         return SourceParams(self.flit_layout, self.topology.num_nodes,
                             self._unit(partial(self.adapter.inject_unit, self.node), self.node),
-                            node_width(self.topology), loopback=self.loopback, broadcast=self.broadcast is not None,
-                            route_at_write=self.route_at_write, counters=self.counters, counter_dsp=self.counter_dsp)
+                            node_width(self.topology), drop_own_node=not self.loopback, broadcast=self.broadcast is not None,
+                            route_at_write=self.route_at_write, count_events=self.counters, counter_dsp=self.counter_dsp)
 
     def input_params(self, port: int) -> InputParams:
         """Input ``port``'s parameters: its turns, FIFOs and route stage (docs/router.md "Router")."""
@@ -144,7 +144,7 @@ class Router(wiring.Component):
         return InputParams(
             self.flit_layout, self.num_ports, outputs, self._unit(partial(self.adapter.route_unit, self.node), self.node),
             self.routing.layout.width, local=port == self.local, num_vcs=self.num_vcs, fifo_depth=c.fifo_depth,
-            fifo_memory=c.fifo_memory, queues=self.queues, lookahead=lookahead, route_at_write=self.route_at_write,
+            fifo_storage=c.fifo_memory, queues=self.queues, lookahead=lookahead, route_at_write=self.route_at_write,
             fixed=self.fixed_bits.get(("in", port)), pipeline=self.pipeline,
             candidates=self._unit(partial(candidate_unit, self.routing, self.node), self.node) if self.adaptive else None,
             selection=getattr(self.routing, "selection", None) or "availability",

@@ -6,7 +6,7 @@ the destination), ``o`` the link-flit stream into the local FIFO. Frames packets
 drops a packet whose destination is out of range (or is its own node, without loopback), writes
 ``routing.inject(node, dest)`` as the route of every flit of the packet, counts ``injected``, ``dropped``,
 ``malformed`` one cycle after the flit (``gates.count_after``; unless the router is built with
-``counters=False``: they then read 0).
+``count_events=False``: they then read 0).
 ``enable`` low (a faulty node) refuses every flit. With a broadcast algorithm, destination 0xFFFF is a broadcast: ``bcast = 1``,
 ``route = 0``. With the route at the write (docs/router.md "Route at the write") the route field is driven
 whatever the state: the local input unit routes it before its FIFO.
@@ -35,10 +35,10 @@ class SourceParams:
     num_nodes: int                      # destinations 0 .. num_nodes-1 are in range
     inject: NodeUnit                    # this node's inject unit (``routing.inject`` in gates)
     node_width: int                     # bits of a node address (the loopback compare)
-    loopback: bool = True               # False: a packet to its own node is dropped
+    drop_own_node: bool = False         # a packet to its own node is dropped (a router without loopback)
     broadcast: bool = False             # destination 0xFFFF is a broadcast
     route_at_write: bool = False        # the route field whatever the state
-    counters: bool = True               # False: not built (they read 0)
+    count_events: bool = True           # the counters (False: not built, they read 0)
     counter_dsp: bool = False           # iCE40: in SB_MAC16 blocks (gates.count_after)
 
     @property
@@ -65,7 +65,7 @@ class SourceInterface(wiring.Component):
         dest_ok, b = Const(1), (num_nodes - 1).bit_length()
         if num_nodes < (1 << DEST_WIDTH):                  # the same test without a 16-bit carry chain
             dest_ok = ~dest[b:].any() & ((dest[:b] < num_nodes) if num_nodes < (1 << b) else Const(1))
-        if not p.loopback:                                 # docs/router.md "Loopback": its own node is dropped
+        if p.drop_own_node:                                # docs/router.md "Loopback": its own node is dropped
             dest_ok = dest_ok & (dest[:p.node_width] != (node_id if node_id is not None else p.inject.node))
         route = inj.route.as_value()
         if p.broadcast:
@@ -110,6 +110,6 @@ class SourceInterface(wiring.Component):
         # enable is a register (the head that opens the packet is the last one loaded)
         with m.If(~in_packet):
             m.d.sync += [pkt_route.eq(inj.route.as_value()), dropping.eq(~dest_ok)]
-        if p.counters:
+        if p.count_events:
             count_after(m, [(getattr(self, name), event) for name, event in counted.items()], platform, p.counter_dsp)
         return m

@@ -9,7 +9,6 @@ from cubenoc.errors import CubenocError
 
 from ..broadcast.fork import BROADCAST_DEST, build_fork_tables, check_broadcast
 from . import kernel
-from .result import ModelResult
 from .simulation import Simulation
 from .state import Broadcast
 from .word import BCAST_SHIFT
@@ -51,7 +50,3 @@ class BroadcastSimulation(Simulation):
         in_bc[s.packet[bc]] = True
         return s.num_flits + (int(in_bc[s.packet].sum()) * max(s.num_nodes - 2, 0) if s.num_flits else 0)
 
-    def result(self) -> ModelResult:
-        res = super().result()
-        res.broadcast = True
-        return res

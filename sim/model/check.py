@@ -25,7 +25,7 @@ def well_formed_packets(stim) -> np.ndarray:
 
 def delivery_problems(res: ModelResult, limit: int = 10) -> list[str]:
     """Every broken promise in the trace (at most ``limit``), as readable lines; ``[]`` when clean."""
-    if getattr(res, "broadcast", False):
+    if res.broadcast:
         return broadcast_delivery_problems(res, limit)
     s = res.stimulus
     out: list[str] = []

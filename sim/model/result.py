@@ -2,11 +2,12 @@
 and per-flit cycles."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
+from ..router_config import RouterConfig
 from .stimulus import Stimulus
 
 COUNTER_NAMES = ("injected", "ejected", "dropped", "malformed")
@@ -25,8 +26,17 @@ class ModelResult:
     tr_flit: np.ndarray         # index into the stimulus arrays
     tr_head: np.ndarray
     tr_tail: np.ndarray
-    broadcast: bool = False     # the network forks dest-0xFFFF packets (docs/router.md "Broadcast")
-    loopback: bool = True       # False: a packet to its own node is dropped at its source (docs/router.md)
+    router: RouterConfig = field(default_factory=RouterConfig)   # the routers that made it
+
+    @property
+    def broadcast(self) -> bool:
+        """The network forks dest-0xFFFF packets (docs/router.md "Broadcast and multicast")."""
+        return self.router.has_broadcast
+
+    @property
+    def loopback(self) -> bool:
+        """False: a packet to its own node is dropped at its source (docs/router.md "Loopback")."""
+        return self.router.loopback
 
     @property
     def tr_data(self) -> np.ndarray:
