@@ -52,7 +52,7 @@ class RouterConfig:
                 raise CubenocError(f"{name} must be True or False, got {getattr(self, name)!r}")
         _one_of("queues", self.queues, QUEUES)
         _one_of("arbitration", self.arbitration, ARBITRATIONS)
-        if self.fifo_memory not in FIFO_MEMORIES or (self.fifo_memory is not None and type(self.fifo_memory) not in (bool, str)):
+        if self.fifo_memory not in FIFO_MEMORIES or type(self.fifo_memory) not in (bool, str, type(None)):
             raise CubenocError(f"FIFO memory must be False, True, None or 'block', got {self.fifo_memory!r}")
         if self.counters not in COUNTER_KINDS or type(self.counters) not in (bool, str):
             raise CubenocError(f"counters must be True, False or 'dsp', got {self.counters!r}")
@@ -98,7 +98,8 @@ class RouterConfig:
     def describe(self) -> str:
         """What differs from the generic router, in words (``depth 2, pipelined, no loopback``)."""
         words = {"payload_width": lambda v: f"W = {v}", "fifo_depth": lambda v: f"depth {v}",
-                 "faults": lambda v: "run-time faults", "broadcast": lambda v: "broadcast" if v is True else f"broadcast ({_word(v)})",
+                 "faults": lambda v: "run-time faults",
+                 "broadcast": lambda v: "broadcast" if v is True else f"broadcast ({_word(v)})",
                  "queues": lambda v: f"{v} queues", "arbitration": lambda v: f"{v} arbitration",
                  "pipeline": lambda v: "pipelined",
                  "fifo_memory": lambda v: {True: "FIFOs in memory", None: "FIFOs in memory where the platform has "

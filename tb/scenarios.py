@@ -49,7 +49,7 @@ def bad_input(num_nodes: int, seed: int = 0, cycles: int = 1500) -> "Stimulus":
     return b.build(random_ready(num_nodes, cycles, 0.7, seed + 3))
 
 
-def saturation_scenario(num_nodes: int) -> tuple[str, "Stimulus"]:
+def saturation_scenario(num_nodes: int) -> tuple:
     """Back to back 1..6-flit packets, 60 per node, the ejection ports ready 70 % of cycles."""
     return ("saturation", random_traffic(num_nodes, 60, 6, 99, mean_gap=0, p_ready=0.7, ready_cycles=20_000))
 

@@ -38,12 +38,13 @@ from __future__ import annotations
 from functools import partial
 
 from amaranth import Cat, Const, Module, Mux
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
+from ...sim.model.kernel import EJECT_DEPTH
 from ...sim.network_plan import NetworkPlan
 from ...sim.router_config import RouterConfig
 from ..flit import link_flit_layout, link_signature, local_signature
@@ -52,7 +53,7 @@ from ..route import rtl_for
 from ..route.base import NodeUnit
 from ..route.candidates import candidate_unit, candidates_node_generic
 from .arbiter import RoundRobinArbiter
-from .eject_buffer import EjectBuffer
+from .fifo import HeadFifo
 from .fork_stage import fork_unit
 from .input_unit import InputParams, InputUnit
 from .output_unit import OutputUnit
@@ -130,8 +131,9 @@ class Router(wiring.Component):
         """The source interface's parameters (docs/router.md "Source interface")."""
         return SourceParams(self.flit_layout, self.topology.num_nodes,
                             self._unit(partial(self.adapter.inject_unit, self.node), self.node),
-                            node_width(self.topology), drop_own_node=not self.loopback, broadcast=self.broadcast is not None,
-                            route_at_write=self.route_at_write, count_events=self.counters, counter_dsp=self.counter_dsp)
+                            node_width(self.topology), drop_own_node=not self.loopback,
+                            broadcast=self.broadcast is not None, route_at_write=self.route_at_write,
+                            count_events=self.counters, counter_dsp=self.counter_dsp)
 
     def input_params(self, port: int) -> InputParams:
         """Input ``port``'s parameters: its turns, FIFOs and route stage (docs/router.md "Router")."""
@@ -202,12 +204,8 @@ class Router(wiring.Component):
                     m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
                 sent[i, c].append(ou.sent[r])
             m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
-            if o == local and self.pipeline:     # docs/router.md "Pipelined router": behind the ejection buffer
-                ej = self._eject = m.submodules.eject = EjectBuffer(self.flit_layout, self.payload_width)
-                m.d.comb += [ej.i_valid.eq(ou.valid), ej.i_flit.eq(ou.payload), ej.i_tail.eq(ou.tail)]
-                wiring.connect(m, ej.o, wiring.flipped(out))
-                if self.counters:
-                    count_after(m, [(self.ejected, ej.tail_out)], platform, self.counter_dsp)
+            if o == local and self.pipeline:
+                self._eject_buffer(m, ou, platform)
             elif o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
@@ -238,6 +236,20 @@ class Router(wiring.Component):
         if bc:
             self._broadcast_selector(m, units, outs)
         return m
+
+    def _eject_buffer(self, m, ou, platform) -> None:
+        """docs/router.md "Pipelined router": ``local_out`` offers the ejection buffer's head (two entries),
+        else the flit crossing to it now; a crossing flit not taken at once waits in the buffer."""
+        out = self.local_out
+        buf = m.submodules.eject = self._eject = HeadFifo(self.flit_layout.size, EJECT_DEPTH)
+        head = data.View(self.flit_layout, buf.r_data)
+        m.d.comb += [buf.w_data.eq(ou.payload), buf.w_en.eq(ou.valid & (buf.r_rdy | ~out.ready)),
+                     buf.r_en.eq(out.ready), out.valid.eq(buf.r_rdy | ou.valid)]
+        for name in ("head", "tail", "data"):
+            m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(ou.payload, name)))
+        if self.counters:           # the tail bit from registers (not through the crossbar)
+            count_after(m, [(self.ejected, out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail))], platform,
+                        self.counter_dsp)
 
     def _faults_and_discards(self, m, src, units, outs) -> None:
         """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set
