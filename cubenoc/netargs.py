@@ -151,17 +151,18 @@ class _OnceAction(argparse.Action):
         setattr(namespace, self.dest, value)
 
 
-def router_config(args, spec=None, base=None, routing=None):
+def router_config(args, spec=None, base=None, routing=None, only: tuple | None = None):
     """The router a command builds: ``base`` (its target's default, sim/router_config.py ``TARGETS``; None:
-    the generic router), then the router keys of ``spec``, then the command's router flags; a default field
-    that refuses what the user asked for (or ``routing``) gives way (``with_options``)."""
+    the generic router), then the router keys of ``spec``, then the command's router flags (``only``: the
+    flag dests :func:`add_router_flags` gave it, where another option shares a name); a default field that
+    refuses what the user asked for (or ``routing``) gives way (``with_options``)."""
     from .sim.router_config import RouterConfig, field_value, with_options
     flags = getattr(args, "_counter_flags", [])
     if len(flags) > 1:
         raise CubenocError(f"give one of --counters, --no-counters or --dsp-counters, not both ({' and '.join(flags)})")
     changes = dict(spec.router_fields()) if spec is not None else {}
     for dest, name in ROUTER_FLAGS.items():
-        v = getattr(args, dest, None)
+        v = getattr(args, dest, None) if only is None or dest in only else None
         if v is not None:
             changes[name] = field_value(dest, v)
     return with_options(base or RouterConfig(), changes, routing)

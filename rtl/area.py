@@ -88,12 +88,11 @@ def count(cells: dict, target: str) -> dict:
     return {col: sum(cells.get(t, 0) for t in types) for col, types in CELL_CLASSES[target].items()}
 
 
-def measure(family: str, n: int, k: int, targets, payload_width=32, fifo_depth=4, jobs=2) -> list[AreaResult]:
+def measure(family: str, n: int, k: int, targets, config: RouterConfig | None = None, jobs=2) -> list[AreaResult]:
     from ..sim.routing.hypercube import EcubeRouting
     from ..sim.topology import EnhancedHypercube, Hypercube
     topo = Hypercube(n) if family == "hypercube" else EnhancedHypercube(n, k)
-    text, ports = router_verilog(topo, EcubeRouting(topo), RouterConfig(payload_width=payload_width,
-                                                                         fifo_depth=fifo_depth))
+    text, ports = router_verilog(topo, EcubeRouting(topo), config)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         runs = list(pool.map(lambda t: (t, *synthesize(text, t)), targets))
     return [AreaResult(repr(topo), n, ports, t, seconds=sec, **count(cells, t)) for t, cells, sec in runs]

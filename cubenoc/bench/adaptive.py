@@ -37,10 +37,11 @@ LOADS = (0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: int = 10000,
                      cmd: str = "cubenoc bench adaptive --throughput") -> Table:
     from ..sim.topology.pdn import PerfectDifferenceNetwork
+    from ..sim.router_config import RouterConfig
     from .model import sweep_columns, sweep_rows
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
     rows = [r for label, routing, _ in pdn_routings(topo)
-            for r in sweep_rows(topo, label, routing, packet_lens, loads, depth, window)]
+            for r in sweep_rows(topo, label, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
     return Table(rows, sweep_columns(loads), name="throughput", marks=(MARK_BEGIN, MARK_END),
                  before="#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\nAccepted throughput "
                         "(flits/node/cycle) / mean packet latency (cycles) per offered load:",

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import asdict
 
 from ..errors import CubenocError, require_int
+from ..netargs import add_router_flags, router_config
 from ..rtl.area import AreaResult, measure
 from .render import Table, add_output_arguments, command, progress, publish
 
@@ -17,8 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="which router family to synthesise (default both)")
     p.add_argument("--n", type=int, nargs="+", default=[3, 4, 5, 6], help="cube dimensions (default 3 4 5 6)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced hypercube (default 0)")
-    p.add_argument("--payload", type=int, default=32, help="payload width W (default 32)")
-    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    add_router_flags(p, only=("payload", "depth"))
     p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
                    help="yosys synthesis targets (default ice40 ecp5)")
     add_output_arguments(p, "bench area", json_alias=True)
@@ -56,13 +56,14 @@ def table(results: list[AreaResult], payload_width: int, fifo_depth: int, cmd: s
 def run(args) -> int:
     ns = [require_int(n, "n", 2 if args.family != "hypercube" else 1, 10) for n in args.n]
     families = ["hypercube", "enhanced"] if args.family == "both" else [args.family]
+    config = router_config(args, only=("payload", "depth"))
     results: list[AreaResult] = []
     for n in ns:
         for fam in families:
             if fam == "enhanced" and not 0 <= args.k <= n - 2:
                 raise CubenocError(f"k must be in 0..n-2 for an n-cube (n={n}), got {args.k}")
-            results += measure(fam, n, args.k, args.targets, args.payload, args.depth)
+            results += measure(fam, n, args.k, args.targets, config)
             for r in results[-len(args.targets):]:
                 progress(f"  {r.network}: {r.target} {r.lut4} LUT4 ({r.lut4_per_port:.0f}/port), {r.ff} FF"
                          + (f", {r.lutram} DPR16X4" if r.lutram else "") + f"  [{r.seconds:.0f} s]")
-    return publish(table(results, args.payload, args.depth, command(args)), args)
+    return publish(table(results, config.payload_width, config.fifo_depth, command(args)), args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CubenocError
+from ..netargs import add_router_flags, router_config
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
 
@@ -23,7 +24,7 @@ def _net_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="networks as catalog specs instead of Q(n) and Q(n, k) (pdn:set=0,1,3,9, q60, "
                         "metacube:k=1,m=2; docs/networks.md)")
-    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    add_router_flags(p, only=("depth",))
 
 
 def _nets(args) -> list:
@@ -50,13 +51,13 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p, "bench latency")
 
 
-def latency_rows(nets, packet_len: int = 4, depth: int = 4) -> list[dict]:
+def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None) -> list[dict]:
     """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import zero_load_latency
     out = []
     for topo, routing in nets:
-        z = zero_load_latency(NetworkModel(topo, routing, RouterConfig(fifo_depth=depth)), packet_len)
+        z = zero_load_latency(NetworkModel(topo, routing, config), packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
                         "tail_latency": float(b), "packet_len": packet_len, "per_hop": z.per_hop,
@@ -65,7 +66,7 @@ def latency_rows(nets, packet_len: int = 4, depth: int = 4) -> list[dict]:
 
 
 def latency_run(args) -> int:
-    rows = latency_rows(_nets(args), args.packet_len, args.depth)
+    rows = latency_rows(_nets(args), args.packet_len, router_config(args, only=("depth",)))
     fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
             f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
     cols = {"network": "network", "hops": "hops h",
@@ -104,7 +105,7 @@ def throughput_run(args) -> int:
     from ..sim.model.perf import throughput_rows
     if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
         raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
-    rows = throughput_rows(_nets(args), args.packet_len, args.loads, args.depth,
+    rows = throughput_rows(_nets(args), args.packet_len, args.loads, router_config(args, only=("depth",)),
                            window=args.window, queues=args.queues)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
@@ -116,11 +117,11 @@ def throughput_run(args) -> int:
 
 
 # ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
-def sweep_rows(topo, label: str, routing, packet_lens, loads, depth: int, window: int = 10000) -> list[dict]:
+def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConfig, window: int = 10000) -> list[dict]:
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput
-    model = NetworkModel(topo, routing, RouterConfig(fifo_depth=depth))
+    model = NetworkModel(topo, routing, config)
     out = []
     for L in packet_lens:
         pts = saturation_sweep(model, L, loads, window=window)
@@ -149,7 +150,7 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, nargs="+", default=[6, 10, 14],
                    help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
-    p.add_argument("--depth", type=int, default=4, help="input FIFO depth (default 4)")
+    add_router_flags(p, only=("depth",))
     p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
     p.add_argument("--node-cycles", type=float, default=2e7,
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
@@ -197,12 +198,13 @@ def speed_run(args) -> int:
     points = [(spec, r, args.cycles or cycles_for(N, args.node_cycles), (p.family, r))
               for spec, p, N in zip(specs, parsed, nodes) for r in args.loads]
     if args.loop_only:
-        rows = loop_rounds(points, args.repeat, depth=args.depth, each=lambda s: progress(f"model-speed: {s} ..."))
+        depth = router_config(args, only=("depth",)).fifo_depth
+        rows = loop_rounds(points, args.repeat, depth=depth, each=lambda s: progress(f"model-speed: {s} ..."))
     else:
         rows = []
         for spec, r, cycles, _ in points:
             progress(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...")
-            rows.append(scaling_point(spec, r, cycles, depth=args.depth))
+            rows.append(scaling_point(spec, r, cycles, depth=router_config(args, only=("depth",)).fifo_depth))
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
     columns = {k: v for k, v in SPEED_COLUMNS.items() if (k in LOOP_COLUMNS if args.loop_only else k not in ROUNDS)}

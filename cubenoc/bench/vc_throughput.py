@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..sim.router_config import RouterConfig
 from .model import sweep_columns, sweep_rows
 from .render import Table, add_format_argument, code, command, publish
 
@@ -33,7 +34,7 @@ def cases():
 def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
           limit=None, cmd: str = "cubenoc bench vc-throughput") -> Table:
     rows = [r for topo, with_vcs, one_vc in cases()[:limit] for routing in (with_vcs, one_vc)
-            for r in sweep_rows(topo, routing.name, routing, packet_lens, loads, depth, window)]
+            for r in sweep_rows(topo, routing.name, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
     return Table(rows, sweep_columns(loads) | {"routing": ("routing", code("routing"))},
                  before="Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
                         "(`-` : nothing created in the window was delivered: deadlocked):",
@@ -48,7 +49,7 @@ def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 
     from ..sim.model.lookahead import LookaheadVoqRouting
     topo = Hypercube(6)
     rows = [r for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo))))
-            for r in sweep_rows(topo, label, routing, packet_lens, loads, depth, window)]
+            for r in sweep_rows(topo, label, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
     return Table(rows, sweep_columns(loads, "router"), after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
 
 

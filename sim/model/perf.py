@@ -97,17 +97,20 @@ ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"
                   "pipe": ("V=1 pipelined, 2 cycles/hop (RTL, verified)", "tests/test_cocotb_pipeline.py")}
 
 
-def throughput_rows(nets, packet_lens=(1, 4), loads=None, depth: int = 4, warmup: int = 2000,
+def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig | None = None, warmup: int = 2000,
                     window: int = 10000, queues=("fifo", "voq")) -> list[dict]:
-    """One saturation sweep per (network, router option, packet length): dicts with the network, the
-    option (``queues``), whether its Verilog is verified against the model (and by which test), the
-    packet length, the points (offered, accepted, latency) and the saturation throughput."""
+    """One saturation sweep per (network, router option, packet length) of ``config``'s routers (the option
+    ``queues``: fifo, voq or pipe, over it): dicts with the network, the option, whether its Verilog is
+    verified against the model (and by which test), the packet length, the points (offered, accepted,
+    latency) and the saturation throughput."""
+    base = config or RouterConfig()
+    depth = base.fifo_depth
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
     rows = []
     for topo, routing in nets:
         for q in queues:
-            config = RouterConfig(fifo_depth=depth, **({"pipeline": True} if q == "pipe" else {"queues": q}))
-            model = NetworkModel(topo, routing, config)
+            option = {"pipeline": True} if q == "pipe" else {"queues": q}
+            model = NetworkModel(topo, routing, base.replace(**option))
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
