@@ -206,7 +206,7 @@ def test_delivery_check_catches_reordered_and_duplicated_flits():
     swapped = res.tr_flit.copy()
     swapped[[multi, multi + 1]] = swapped[[multi + 1, multi]]
     for broadcast in (False, True):          # the unicast and the broadcast-aware paths
-        bad = dataclasses.replace(res, tr_flit=swapped, broadcast=broadcast)
+        bad = dataclasses.replace(res, tr_flit=swapped, router=RouterConfig(broadcast=broadcast))
         assert any("does not start" in p or "reordered" in p for p in delivery_problems(bad))
     dup = dataclasses.replace(res, tr_flit=np.concatenate([res.tr_flit, res.tr_flit[:1]]),
                               tr_node=np.concatenate([res.tr_node, res.tr_node[:1]]))

@@ -49,7 +49,7 @@ def test_router_derives_each_units_parameters(topo, routing, config, stage):
     r = Router(topo, routing(topo), 0, config)
     r._MustUse__silence = True
     src = r.source_params()
-    assert isinstance(src, SourceParams) and src.num_nodes == topo.num_nodes and src.loopback == config.loopback
+    assert isinstance(src, SourceParams) and src.num_nodes == topo.num_nodes and src.drop_own_node == (not config.loopback)
     for port in range(r.num_ports):
         p = r.input_params(port)
         assert isinstance(p, InputParams) and p.stage == stage and p.local == (port == r.local)
