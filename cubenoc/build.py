@@ -66,6 +66,9 @@ def network_for(board, args):
                            f"broadcast=1 are for generate)")
     topo, routing = spec.build("rtl")
     config = router_config(args, spec, board_router(board, payload, depth), routing)
+    if not config.loopback:
+        raise CubenocError("the board demo's traffic generators address every node, their own included: its "
+                           "routers keep loopback (drop --no-loopback / loopback=0)")
     return topo, routing, NetworkPlan(topo, routing, config).config
 
 

@@ -175,3 +175,17 @@ def test_a_target_default_gives_way_to_what_the_user_asked_for():
     assert with_options(up5k, {}, EcubeRouting(Hypercube(3))) == up5k
     with pytest.raises(CubenocError, match="cannot take"):         # both asked for: refused
         with_options(up5k, {"queues": "voq", "loopback": False})
+
+
+def test_board_builds_start_from_their_target_and_keep_loopback(capsys):
+    """An UP5K board's demo routers are the up5k default (counters in DSP blocks) with loopback kept;
+    asking for no loopback is refused in one line (the demo's traffic addresses every node)."""
+    from cubenoc.boards.boards import get_board
+    from cubenoc.build import network_for
+    from cubenoc.cli import main
+    ns = argparse.Namespace(family=None, n=None, k=None, payload=None, depth=None)
+    _, _, config = network_for(get_board("icebreaker"), ns)
+    assert config.counters == "dsp" and config.loopback is True
+    assert main(["build", "--board", "icebreaker", "--no-loopback", "--estimate-only"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "keep loopback" in err
