@@ -1,4 +1,4 @@
-"""Prove the routers of a network with SymbiYosys from pip (issue 15; docs/formal.md).
+"""Prove the routers of a network with SymbiYosys from pip (docs/formal.md).
 
 ``cubenoc prove --family hypercube --n 2``: for every router shape of the network, the output arbiters
 are proved fair by k-induction, the router's stream rules, conservation, wormhole exclusivity and status

@@ -30,7 +30,7 @@ from pathlib import Path
 from .errors import CubenocError, ToolError
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
-#: issue 7 targets for a 5-port router with a 32-bit payload
+#: the area and clock targets for a 5-port router with a 32-bit payload
 TARGET_LUT_PER_PORT = 100
 TARGET_MHZ = {"up5k": 40.0, "ecp5-25f": 100.0}
 #: bump when boards/synth.py's harness or counting changes (invalidates the cache)
@@ -374,7 +374,7 @@ def _row_text(r: dict) -> str:
 
 
 def markdown_table(rows: list[dict]) -> str:
-    """One line per (network, router shape, target); ✓/✗ against the issue 7 targets."""
+    """One line per (network, router shape, target); ✓/✗ against the area and clock targets."""
     out = ["| network | routing | router shape: P ports, V VCs (nodes) | target | LUT4 | LUT4/port | FF | carry "
            "| BRAM | LUTRAM | DSP | Fmax (MHz) |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -391,7 +391,7 @@ def markdown_table(rows: list[dict]) -> str:
 
 
 def target_summary(rows: list[dict]) -> str:
-    """The issue 7 targets on the 5-port, one-VC, W = 32 routers of the rows: how many meet each."""
+    """The area and clock targets on the 5-port, one-VC, W = 32 routers of the rows: how many meet each."""
     five = [r for r in rows if r["ports"] == 5 and r["vcs"] == 1 and r["payload"] == 32]
     if not five:
         return ""

@@ -1,4 +1,4 @@
-"""The papers' simulation studies on the cycle-accurate model (issue 6; docs/papers/hierarchical.md,
+"""The papers' simulation studies on the cycle-accurate model (docs/papers/hierarchical.md,
 docs/simulator.md).
 
 * :func:`enhanced_density`: measured traffic density per link class of Q(n, k) against eqs (6)-(7) of

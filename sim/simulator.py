@@ -1,4 +1,4 @@
-"""The network simulator (issue 6): BookSim-style measurements on the cycle-accurate model.
+"""The network simulator: BookSim-style measurements on the cycle-accurate model.
 
 One load point (:func:`simulate_point`) runs the model of :mod:`cubenoc.sim.model` (the one the cocotb
 scoreboard holds the Verilog to) under Bernoulli traffic from :mod:`cubenoc.sim.traffic`:
@@ -156,7 +156,7 @@ class PointResult:
 
 
 def stream_span(N: int, rate: float, window_flits: int = 1 << 18) -> int:
-    """Cycles of traffic per window of a streamed run: about ``window_flits`` new flits (issue 17)."""
+    """Cycles of traffic per window of a streamed run: about ``window_flits`` new flits."""
     return max(1, min(1 << 16, int(window_flits // max(1.0, N * rate))))
 
 

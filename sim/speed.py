@@ -1,6 +1,6 @@
 """Model speed: ``measure`` for ``cubenoc bench sim-speed`` (cubenoc/bench/sim_speed.py; docs/performance.md,
 section "simulate-speed"): simulated network-cycles per second of wall time, Bernoulli uniform traffic of
-1-flit packets, 4-flit input FIFOs (the issue 6 benchmark), stimulus generation, table building and
+1-flit packets, 4-flit input FIFOs (the simulator benchmark), stimulus generation, table building and
 compilation excluded; ``scaling_point`` for ``cubenoc bench model-speed`` (below).
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4
             "cpu_cycles_per_s": best_cpu, "node_cycles_per_s": best_cpu * n, "build_s": build}
 
 
-# ---- `cubenoc bench model-speed`: whole run and loop only, 64 to 2^20 nodes (issue 17) ----------------------
+# ---- `cubenoc bench model-speed`: whole run and loop only, 64 to 2^20 nodes ----------------------
 #: a small intermediate process: a child's peak RSS counts the memory of the process it was forked from
 #: (Linux keeps ru_maxrss across fork and exec), so the measured run is forked from this one, not from us
 _WRAP = """import json, os, sys
@@ -128,7 +128,7 @@ def loop_rounds(points: list[tuple], rounds: int, seed: int = 1, depth: int = 4,
     ``rounds`` rounds: a slow spell of the machine (other tenants' memory traffic) falls on every network
     of a round alike. Per point the best run's figures, the median ns per node-cycle per hop over the
     rounds, and ``vs_smallest``: the median over the rounds of its ns / that of the point with the fewest
-    nodes in its ``group`` in the same round (the ratio issue 17 bounds at 1.5x). ``each(label)`` reports
+    nodes in its ``group`` in the same round (the ratio the model-speed target bounds at 1.5x). ``each(label)`` reports
     progress. All the points' state is held at once."""
     from .simulator import _model
     runs = [LoopRun(spec, rate, cycles, seed, depth) for spec, rate, cycles, _ in points]

@@ -1,4 +1,4 @@
-"""Synthetic traffic for the network simulator (issue 6): destination patterns, packet lengths and
+"""Synthetic traffic for the network simulator: destination patterns, packet lengths and
 Bernoulli injection, generated with numpy straight into a model :class:`Stimulus`.
 
 Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(name, topology, **kw)``):
@@ -220,7 +220,7 @@ def check_rate(rate) -> float:
 
 
 class BernoulliSource:
-    """Bernoulli injection generated as the run goes (issue 17): :meth:`take` returns the packets created
+    """Bernoulli injection generated as the run goes: :meth:`take` returns the packets created
     before a cycle, in bounded chunks of ``chunk`` cycles (aligned at multiples of ``chunk`` from cycle 0),
     so memory does not grow with the run length. Per chunk the RNG draws the creation matrix, then the
     destinations, then the lengths: the packets depend on the seed and ``chunk`` only, never on how the

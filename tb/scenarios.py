@@ -1,4 +1,4 @@
-"""The cocotb network scenarios (issue 3 "Verification"): each is a seeded Stimulus for one network.
+"""The cocotb network scenarios (docs/verification.md): each is a seeded Stimulus for one network.
 
 * ``random``     random traffic, random lengths 1..L, random ejection backpressure
 * ``burst``      every node injects back to back (saturating), ejection ready 60 % of the time

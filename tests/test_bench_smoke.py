@@ -1,4 +1,4 @@
-"""Every ``cubenoc bench NAME`` runs at its smallest size (issue 16): the benchmark package's modules are
+"""Every ``cubenoc bench NAME`` runs at its smallest size: the benchmark package's modules are
 commands, and each one is exercised here end to end in one run: ``--format json`` on stdout (parsed, a
 known row checked) and the Markdown of the same tables (what ``--format md`` and ``--write`` print,
 checked for a known table line)."""

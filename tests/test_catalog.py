@@ -1,4 +1,4 @@
-"""The network catalog (sim/catalog.py, issue 16): one spec grammar, the family flags as its shorthand, and
+"""The network catalog (sim/catalog.py): one spec grammar, the family flags as its shorthand, and
 the same spec string accepted by generate, simulate, bench, synth-report and build."""
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_spec_and_flags_together_is_an_error():
 
 
 def test_one_spec_string_in_every_command(tmp_path, capsys, monkeypatch):
-    """generate, simulate, bench, synth-report and build all take ``pdn:set=0,1,3`` (issue 16 must-show)."""
+    """generate, simulate, bench, synth-report and build all take ``pdn:set=0,1,3``."""
     spec = "pdn:set=0,1,3"
     label = "PerfectDifferenceNetwork(set='0,1,3')"
     assert main(["generate", spec, "-o", str(tmp_path / "v")]) == 0

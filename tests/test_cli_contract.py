@@ -1,4 +1,4 @@
-"""The CLI contract (docs/cli.md, issue 16): --version, the command list, exit statuses 0/1/2/3, and output
+"""The CLI contract (docs/cli.md): --version, the command list, exit statuses 0/1/2/3, and output
 paths checked before any work."""
 from __future__ import annotations
 

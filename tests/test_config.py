@@ -1,4 +1,4 @@
-"""``--config FILE.toml`` (cubenoc/config.py, docs/config.md) and the examples/ folder (issue 16)."""
+"""``--config FILE.toml`` (cubenoc/config.py, docs/config.md) and the examples/ folder."""
 from __future__ import annotations
 
 import csv

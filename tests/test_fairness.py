@@ -1,4 +1,4 @@
-"""All-to-one hotspot, per-source accepted throughput and the fair arbiter in the model (issue 14
+"""All-to-one hotspot, per-source accepted throughput and the fair arbiter in the model
 "Fairness"; docs/router.md "Arbitration", docs/simulator.md "Per-source figures")."""
 import json
 

@@ -130,7 +130,7 @@ SELF_NETS = [(EcubeRouting, EnhancedHypercube(4, 0)), (MetacubeRouting, Metacube
 
 @pytest.mark.parametrize("make,topo", SELF_NETS, ids=lambda x: getattr(x, "__name__", repr(x)))
 def test_self_addressed_packet_ejects_at_its_own_router(make, topo):
-    """A packet to its own node: 0 hops in every family (issue 14; the metacube's full class-path
+    """A packet to its own node: 0 hops in every family (the metacube's full class-path
     variant used to tour the class cycle: 2 hops on MC(1,2), 4 on MC(2,1)); head latency 1."""
     node = topo.num_nodes - 1
     b = StimulusBuilder(topo.num_nodes, seed=6)

@@ -1,4 +1,4 @@
-"""The model's state in the narrowest integer types from 64 nodes up (issue 17, docs/simulator.md "Large
+"""The model's state in the narrowest integer types from 64 nodes up (docs/simulator.md "Large
 networks"): the arrays the compiled loop reads per hop hold the same values as the tables they come from,
 in fewer bytes (a smaller cache footprint at 16,384-65,536 nodes). Below that, one layout for every
 network, so that the small networks of the tests share one compiled loop."""

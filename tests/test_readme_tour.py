@@ -1,4 +1,4 @@
-"""The README's tour cannot drift (issue 16): every command in it runs, except those marked ``[takes ...]``,
+"""The README's tour cannot drift: every command in it runs, except those marked ``[takes ...]``,
 whose arguments are still parsed (and a board build's network estimated, a synth-report's shapes listed)."""
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube
 
 #: verilator -Wall warnings on the 16-node Q(4, 0) network (docs/router.md records the count; keep it falling).
-#: 205 -> 236 with issue 14's input FIFO (rtl/router/fifo.py): every flip-flop declaration with an initial value
+#: 205 -> 236 with input FIFO (rtl/router/fifo.py): every flip-flop declaration with an initial value
 #: is a PROCASSINIT, and the FIFO has 11 registers (head, 3 entries, pointers, occupancy, select, flags) where
 #: SyncFIFO had 3 (+48); its other warnings are fewer than SyncFIFO's (UNUSEDSIGNAL 132 -> 115, WIDTHTRUNC 10).
 #: 231 -> 239 with the fixed route bits (docs/router.md): UNUSEDSIGNAL +8, the link inputs' tag bits a legal

@@ -1,4 +1,4 @@
-"""The network simulator (issue 6): traffic patterns, methodology, saturation detector, CLI."""
+"""The network simulator: traffic patterns, methodology, saturation detector, CLI."""
 import math
 import re
 
@@ -188,7 +188,7 @@ def test_dask_missing_is_a_clear_error(monkeypatch):
 
 
 def test_vc_families_and_routing_options_build():
-    """Metacube (2 VCs) and BH/CCC (3 VCs) run now that the model has virtual channels (issue 4); with a
+    """Metacube (2 VCs) and BH/CCC (3 VCs) run now that the model has virtual channels; with a
     one-VC model the simulator refuses them with one clear error instead of a wrong answer."""
     from cubenoc.sim.routing.metacube import MetacubeRouting
     from cubenoc.sim.topology.metacube import Metacube

@@ -48,7 +48,7 @@ def test_simulator_uses_the_fast_path_for_the_hypercube_family():
 
 
 def test_help_and_traffic_import_no_compiler():
-    """Start-up (issue 17): ``cubenoc --help`` and the traffic generators do not import numba (the model's
+    """Start-up: ``cubenoc --help`` and the traffic generators do not import numba (the model's
     compiled kernel comes with :class:`NetworkModel`, on first use)."""
     import subprocess
     import sys

@@ -16,7 +16,7 @@ from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 
 def _upfront(spec, rate, cfg):
     """The reference: every packet generated up front (generate), the model run on the whole stimulus,
-    the figures computed from the per-flit cycles (what simulate_point did before issue 17)."""
+    the figures computed from the per-flit cycles (what simulate_point did before the streamed runs)."""
     model, _ = S.model_for(spec, cfg.router)
     N, W, M = model.num_nodes, cfg.warmup, cfg.measure
     stim = T.generate(N, T.make_pattern(cfg.traffic, model.topology), rate, T.LengthDist.parse(cfg.length),
@@ -221,7 +221,7 @@ def test_bench_model_speed_reports_whole_run_and_loop(capsys):
 
 def test_bench_model_speed_loop_only(capsys):
     """``--loop-only``: the compiled loop alone in rounds (every network once per round), no child runs
-    (issue 17's A/B figure): the best run, the median, and the ratio to the family's smallest network."""
+    (A/B figure): the best run, the median, and the ratio to the family's smallest network."""
     from cubenoc.cli import main
     assert main(["bench", "model-speed", "--n", "3", "4", "--cycles", "300", "--loop-only", "--repeat", "3",
                  "--json"]) == 0

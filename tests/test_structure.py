@@ -1,7 +1,7 @@
-"""The structure issue 13 bought, kept: no import cycle among the project's modules, and the router (RTL
+"""The structure kept: no import cycle among the project's modules, and the router (RTL
 units) plus the model's cycle loop written once, in at most 870 lines of code together.
 
-The cap was 800 (795 used); issue 14's arbitration work added 74 lines, in both the RTL and the model as
+The cap was 800 (795 used); arbitration work added 74 lines, in both the RTL and the model as
 every cycle-behaviour change must be: streams hold their offer (the arbiter's ``keep``, the output unit's
 ``stalled`` for broadcast forks, the model's stalled-winner path and unmasked V = 1 requests: 24 lines)
 and the fair arbiter (the weighted pointer update, the output unit's weight lookup and held per-VC
@@ -98,16 +98,16 @@ ROUTER_AND_LOOP_LINES = 1372
 
 
 def test_router_and_model_loop_stay_within_their_line_budget():
-    """Cap 800 lines, raised by issue 14: per-output queues (VOQ), the fair arbiter (weights), the held offer
+    """Cap 800 lines, raised by the arbitration work: per-output queues (VOQ), the fair arbiter (weights), the held offer
     and the pipelined router (+20 lines: the input unit's stage registers and the kernel's PIPE mode of the
     clock edge; its option checks and model class live in sim/model/pipeline.py): 876 lines, cap 890; then
     the input FIFO unit (rtl/router/fifo.py, ~70 lines replacing Amaranth's SyncFIFO to put a register at the
     head), the counters option and the output unit's per-source ``sent`` (+81 lines): 957, cap 960. Then the
-    pipelined router's registered grant (issue 14's >= 50 / >= 150 MHz row; docs/router.md "Pipelined
+    pipelined router's registered grant (>= 50 / >= 150 MHz row; docs/router.md "Pipelined
     router"): a model phase of its own (``pipe_node``: crossing from the registered grants, candidates,
     room one cycle ahead, the ejection buffer; +86 lines in kernel.py) and the RTL of the same (pairwise
     arbiter, the lane's candidate and stage, the output's registered grant, the ejection buffer; +79):
-    1122, cap 1125 (1125 used on main at 610acae). Then the default router's route at the write (issue 14's
+    1122, cap 1125 (1125 used on main at 610acae). Then the default router's route at the write (the
     clock bars; docs/router.md "Route at the write"): the input unit's ``_routed`` (the route unit on the
     written flit, the body flits' ``cur_out`` kept at the write), shared with the pipelined lane, and the
     request from the head's ``want`` bits beside the head-side route stage the adaptive, broadcast and VOQ
@@ -139,7 +139,7 @@ def test_router_and_model_loop_stay_within_their_line_budget():
     assert not [f for f in gone if (ROOT / f).exists()]
 
 
-#: file names more than one library module may carry, and why (issue 16: "no two modules with the same name
+#: file names more than one library module may carry, and why ("no two modules with the same name
 #: doing different things"). Per-family modules: each layer folder has one module per network family and a
 #: ``base`` (sim/topology/pdn.py is the PDN topology, sim/routing/pdn.py its routing, rtl/route/pdn.py its
 #: route unit ...). The others name one subject in the role their folder says: rtl/formal/X.py proves the

@@ -167,7 +167,7 @@ def test_several_seeds_give_the_median_fmax_and_options_reach_the_router(tmp_pat
     ("metacube", "1,2", "mc12"), ("pdn", "0,1,3,9", "pdn13"), ("pdn", "delta=4", "pdn:delta=4"),
     ("pdn", "product=2,2", "pdn:product=2,2"), ("hin", "bh:3/ccc:2", "hin-bh3-ccc2")])
 def test_family_and_size_are_a_shorthand_for_catalog_specs(family, size, spec):
-    """The catalog is the one factory (issue 16): --family/--size names a spec, and synth-report builds it
+    """The catalog is the one factory: --family/--size names a spec, and synth-report builds it
     with NetworkSpec.build, so its network equals the spec's."""
     from cubenoc.sim.catalog import NetworkSpec
     assert sr.size_spec(family, size) == NetworkSpec.parse(spec)

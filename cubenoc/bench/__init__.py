@@ -29,7 +29,7 @@ BENCHES = {
     "adaptive": ("adaptive", "add_arguments", "run", "throughput and area of the adaptive / fault-aware routers"),
     "fair-area": ("fair_area", "add_arguments", "run", "area of the fair arbiter against round robin"),
     "safety-area": ("safety_area", "add_arguments", "run", "iCE40 cells of the safety-level unit and fork"),
-    "sim-speed": ("sim_speed", "add_arguments", "run", "the simulator's network-cycles per second on the issue 6 "
+    "sim-speed": ("sim_speed", "add_arguments", "run", "the simulator's network-cycles per second on its "
                   "networks, 64 to 16,384 nodes (was `simulate --bench-speed`)"),
 }
 

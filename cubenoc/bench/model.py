@@ -157,7 +157,7 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
     p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
                    "child runs): ns per node-cycle per hop, best and median of --repeat rounds, and the median "
-                   "ratio to the smallest network of each family (the A/B figure of issue 17)")
+                   "ratio to the smallest network of each family (the paired A/B figure)")
     p.add_argument("--repeat", type=int, default=1, help="--loop-only: rounds, each running every network once "
                    "in turn (all networks' state is held at once: ~2.5 GB per 2^20-node network; default 1)")
     add_output_arguments(p, "bench model-speed", json_alias=True)
@@ -184,7 +184,7 @@ ROUNDS = ("ns_median", "vs_smallest")                   # --loop-only's alone (t
 
 def speed_run(args) -> int:
     """Whole run (a child ``cubenoc simulate``: start-up included; wall, CPU, peak RSS, time to the first
-    cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``, issue 17)."""
+    cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``)."""
     from ..sim.catalog import NetworkSpec
     from ..sim.speed import cycles_for, loop_rounds, scaling_point
     if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1) or args.repeat < 1:

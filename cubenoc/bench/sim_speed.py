@@ -1,8 +1,8 @@
-"""``cubenoc bench sim-speed`` (was ``cubenoc simulate --bench-speed``; docs/performance.md "Simulator speed
-(issue 6)", block ``simulate-speed``): simulated network-cycles per second of wall time and of CPU time,
+"""``cubenoc bench sim-speed`` (was ``cubenoc simulate --bench-speed``; docs/performance.md "Simulator speed",
+block ``simulate-speed``): simulated network-cycles per second of wall time and of CPU time,
 Bernoulli uniform traffic of 1-flit packets, 4-flit input FIFOs, best of 3 seeds; stimulus generation,
 table building and compilation excluded (the measurement is sim/speed.py ``measure``).
-BookSim2 reference (issue 6): 4,000-8,000 network-cycles/s on the 64-node 6-cube at 0.1.
+BookSim2 reference: 4,000-8,000 network-cycles/s on the 64-node 6-cube at 0.1.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def speed_rows(cases=CASES, repeat: int = 3, quiet: bool = False) -> tuple[list[
             except CubenocError as exc:
                 notes.append(f"- `{spec}`: not run: {exc}")
                 break
-            if m["nodes"] == 64 and r == 0.1:       # BookSim2's issue 6 range, per CPU second
+            if m["nodes"] == 64 and r == 0.1:       # BookSim2's range, per CPU second
                 m["vs_booksim"] = [m["cpu_cycles_per_s"] / BOOKSIM_Q6[1], m["cpu_cycles_per_s"] / BOOKSIM_Q6[0]]
             rows.append(m)
             if not quiet:
@@ -68,7 +68,7 @@ def machine_note() -> str:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
-                   help="catalog specs to measure instead of the issue 6 networks (docs/networks.md)")
+                   help="catalog specs to measure instead of the benchmark's networks (docs/networks.md)")
     p.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.1 0.5)")
     p.add_argument("--cycles", type=int, default=None,
                    help="simulated cycles per repeat (default per network: 200,000 at 64 nodes .. 1,000 at 16,384)")

@@ -1,4 +1,4 @@
-"""Properties of the round-robin arbiter (rtl/router/arbiter.py), issue 15 property 4 (bounded waiting,
+"""Properties of the round-robin arbiter (rtl/router/arbiter.py), property 4 of docs/formal.md (bounded waiting,
 hence fairness), proved by k-induction for any request sequence (``AnySeq``):
 
 * ``grant one-hot``: at most one grant; ``grant only requesters``; ``work conserving``: a request is

@@ -1,4 +1,4 @@
-"""Properties of one whole router (issue 15; docs/formal.md "The router").
+"""Properties of one whole router (docs/formal.md "The router").
 
 ``RouterHarness(topology, routing, node)`` drives every input of a :class:`~cubenoc.rtl.router.Router`
 with any sequence (``AnySeq``) a legal upstream could send and every output's ``ready`` with any

@@ -3,7 +3,7 @@
 ``NetworkModel(topology).run(stimulus)`` -> ``ModelResult`` (trace, counters, per-flit cycles); the
 ``Stimulus`` generators live in :mod:`.stimulus`; see docs/verification.md. The compiled kernel (numba) is
 imported on first use of a name from :mod:`.network`, not by importing a submodule such as
-:mod:`.stimulus` (``cubenoc --help`` and the traffic generators need no compiler; issue 17, start-up).
+:mod:`.stimulus` (``cubenoc --help`` and the traffic generators need no compiler: start-up time).
 """
 from .stimulus import Stimulus, StimulusBuilder, all_pairs, bernoulli_traffic, random_traffic
 

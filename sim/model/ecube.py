@@ -1,4 +1,4 @@
-"""The model of Q_n and Q(n, k) under Algorithms A and C built from the addresses (issue 17), for networks
+"""The model of Q_n and Q(n, k) under Algorithms A and C built from the addresses, for networks
 up to 2^20 nodes: no per-node or per-pair table and no Python loop over the nodes.
 
 The e-cube header is the relative address (sim/routing/hypercube.py), so every router reads the same

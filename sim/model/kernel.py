@@ -83,7 +83,7 @@ def lock_after(lock, owner, head, tail):
 def fifo_push(first, buf, fhead, fcnt, f, word):
     """Write ``word`` at the tail of FIFO ``f`` (the input FIFO's write port at the edge): into the head
     register ``first[f]`` when the FIFO is empty, else into the circular buffer of the D - 1 entries behind
-    it (rtl/router/fifo.py ``HeadFifo``; the routers read only ``first``: one dense array, issue 17)."""
+    it (rtl/router/fifo.py ``HeadFifo``; the routers read only ``first``: one dense array)."""
     if fcnt[f] == 0:
         first[f] = word
     else:                                              # behind the head: buffer slot head + count - 1

@@ -23,7 +23,7 @@ def _zeros(*shape) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
 
-#: from this many nodes up the state is in the narrowest integer types (issue 17: the cache footprint at
+#: from this many nodes up the state is in the narrowest integer types (the cache footprint at
 #: 16,384-65,536 nodes; 2-8 % faster already at 64-256 nodes); below, every array of :func:`_small` is
 #: int32, so that the small networks of the tests share one compiled loop (numba compiles one per
 #: combination of array types: 11-13 s each, cold)
@@ -82,8 +82,8 @@ class Simulation:
         self.tab = Tables(tb.nports, _narrow(arow, c), tb.link.astype(idx), _narrow(allowed, c), _narrow(tb.route, c),
                           route_vc, row.astype(idx), _narrow(xor, c))
         # one FIFO per (node, input port, VC): index (v * P + i) * V + c, its head word apart from the D - 1
-        # behind it (the routers read only the heads: one dense array, issue 17); nocc: flits buffered per
-        # node (FIFO words int64; pointers, counts and per-port state in the narrowest type, issue 17)
+        # behind it (the routers read only the heads: one dense array); nocc: flits buffered per
+        # node (FIFO words int64; pointers, counts and per-port state in the narrowest type)
         F_ = N * P * V
         self.fifo = Fifos(_zeros(F_), _zeros(F_, D - 1), z(F_, D), z(F_, D), z(N, P * V * (D + 1)),
                           *self.pipe_state(N, P * V))
@@ -111,7 +111,7 @@ class Simulation:
         self.trace = tuple(_zeros(self.trace_size()) for _ in range(4))   # cycle, node, flit, head|tail
         self.scal = np.array([0, 0, F, 0], dtype=np.int64)
         # flits sent per network output (v * P + o): the loop counts in 16 bits (the per-port array it
-        # writes on every hop, a quarter of the cache footprint of int64, issue 17) for at most SENT_SPAN
+        # writes on every hop, a quarter of the cache footprint of int64) for at most SENT_SPAN
         # cycles (a link carries one flit per cycle), folded into int64 between calls: :attr:`link_flits`
         self.sent, self.sent_folded, self.unfolded = np.zeros(N * P, np.uint16), _zeros(N * P), 0
         self.eject_ready = np.ascontiguousarray(stim.eject_ready, dtype=np.uint8)

@@ -15,7 +15,7 @@ Fifos = namedtuple("Fifos", "first buf head count occupied stage trav eject ecou
 # rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 # per node + stimulus; next: per node the release cycle of its next flit (2**62: none), one compact array
-# that the source phase polls every cycle instead of the stimulus (issue 17)
+# that the source phase polls every cycle instead of the stimulus
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane next")
 # link_flits: flits sent per output in 16 bits, folded into int64 by Simulation.advance (SENT_SPAN)
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")

@@ -1,4 +1,4 @@
-"""Streamed model runs (issue 17): traffic fed in windows, statistics kept as running sums, so memory is
+"""Streamed model runs: traffic fed in windows, statistics kept as running sums, so memory is
 O(network + in-flight packets + one window of traffic + a latency histogram) whatever the run length.
 
 A :class:`StreamRun` drives one :class:`~.simulation.Simulation` (any unicast mode: fixed route,

@@ -49,7 +49,7 @@ class NetworkTables:
     def allowed_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """``(arow, rows)``: input i of node v may request the outputs of bit mask ``rows[arow[v], i]``
         (:attr:`allowed`, each distinct node's row stored once: one row for Q_n and Q(n, k), so that the
-        loop does not stream a per-port array through its cache; issue 17)."""
+        loop does not stream a per-port array through its cache)."""
         N, P = self.num_nodes, self.max_ports
         allowed = self.allowed.reshape(N, P)
         if (allowed == allowed[0]).all():
