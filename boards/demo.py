@@ -132,8 +132,9 @@ class DemoTop(wiring.Component):
     """Board-independent demo logic: :class:`TrafficSystem`, status and a periodic UART line.
 
     ``clk_freq`` (Hz) sets the heartbeat, the report period (``report_period`` seconds) and the UART
-    divisor for ``baud``. Outputs: ``heartbeat``, ``traffic``, ``error`` (LED levels, active high)
-    and ``tx`` (UART line)."""
+    divisor for ``baud``. Outputs: ``heartbeat``, ``traffic``, ``error`` (LED levels, active high),
+    ``blink`` (all three on one LED: blinks at 1 Hz while packets arrive, at 4 Hz from the first error on,
+    steady on when the network stalls) and ``tx`` (UART line)."""
 
     def __init__(self, topology, routing, config: RouterConfig | None = None, *, clk_freq: float, rate: int = 64,
                  baud: int = 115200, report_period: float = 1.0, safety: bool = False,
@@ -148,7 +149,7 @@ class DemoTop(wiring.Component):
         self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)
         self.report_cycles = max(1000, int(self.clk_freq * report_period))
         self.panel = None
-        members = {"heartbeat": Out(1), "traffic": Out(1), "error": Out(1), "tx": Out(1, init=1)}
+        members = {"heartbeat": Out(1), "traffic": Out(1), "error": Out(1), "blink": Out(1), "tx": Out(1, init=1)}
         program = [f"cubenoc {topology!r} W={payload_width}: sent ", ("sent", False), " recv ", ("received", False),
                    " err ", ("errors", False), " lat ", ("latency", True)]
         if safety:      # fault-injection buttons and SL(1) levels (boards/safety_demo.py)
@@ -185,6 +186,11 @@ class DemoTop(wiring.Component):
         with m.Elif(stretch != 0):
             m.d.sync += stretch.eq(stretch - 1)
         m.d.comb += [self.traffic.eq(stretch != 0), self.error.eq(sysm.errors != 0)]
+        # one LED: 4 Hz after an error, the 1 Hz heartbeat while packets arrive, steady on when stalled
+        fast = Signal()
+        with m.If((beat == half - 1) | (beat == half // 4) | (beat == half // 2) | (beat == 3 * half // 4)):
+            m.d.sync += fast.eq(~fast)
+        m.d.comb += self.blink.eq(Mux(self.error, fast, Mux(self.traffic, self.heartbeat, 1)))
 
         # once per report period: snapshot, start the divider, print a line
         tick = Signal(range(self.report_cycles))

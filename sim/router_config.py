@@ -222,6 +222,7 @@ TARGETS: dict[str, Target] = {
                    "the FIFO entries behind each head register in distributed RAM (TRELLIS_DPR16X4) and no status "
                    "counters (the ECP5 has no cheap counter: they cost about a fifth of the router's LUT4s; the "
                    "status outputs read 0, pass --counters on to build them); no local -> local turn (as up5k)"),
+    "gowin": Target("gowin", RouterConfig(), "speed", "speed", "not measured yet: the generic router"),
 }
 
 

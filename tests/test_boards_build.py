@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cubenoc.sim.router_config import RouterConfig
-from cubenoc.boards.boards import BOARDS, check_fits, estimate, get_board
+from cubenoc.boards.boards import check_fits, estimate, get_board
 from cubenoc.boards.toolchain import TOOLS, find_tool, toolchain_env
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError
@@ -25,7 +25,7 @@ def _cli(capsys, *argv):
 def test_unsupported_board_is_one_clear_line(capsys):
     code, out, err = _cli(capsys, "build", "--board", "de0-nano")
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "unsupported board 'de0-nano'" in err and "icebreaker" in err
+    assert err.count("\n") == 1 and "de0-nano" in err and "--list-boards" in err
 
 
 def test_network_too_large_for_the_device_fails_before_any_tool(capsys, monkeypatch):
@@ -37,12 +37,6 @@ def test_network_too_large_for_the_device_fails_before_any_tool(capsys, monkeypa
     code, _, err = _cli(capsys, "build", "--board", "ulx3s-25f", "--family", "hypercube", "--n", "6",
                         "--payload", "32")
     assert code == 2 and "LFE5U-25F" in err
-
-
-def test_default_demo_networks_fit_their_boards(capsys):
-    for name, board in BOARDS.items():
-        code, out, _ = _cli(capsys, "build", "--board", name, "--estimate-only")
-        assert code == 0 and board.device in out
 
 
 def test_estimate_grows_with_the_network():
@@ -57,11 +51,18 @@ def test_estimate_grows_with_the_network():
 
 
 def test_yowasp_tools_are_found_by_absolute_path():
-    env = toolchain_env("all", "yowasp", base={})
-    for var in TOOLS:
-        path = Path(env[var])
-        assert path.is_absolute() and path.exists() and path.name.startswith("yowasp-")
-    assert env["AMARANTH_USE_YOSYS"] == "builtin"
+    """Every family's tools are PyPI packages of the [fpga] extra in this venv (yowasp-*, apycula's gowin_pack)."""
+    from cubenoc.boards.toolchain import toolchain_installed, venv_bin
+    for family in ("ice40", "ecp5", "gowin", "machxo2"):
+        env = toolchain_env(family, "yowasp", base={})
+        for var in {**TOOLS["all"], **TOOLS[family]}:
+            path = Path(env[var])
+            assert path.is_absolute() and path.exists() and path.parent == venv_bin()
+        assert env["AMARANTH_USE_YOSYS"] == "builtin" and toolchain_installed(family)
+    assert Path(toolchain_env("gowin", base={})["GOWIN_PACK"]).name == "gowin_pack"
+    assert Path(toolchain_env("machxo2", base={})["ECPPACK"]).name == "yowasp-xo2pack"
+    with pytest.raises(CubenocError, match="FPGA family must be one of"):
+        toolchain_env("virtex")
 
 
 def test_system_toolchain_missing_is_a_clear_error(monkeypatch):
@@ -70,15 +71,6 @@ def test_system_toolchain_missing_is_a_clear_error(monkeypatch):
         find_tool("nextpnr-ice40", "system")
     with pytest.raises(CubenocError, match="toolchain must be one of"):
         find_tool("yosys", "vivado")
-
-
-def test_program_without_any_programmer_says_so(monkeypatch, tmp_path):
-    from cubenoc.boards.flow import program
-    monkeypatch.setenv("PATH", "/nonexistent")
-    monkeypatch.delenv("OPENFPGALOADER", raising=False)
-    monkeypatch.delenv("ICEPROG", raising=False)
-    with pytest.raises(CubenocError, match="neither iceprog nor openFPGALoader is installed"):
-        program(get_board("icebreaker"), tmp_path / "top.bin")
 
 
 def test_synth_report_section_replaces_only_its_own_markers(tmp_path):
@@ -125,8 +117,9 @@ def test_synth_goals_are_one_table_for_reports_and_builds():
     from cubenoc.sim.router_config import TARGETS
     for t in TARGETS.values():
         assert {t.synth, t.synth_pipelined} <= set(SYNTH_GOALS)
+    from cubenoc.boards.boards import FAMILIES
     for goal in SYNTH_GOALS:
-        assert set(SYNTH_GOALS[goal]) == set(TARGET_FAMILY.values())
+        assert set(TARGET_FAMILY.values()) <= set(SYNTH_GOALS[goal]) == set(FAMILIES)
     assert synth_script("ecp5", "speed", "router") == "synth_ecp5 -top router"
     assert synth_script("ecp5", "balanced", "top") == "synth_ecp5 -nowidelut -top top"
     for family in ("ecp5", "ice40"):        # area: a delay target every router path meets (docs/performance.md)
