@@ -99,6 +99,12 @@ DEMO_PAYLOAD = 16
 DEMO_FILL = 0.9
 
 
+#: the fastest clock the demo runs at, per family (MHz), under the Fmax of the default demos measured with
+#: `cubenoc build` (iCEBreaker Q(2) 20.2 MHz; ULX3S-25F / Colorlight Q(4) 50.5-58 MHz): a faster board clock
+#: is divided by an even number for the demo's clock domain (boards/flow.py)
+DEMO_CLOCK_MHZ = {"ice40": 16, "ecp5": 40, "gowin": 30, "machxo2": 15}
+
+
 def demo_depth(family: str) -> int:
     return 2 if family == "ice40" else 4
 
@@ -133,6 +139,16 @@ class Board:
         if "UP5K" in self.device.upper():
             return "up5k"
         return self.family if self.family in TARGETS else None
+
+    @property
+    def clock_divider(self) -> int:
+        """1, or the even number the board clock is divided by for the demo (``DEMO_CLOCK_MHZ``)."""
+        limit = DEMO_CLOCK_MHZ[self.family] * 1e6
+        return 1 if self.clock_hz <= limit else 2 * -(-self.clock_hz // (2 * limit))
+
+    @property
+    def demo_clock_hz(self) -> float:
+        return self.clock_hz / self.clock_divider
 
     @property
     def bitstream(self) -> str:
@@ -450,7 +466,7 @@ def board_rows() -> list[dict]:
     installed = {family: toolchain_installed(family) for family in FAMILIES}
     return [{"board": b.name, "family": b.family, "device": b.device,
              "capacity": f"{b.lut4} LUT4" + (f", {b.ff} FF" if b.ff != b.lut4 else ""),
-             "clock": f"{b.clock_hz / 1e6:g} MHz", "demo": network_label(b.default_network), "shows": b.shows(),
+             "clock": f"{b.clock_hz / 1e6:g} MHz" + (f" / {b.clock_divider:.0f}" if b.clock_divider > 1 else ""), "demo": network_label(b.default_network), "shows": b.shows(),
              "program": ("openFPGALoader " + " ".join(b.programmer) if b.programmer else "")
              + (" or iceprog" if b.program_tool == "iceprog" else "")
              or f"{b.program_tool or 'none named'} (not run by --program)",

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amaranth import Elaboratable, Module
+from amaranth import ClockDomain, DomainRenamer, Elaboratable, Module, ResetSignal, Signal
 from amaranth.lib import wiring
 
 from cubenoc.errors import CubenocError, ToolError
@@ -35,11 +35,24 @@ class BoardDemo(Elaboratable):
         self.kw = dict(rate=rate, safety=safety)
 
     def make_demo(self, platform) -> DemoTop:
-        return DemoTop(self.topology, self.routing, self.config, clk_freq=platform.default_clk_frequency, **self.kw)
+        return DemoTop(self.topology, self.routing, self.config, clk_freq=self.board.demo_clock_hz, **self.kw)
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.demo = demo = self.make_demo(platform)
+        demo = self.make_demo(platform)
+        divider = int(self.board.clock_divider)
+        if divider > 1:     # a board clock above the demo's Fmax: the demo runs in a divided clock domain
+            m.domains.demo = cd = ClockDomain("demo", local=True)
+            count = Signal(range(divider // 2))
+            with m.If(count == divider // 2 - 1):
+                m.d.sync += [count.eq(0), cd.clk.eq(~cd.clk)]
+            with m.Else():
+                m.d.sync += count.eq(count + 1)
+            m.d.comb += cd.rst.eq(ResetSignal("sync", allow_reset_less=True))
+            platform.add_clock_constraint(cd.clk, self.board.demo_clock_hz)
+            m.submodules.demo = DomainRenamer("demo")(demo)
+        else:
+            m.submodules.demo = demo
         for role, pin in self.board.leds.items():        # boards/boards.py: which LED shows what
             m.d.comb += led_output(platform, pin).eq(getattr(demo, role))
         if self.board.uart:
@@ -83,7 +96,7 @@ class BuildReport:
         for k, (used, avail) in sorted(self.utilisation.items()):
             lines.append(f"  {k:<16} {used:>6} / {avail:<6} ({100.0 * used / avail:4.1f} %)")
         fm = f"{self.fmax_mhz:.1f} MHz" if self.fmax_mhz else "unknown"
-        lines.append(f"Fmax (nextpnr): {fm}; board clock {self.clock_mhz:g} MHz"
+        lines.append(f"Fmax (nextpnr): {fm}; demo clock {self.clock_mhz:g} MHz"
                      + ("" if not self.fmax_mhz or self.fmax_mhz >= self.clock_mhz else "  ** TIMING NOT MET **"))
         lines.append(f"estimate before the build: {self.estimate[0]} LUT4, {self.estimate[1]} FF")
         return "\n".join(lines)
@@ -116,7 +129,7 @@ def build_demo(board: Board, topology, routing, config: RouterConfig | None = No
                            f"{out}/top.tim") from None
     report = json.loads((out / "top.report.json").read_text())
     return BuildReport(board.name, out, out / f"top.{board.bitstream}", fmax_from_report(report),
-                       platform.default_clk_frequency / 1e6, utilisation_from_report(report), est,
+                       board.demo_clock_hz / 1e6, utilisation_from_report(report), est,
                        time.monotonic() - t0)
 
 

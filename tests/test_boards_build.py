@@ -180,7 +180,7 @@ def _check_build(rep, board):
     assert rep.bitstream.exists() and rep.bitstream.stat().st_size > 50_000
     assert rep.fmax_mhz is not None and rep.fmax_mhz >= rep.clock_mhz        # timing met at the board clock
     used = {k: u for k, (u, _) in rep.utilisation.items()}
-    cells = used.get("ICESTORM_LC") or used.get("TRELLIS_COMB")
+    cells = used.get("ICESTORM_LC") or used.get("TRELLIS_COMB") or used.get("LUT4")     # LUT4: Gowin
     assert cells and cells <= board.lut4
     # the estimate does not undershoot what the tools used (it is what refuses designs that do not fit)
     estimate_cells = rep.estimate[0] + (0.78 * rep.estimate[1] if board.family == "ice40" else 0)
@@ -200,6 +200,59 @@ def test_icebreaker_demo_bitstream_end_to_end(tmp_path):
     assert rep.bitstream.suffix == ".bin" and rep.bitstream.stat().st_size == 104090   # a UP5K image
     report = json.loads((tmp_path / "icebreaker" / "top.report.json").read_text())
     assert report["utilization"]["ICESTORM_LC"]["available"] == 5280
+
+
+def _smallest(name, tmp_path):
+    """``name``'s demo on the smallest network, Q(1) (2 nodes), through the whole flow."""
+    from cubenoc.boards.boards import demo_depth
+    from cubenoc.boards.flow import build_demo
+    board = get_board(name)
+    topo = Hypercube(1)
+    rep = build_demo(board, topo, EcubeRouting(topo), build_dir=tmp_path,
+                     config=RouterConfig(payload_width=16, fifo_depth=demo_depth(board.family)))
+    _check_build(rep, board)
+    assert rep.bitstream.suffix == "." + board.bitstream
+    return rep
+
+
+def test_ecp5_bitstream_smallest_network(tmp_path):
+    """synth_ecp5, nextpnr-ecp5 and ecppack from PyPI on the ULX3S-25F (the platform's plan runs without
+    openFPGALoader)."""
+    _smallest("ulx3s-25f", tmp_path)
+
+
+def test_gowin_bitstream_smallest_network(tmp_path):
+    """synth_gowin, nextpnr-himbaechel-gowin and apycula's gowin_pack from PyPI on the Tang Nano 9K: a .fs
+    bitstream, Fmax and utilisation from nextpnr's report."""
+    rep = _smallest("tang-nano-9k", tmp_path)
+    assert rep.utilisation["LUT4"][1] == 8640
+    assert set(rep.bitstream.read_bytes()[:4000]) <= set(b"01\n")     # a .fs file: lines of 0 and 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["stepmxo2"])
+def test_machxo2_bitstream_smallest_network(tmp_path, name):
+    _smallest(name, tmp_path)
+
+
+def _every_board():
+    from cubenoc.boards.boards import all_boards
+    return list(all_boards())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _every_board())
+def test_every_board_builds_its_default_demo(tmp_path, name):
+    """Each listed board's default demo through its whole flow: a bitstream, nextpnr's report, timing met at
+    the board clock (tens of CPU minutes in all)."""
+    import argparse
+
+    from cubenoc.boards.flow import build_demo
+    from cubenoc.build import network_for
+    board = get_board(name)
+    topo, routing, config = network_for(board, argparse.Namespace(family=None, n=None, k=None, payload=None,
+                                                                  depth=None))
+    _check_build(build_demo(board, topo, routing, config, build_dir=tmp_path), board)
 
 
 @pytest.mark.slow

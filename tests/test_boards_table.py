@@ -60,6 +60,12 @@ def test_earlier_boards_keep_their_demo_networks():
                     "colorlight-5a75b": ("hypercube", 4, None, 16, 4)}
 
 
+def test_fast_board_clocks_are_divided_for_the_demo():
+    assert get_board("fomu-pvt").clock_divider == 4 and get_board("fomu-pvt").demo_clock_hz == 12e6
+    assert get_board("versa-ecp5").clock_divider == 4 and get_board("icepi-zero").demo_clock_hz == 25e6
+    assert get_board("icebreaker").clock_divider == 1 and get_board("tang-nano-9k").demo_clock_hz == 27e6
+
+
 def test_led_roles_follow_what_the_board_has():
     assert set(led_roles(8, 0)) == {"heartbeat", "traffic", "error"}
     assert led_roles(1, 1)["heartbeat"] == ("rgb_led", 0, "g")
@@ -107,6 +113,8 @@ def test_every_board_elaborates_with_its_pins(monkeypatch):
             whole[board.family] = name
         platform = board.make_platform()
         platform.prepare(top)
+        if name == "blackice":          # 100 MHz / 8: the demo in its own clock domain, constrained to 12.5 MHz
+            assert 12.5e6 in [freq for _signal, freq in platform.iter_signal_clock_constraints()]
         requested = {res for (res, _num) in platform._requested}
         assert ("uart" in requested) == board.uart, name
         assert {pin[0] for pin in board.leds.values()} <= requested, name
