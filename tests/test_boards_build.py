@@ -307,3 +307,24 @@ def test_nextpnr_that_runs_past_its_limit_is_stopped_with_a_note(tmp_path):
     res = synth_router(Router(topo, EcubeRouting(topo), 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr_timeout=0.05)
     assert res.fmax_mhz is None and res.lut4 > 0
     assert res.note == "nextpnr did not finish in 0.05 s at seed 1 (stopped)"
+
+
+def test_gowin_target_synthesises_its_default_router(tmp_path, capsys):
+    """``synth-report --targets gowin --no-pnr``: synth_gowin on Q(2)'s router built as the gowin default
+    (sim/router_config.py): the FIFO entries in shadow SRAM (RAM16SDP*), LUT1-4 counted as LUT4s."""
+    code = main(["synth-report", "--family", "hypercube", "--n", "2", "--targets", "gowin", "--no-pnr",
+                 "--work-dir", str(tmp_path), "--json", "--no-progress"])
+    rows = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(rows) == 1
+    row = rows[0]
+    assert row["target"] == "gowin" and row["synth"] == "area" and row["fifo_memory"] and not row["loopback"]
+    assert row["lut4"] > 100 and row["lutram"] > 0 and row["ff"] < 200
+
+
+def test_gowin_board_demo_routers_start_from_the_gowin_default():
+    import argparse
+
+    from cubenoc.build import network_for
+    _, _, config = network_for(get_board("tang-nano-9k"), argparse.Namespace(family=None, n=None, k=None,
+                                                                             payload=None, depth=None))
+    assert config.fifo_memory is True and config.counters is False and config.loopback is True
