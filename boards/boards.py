@@ -47,9 +47,14 @@ DEVICE_CAPACITY = (
     (r"LFE5U.*-85F", 83640, 83640),
     (r"LCMXO2-256", 256, 256), (r"LCMXO2-640", 640, 640), (r"LCMXO2-1200", 1280, 1280),
     (r"LCMXO2-2000", 2112, 2112), (r"LCMXO2-4000", 4320, 4320), (r"LCMXO2-7000", 6864, 6864),
-    (r"LCMXO3L.*-6900", 6864, 6864),
+    (r"LCMXO3L.*-4300", 4320, 4320), (r"LCMXO3L.*-6900", 6864, 6864),
     (r"GW1NR?-.*1Q", 1152, 864), (r"GW1NR?-.*9Q", 8640, 6480), (r"GW2AR?-.*18", 20736, 15552),
 )
+
+
+#: the MachXO2/XO3 devices the PyPI nextpnr-machxo2 places (its ``--list-devices``; it refuses the others as
+#: "Unsupported MachXO2 chip type")
+MACHXO2_PNR_DEVICES = r"LCMXO2-(640U|1200)|LCMXO3LF?-(4300|6900)"
 
 
 @dataclass(frozen=True)
@@ -256,6 +261,9 @@ def _derive(module: str, cls, several: bool) -> tuple[Board | None, str, str]:
     if not clock:
         return None, name, "its platform names no default clock"
     device = plat.device if family != "gowin" else plat.part
+    if family == "machxo2" and not re.match(MACHXO2_PNR_DEVICES, device):
+        return None, name, (f"nextpnr-machxo2 from PyPI does not place its {device} (it places the MachXO2-640U and "
+                            f"-1200 and the MachXO3-4300 and -6900)")
     cap = capacity(device)
     if cap is None:
         return None, name, f"its device {device} is not in the capacity table"

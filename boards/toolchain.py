@@ -128,11 +128,19 @@ GOWIN_COMMANDS = [
 
 
 def pypi_platform(cls):
-    """The Amaranth platform class ``cls`` running the PyPI tools: a Gowin platform with ``GOWIN_COMMANDS``."""
-    if "GowinPlatform" not in {b.__name__ for b in cls.__mro__}:
-        return cls
-    return type(cls.__name__, (cls,), {"command_templates": GOWIN_COMMANDS,
-                                       "required_tools": ["yosys", "nextpnr-himbaechel", "gowin_pack"]})
+    """The Amaranth platform class ``cls`` running the PyPI tools: a Gowin platform with ``GOWIN_COMMANDS``; a
+    MachXO2/XO3 platform with Amaranth's Trellis flow (nextpnr-machxo2) instead of its default, Lattice Diamond,
+    and that flow's own commands (amaranth-boards' StepMXO2 replaces them with a broken property)."""
+    bases = {b.__name__: b for b in cls.__mro__}
+    if "GowinPlatform" in bases:
+        return type(cls.__name__, (cls,), {"command_templates": GOWIN_COMMANDS,
+                                           "required_tools": ["yosys", "nextpnr-himbaechel", "gowin_pack"]})
+    if "LatticePlatform" in bases and str(getattr(cls, "device", "")).startswith("LCMXO"):
+        lattice = bases["LatticePlatform"]
+        return type(cls.__name__, (cls,), {
+            "__init__": lambda self: cls.__init__(self, toolchain="Trellis"),
+            "command_templates": property(lambda self: lattice.command_templates.fget(self))})
+    return cls
 
 
 # ---- programmers -----------------------------------------------------------------------------------------

@@ -230,7 +230,7 @@ def test_gowin_bitstream_smallest_network(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["stepmxo2"])
+@pytest.mark.parametrize("name", ["machxo3-sk-lf"])
 def test_machxo2_bitstream_smallest_network(tmp_path, name):
     _smallest(name, tmp_path)
 

@@ -45,7 +45,7 @@ def test_derived_facts_match_the_platforms():
     assert get_board("tinyfpga-bx").leds == {"blink": ("led", 0)} and not get_board("tinyfpga-bx").uart
     assert get_board("upduino-v3").leds["error"] == ("rgb_led", 0, "r")
     assert get_board("icesugar").program_tool == "icesprog" and get_board("icebreaker").program_tool == "iceprog"
-    assert get_board("stepmxo2").family == "machxo2" and get_board("stepmxo2").bitstream == "bit"
+    assert get_board("machxo3-sk-lf").family == "machxo2" and get_board("machxo3-sk-lf").bitstream == "bit"
     # the one hand table: the iCEBreaker's PMOD LEDs, the Colorlight's LED that is its UART TX pin
     assert get_board("icebreaker").leds["traffic"] == ("led", 2) and get_board("colorlight-5a75b").leds == {}
 
@@ -150,6 +150,8 @@ def test_unknown_and_unbuildable_boards_name_the_nearest(capsys):
     assert code == 2 and err.count("\n") == 1 and "fits its iCE40HX1K" in err
     code, _, err = _cli(capsys, "build", "--board", "arty-a7-35")
     assert code == 2 and "no open toolchain from PyPI" in err
+    code, _, err = _cli(capsys, "build", "--board", "stepmxo2")        # nextpnr-machxo2 has no LCMXO2-4000
+    assert code == 2 and "does not place its LCMXO2-4000HC" in err
     code, _, err = _cli(capsys, "build")
     assert code == 2 and "--list-boards" in err
 
