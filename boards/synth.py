@@ -49,7 +49,7 @@ DEFAULT_TARGETS = ("up5k", "ecp5-25f")
 #: the fabric (``--no-promote-ce``): nextpnr otherwise gives the widest ones a global buffer, and a FIFO head
 #: register's load enable (one grant -> pop -> enable path of the one-cycle router) then ran 5.7 ns to the
 #: buffer at the die's edge and 2.3 ns through it (docs/performance.md "Clock enables on fabric routing")
-PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": [], "gowin": [], "machxo2": []}
+PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": [], "gowin": []}
 
 #: what yosys optimises for: goal -> family -> (script before ``synth_<family>``, its options); the same
 #: lines in synth-report and in board builds (Amaranth's ``script_after_read`` / ``synth_opts`` overrides).
@@ -60,11 +60,10 @@ PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": [], "gowin": [], "machxo2": [
 #: length of a one-cycle router without counters (ABC keeps the longer paths as short as it can and maps the
 #: rest for area); on the ECP5 LUT4s alone with ABC9's own delay mapping (the "area" of before 2026-11-25:
 #: the target costs the ECP5 router clock). Figures: docs/performance.md "Synthesis goal". Gowin
-#: (``synth_gowin``) and MachXO2 (``synth_lattice -family xo2``) map with ABC9 into wide LUTs as the ECP5 does
-#: and take the ECP5's lines.
+#: (``synth_gowin``) maps with ABC9 into wide LUTs as the ECP5 does and takes the ECP5's lines.
 _WIDE_LUT_GOALS = {"speed": ("", ""), "balanced": ("", "-nowidelut"), "area": ("scratchpad -set abc9.D 8000", "-nowidelut")}
 SYNTH_GOALS = {
-    goal: {"ice40": ice40, **{family: _WIDE_LUT_GOALS[goal] for family in ("ecp5", "gowin", "machxo2")}}
+    goal: {"ice40": ice40, **{family: _WIDE_LUT_GOALS[goal] for family in ("ecp5", "gowin")}}
     for goal, ice40 in (("speed", ("", "")), ("balanced", ("scratchpad -set abc9.D 4000", "")),
                         ("area", ("scratchpad -set abc9.D 8000", "")))
 }

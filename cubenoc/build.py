@@ -4,7 +4,7 @@
 makes: ``--family hypercube --n 3 --payload 16 --depth 4``, ``--family pdn --set 0,1,3``, ``--family metacube
 --k 1 --m 1``, ``--family hin --level1 bh:1 --level2 ccc:2``; ``--safety`` adds the fault-injection panel
 (hypercube demos). The size estimate refuses a network too large for the board before any tool runs.
-Writes ``build/<board>/top.bin`` (iCE40), ``top.bit`` (ECP5, MachXO2) or ``top.fs`` (Gowin) and prints the
+Writes ``build/<board>/top.bin`` (iCE40), ``top.bit`` (ECP5) or ``top.fs`` (Gowin) and prints the
 utilisation and nextpnr's Fmax; ``--list-boards`` lists every board (boards/boards.py derives them from
 amaranth-boards). See docs/boards.md.
 """
@@ -18,7 +18,7 @@ from .errors import CubenocError, require_int
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .netargs import add_family_flags, add_router_flags
     p.add_argument("--board", default=None, help="target board: every amaranth-boards board an open toolchain from "
-                   "PyPI builds for (iCE40, ECP5, Gowin, MachXO2); --list-boards lists them")
+                   "PyPI builds for (iCE40, ECP5, Gowin); --list-boards lists them")
     p.add_argument("--list-boards", nargs="?", const="text", choices=("text", "markdown"), default=None,
                    help="list the boards (family, device, capacity, clock, demo network, whether the toolchain is "
                         "installed) and exit; markdown: the table of docs/boards.md")

@@ -53,14 +53,13 @@ def test_estimate_grows_with_the_network():
 def test_yowasp_tools_are_found_by_absolute_path():
     """Every family's tools are PyPI packages of the [fpga] extra in this venv (yowasp-*, apycula's gowin_pack)."""
     from cubenoc.boards.toolchain import toolchain_installed, venv_bin
-    for family in ("ice40", "ecp5", "gowin", "machxo2"):
+    for family in ("ice40", "ecp5", "gowin"):
         env = toolchain_env(family, "yowasp", base={})
         for var in {**TOOLS["all"], **TOOLS[family]}:
             path = Path(env[var])
             assert path.is_absolute() and path.exists() and path.parent == venv_bin()
         assert env["AMARANTH_USE_YOSYS"] == "builtin" and toolchain_installed(family)
     assert Path(toolchain_env("gowin", base={})["GOWIN_PACK"]).name == "gowin_pack"
-    assert Path(toolchain_env("machxo2", base={})["ECPPACK"]).name == "yowasp-xo2pack"
     with pytest.raises(CubenocError, match="FPGA family must be one of"):
         toolchain_env("virtex")
 
@@ -227,12 +226,6 @@ def test_gowin_bitstream_smallest_network(tmp_path):
     rep = _smallest("tang-nano-9k", tmp_path)
     assert rep.utilisation["LUT4"][1] == 8640
     assert set(rep.bitstream.read_bytes()[:4000]) <= set(b"01\n")     # a .fs file: lines of 0 and 1
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["machxo3-sk-lf"])
-def test_machxo2_bitstream_smallest_network(tmp_path, name):
-    _smallest(name, tmp_path)
 
 
 def _every_board():
