@@ -41,7 +41,8 @@ class BoardDemo(Elaboratable):
         m = Module()
         demo = self.make_demo(platform)
         divider = int(self.board.clock_divider)
-        if divider > 1:     # a board clock above the demo's Fmax: the demo runs in a divided clock domain
+        if divider > 1:     # a board clock above the demo's Fmax: the demo runs in a divided clock domain (its
+            # constraint: nextpnr's --freq, the one for clocks without their own, boards/flow.py build_demo)
             m.domains.demo = cd = ClockDomain("demo", local=True)
             count = Signal(range(divider // 2))
             with m.If(count == divider // 2 - 1):
@@ -49,7 +50,6 @@ class BoardDemo(Elaboratable):
             with m.Else():
                 m.d.sync += count.eq(count + 1)
             m.d.comb += cd.rst.eq(ResetSignal("sync", allow_reset_less=True))
-            platform.add_clock_constraint(cd.clk, self.board.demo_clock_hz)
             m.submodules.demo = DomainRenamer("demo")(demo)
         else:
             m.submodules.demo = demo
@@ -119,7 +119,7 @@ def build_demo(board: Board, topology, routing, config: RouterConfig | None = No
     out = Path(build_dir) / board.name
     top = BoardDemo(board, topology, routing, config, rate=rate, safety=safety)
     pnr_opts = " ".join(["--report", "top.report.json", "--seed", str(seed), *PNR_PLACE[board.family],
-                         *(["--freq", f"{platform.default_clk_frequency / 1e6:g}"] if board.family == "gowin" else [])])
+                         "--freq", f"{board.demo_clock_hz / 1e6:g}"])
     plan = platform.build(top, name="top", do_build=False, nextpnr_opts=pnr_opts,
                           **({"script_after_read": before} if before else {}), **({"synth_opts": opts} if opts else {}))
     try:
