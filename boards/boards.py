@@ -359,7 +359,7 @@ def check_safety_board(board: Board, topology) -> None:
 #: ECP5 keeps the FIFOs in distributed RAM (TRELLIS_DPR16X4) and needs no flip-flops for them; counted
 #: in nextpnr's TRELLIS_COMB sites (LUT4 + carry + RAM + feed-throughs) a router takes about what the
 #: iCE40 model says (ULX3S-25F Q(4) demo: 15,590 sites, estimate 17,928).
-#: Gowin and MachXO2 take the same model (LUT4 fabrics; Tang Nano 9K demo: see docs/boards.md).
+#: Gowin takes the same model (a LUT4 fabric; its Q(1) demo: 1,944 LUT4 cells, estimate 1,466, as on the ECP5).
 ROUTER_MODEL = (74.0, 1.89, 0.94, 1.0)
 #: LUT4 and FF of one traffic generator + checker pair and of the demo's shared logic (UART, reporter,
 #: divider, totals), from yosys synth_ice40 of each block (W = 16)

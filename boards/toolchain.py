@@ -126,11 +126,16 @@ GOWIN_COMMANDS = [
 
 
 def pypi_platform(cls):
-    """The Amaranth platform class ``cls`` running the PyPI tools: a Gowin platform with ``GOWIN_COMMANDS``."""
+    """The Amaranth platform class ``cls`` running the PyPI tools: a Gowin platform with ``GOWIN_COMMANDS``; any
+    other with its vendor platform's commands (the OrangeCrab's platform appends ``dfu-suffix``, a step of its
+    DFU programmer, not of the build)."""
     if "GowinPlatform" in {b.__name__ for b in cls.__mro__}:
         return type(cls.__name__, (cls,), {"command_templates": GOWIN_COMMANDS,
                                            "required_tools": ["yosys", "nextpnr-himbaechel", "gowin_pack"]})
-    return cls
+    vendor = next(b for b in cls.__mro__ if b.__module__.startswith("amaranth.vendor"))
+    if cls.command_templates is vendor.command_templates:
+        return cls
+    return type(cls.__name__, (cls,), {"command_templates": vendor.command_templates})
 
 
 # ---- programmers -----------------------------------------------------------------------------------------
