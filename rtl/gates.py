@@ -184,3 +184,11 @@ def fix_bits(v, fixed):
     docs/router.md "Fixed route bits"."""
     v = Value.cast(v)
     return v if not fixed else (v & ~Const(fixed[0], len(v))) | (fixed[1] & fixed[0])
+
+
+def inline(elaboratable, platform) -> Module:
+    """``elaboratable``'s module to extend in place: its logic one hierarchy level up, in the caller's module
+    rather than a submodule of it (marked used, as ``Fragment.get`` marks what it elaborates)."""
+    m = elaboratable.elaborate(platform)
+    elaboratable._MustUse__used = True
+    return m
