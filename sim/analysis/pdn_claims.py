@@ -255,15 +255,15 @@ def text(data: dict) -> list[str]:
                           r["lower_bound"] if r["lower_bound"] is not None else "-", "yes" if r["complete"] else "NO",
                           r["verdict"]] for r in c["h2"]],
                         ["collective", "port model", "steps", "paper", "lower bound", "complete", "verdict"])]
-        b = c["bit_reversal"]
-        lines.append(f"Bit reversal on nodes 0..{b['nodes'] - 1} ({b['bits']} bits) by hypercube emulation: shift rounds "
-                     f"per dimension {b['shift_rounds_per_dimension']} = {b['shift_rounds']} (paper: log2 n = "
-                     f"{b['paper_shift_steps']} shift steps), {b['steps']} PDN steps, <= {b['max_channel']} message per "
-                     f"channel per step, complete: {'yes' if b['complete'] else 'NO'}: {b['verdict']}")
-        s = c["h2_sorting"]
-        lines.append(f"H^2 shearsort ({s['nodes']} keys, odd-even transposition on the chord-1 line): {s['steps']} steps "
-                     f"= n (2 ceil(log2 n) + 1) = {s['formula']}, sorted in snake order ({s['trials']} random inputs): "
-                     f"{s['verdict']} (paper: {s['paper']})")
+        b, s = c["bit_reversal"], c["h2_sorting"]
+        lines += ["", table([
+            [f"bit reversal, nodes 0..{b['nodes'] - 1}, shift rounds per dimension", b["shift_rounds_per_dimension"],
+             f"log2 n = {b['paper_shift_steps']} shifts", b["verdict"]],
+            ["bit reversal, PDN steps (<= 1 message per channel)", b["steps"], "-",
+             "complete" if b["complete"] and b["max_channel"] <= 1 else "NOT complete"],
+            [f"H^2 shearsort of {s['nodes']} keys, steps", s["steps"], s["paper"],
+             f"{s['verdict']}: snake-sorted, {s['trials']} random inputs; n(2 ceil(log2 n) + 1) = {s['formula']}"],
+        ], ["Secs. 3-4", "ours", "paper", "verdict"])]
     if "claims" in data:
         c = data["claims"]
         lines += ["", "Collinear VLSI layout (Sec. 2; registry sets):",
