@@ -87,8 +87,13 @@ def plot_study(name: str, rows: list[dict], path: str) -> None:
             ec = [r for r in rs if r["routing"] == "ecube"]
             ax.plot(*series(ec, "alpha", "Q_paper_units"), "-", label=f"{key[0]}: paper, random routing (eq. 18)")
             for rt, mark in (("ecube", "o--"), ("least_used", "s--")):
-                ax.plot(*series([r for r in rs if r["routing"] == rt], "alpha", "Q_sim_units"), mark,
-                        label=f"{key[0]}: simulated, {rt.replace('_', ' ')}")
+                line, = ax.plot(*series([r for r in rs if r["routing"] == rt], "alpha", "Q_sim_units"), mark,
+                                label=f"{key[0]}: simulated, {rt.replace('_', ' ')}")
+                sat = [r["alpha"] for r in rs if r["routing"] == rt and r["saturated"]]
+                if sat:                  # saturated points: a marker at the top of the axes
+                    ax.plot(sat, [0.97 - 0.03 * len(ax.lines) % 0.3] * len(sat), mark[0], color=line.get_color(),
+                            mfc="none", transform=ax.get_xaxis_transform(), clip_on=False,
+                            label=f"{key[0]}: {rt.replace('_', ' ')} saturated (top)")
             for rt, mark in (("ecube", "kx"), ("least_used", "k+")):
                 pts = [(r["alpha"], r["Q_paper_quoted"]) for r in rs if r["routing"] == rt and r["Q_paper_quoted"]]
                 if pts:
