@@ -145,9 +145,9 @@ def build_fork_tables(alg: BroadcastAlgorithm, max_ports: int) -> ForkTables:
 
 
 def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
-    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (seed 000),
-    the Sec. 4.2 schedule on MC(k, m) (seed 003), Algorithm 3 on a basic PDN (seed 004) and the
-    row-then-column broadcast (Parhami & Rakov Sec. 4) on a product PDN."""
+    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (Tzeng & Wei), the
+    Sec. 4.2 schedule on MC(k, m) (Li, Peng & Chu), Algorithm 3 on a basic PDN and the row-then-column
+    broadcast on a product PDN (Parhami & Rakov, Sec. 4)."""
     from ..topology.hypercube import Hypercube
     from ..topology.metacube import Metacube
     from ..topology.pdn import PerfectDifferenceNetwork, ProductPDN
