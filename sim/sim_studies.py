@@ -2,8 +2,8 @@
 docs/simulator.md).
 
 * :func:`enhanced_density`: measured traffic density per link class of Q(n, k) against eqs (6)-(7) of
-  seed 000 (the skip vs the regular links).
-* :func:`hin_delay`: seed 001's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
+  Tzeng & Wei (the skip vs the regular links).
+* :func:`hin_delay`: Dandamudi & Eager's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
   against the model, with the M/M/1 parameters mapped onto cycles:
 
   - a link moves one flit per cycle; a message of mean length ``Lbar`` flits (exponential: geometric
@@ -21,7 +21,10 @@ docs/simulator.md).
   is of the *queueing* part: the paper's R minus its zero-load value, against the simulated network
   latency minus the simulated zero-load latency. The source queue (one injection port of one flit per
   cycle, which the paper's node does not have) is reported separately.
-* :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12).
+* :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12) at scaled loads;
+  :func:`figure_8b`, :func:`figure_9b` (delay against N), :func:`figure_11` and :func:`figure_12` at the
+  paper's own parameters where the model can run them. :data:`STUDIES` names them for
+  ``cubenoc simulate --study``; :mod:`.study_plots` draws them.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ from .router_config import RouterConfig
 from .simulator import SimConfig, build_network, simulate_point
 
 
-# ---- seed 000: traffic density per link class ---------------------------------------------------------
+# ---- Tzeng & Wei: traffic density per link class ---------------------------------------------------------
 def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: SimConfig | None = None) -> dict:
     """Measured TD (messages per link per unit time, both directions, one message per node per unit
     time: seed 000 Sec. IV) of the skip and the regular links with 1-flit packets and the locality
@@ -54,7 +57,7 @@ def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: Sim
             "util_skip_max": p.util_max_by_port[n], "util_regular_max": max(p.util_max_by_port[:n])}
 
 
-# ---- seed 001: queueing validation ---------------------------------------------------------------------
+# ---- Dandamudi & Eager: queueing validation ---------------------------------------------------------------------
 def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") -> str:
     if code is None:
         return f"hypercube:n={d + K.bit_length() - 1}"
