@@ -11,7 +11,7 @@ docs/simulator.md).
     means one time unit is ``T = mu_CL * Lbar`` cycles;
   - ``lam`` messages per node per time unit is ``lam / T`` messages = ``lam / mu_CL`` flits per node
     per cycle (the offered load);
-  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (seed 001 Sec. IV-A: the ratio *is* the
+  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (Dandamudi & Eager Sec. IV-A: the ratio *is* the
     number of parallel wires); a message uses lane ``source mod i``;
   - delays in time units times ``T`` are cycles.
 
@@ -42,7 +42,7 @@ from .simulator import SimConfig, build_network, simulate_point
 # ---- Tzeng & Wei: traffic density per link class ---------------------------------------------------------
 def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: SimConfig | None = None) -> dict:
     """Measured TD (messages per link per unit time, both directions, one message per node per unit
-    time: seed 000 Sec. IV) of the skip and the regular links with 1-flit packets and the locality
+    time: Tzeng & Wei Sec. IV) of the skip and the regular links with 1-flit packets and the locality
     traffic ``p_l ~ g^-l``, against eqs (6)-(7)."""
     base = cfg or SimConfig(warmup=500, measure=4000, drain=2000)
     cfg = SimConfig(**{**base.__dict__, "traffic": "locality", "traffic_args": {"g": g}, "length": "1"})
