@@ -2,8 +2,8 @@
 docs/simulator.md).
 
 * :func:`enhanced_density`: measured traffic density per link class of Q(n, k) against eqs (6)-(7) of
-  seed 000 (the skip vs the regular links).
-* :func:`hin_delay`: seed 001's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
+  Tzeng and Wei (the skip vs the regular links).
+* :func:`hin_delay`: Dandamudi and Eager's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
   against the model, with the M/M/1 parameters mapped onto cycles:
 
   - a link moves one flit per cycle; a message of mean length ``Lbar`` flits (exponential: geometric
@@ -11,7 +11,7 @@ docs/simulator.md).
     means one time unit is ``T = mu_CL * Lbar`` cycles;
   - ``lam`` messages per node per time unit is ``lam / T`` messages = ``lam / mu_CL`` flits per node
     per cycle (the offered load);
-  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (seed 001 Sec. IV-A: the ratio *is* the
+  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (Dandamudi and Eager Sec. IV-A: the ratio *is* the
     number of parallel wires); a message uses lane ``source mod i``;
   - delays in time units times ``T`` are cycles.
 
@@ -36,10 +36,10 @@ from .router_config import RouterConfig
 from .simulator import SimConfig, build_network, simulate_point
 
 
-# ---- seed 000: traffic density per link class ---------------------------------------------------------
+# ---- Tzeng and Wei: traffic density per link class ---------------------------------------------------------
 def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: SimConfig | None = None) -> dict:
     """Measured TD (messages per link per unit time, both directions, one message per node per unit
-    time: seed 000 Sec. IV) of the skip and the regular links with 1-flit packets and the locality
+    time: Tzeng and Wei Sec. IV) of the skip and the regular links with 1-flit packets and the locality
     traffic ``p_l ~ g^-l``, against eqs (6)-(7)."""
     base = cfg or SimConfig(warmup=500, measure=4000, drain=2000)
     cfg = SimConfig(**{**base.__dict__, "traffic": "locality", "traffic_args": {"g": g}, "length": "1"})
@@ -54,7 +54,7 @@ def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: Sim
             "util_skip_max": p.util_max_by_port[n], "util_regular_max": max(p.util_max_by_port[:n])}
 
 
-# ---- seed 001: queueing validation ---------------------------------------------------------------------
+# ---- Dandamudi and Eager: queueing validation ---------------------------------------------------------------------
 def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") -> str:
     if code is None:
         return f"hypercube:n={d + K.bit_length() - 1}"

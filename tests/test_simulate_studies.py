@@ -1,4 +1,4 @@
-"""Issue 6 studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 queueing validation."""
+"""The papers' studies on the model: Tzeng and Wei eqs (6)-(7) per link class, Dandamudi and Eager queueing validation."""
 import pytest
 
 from cubenoc.sim import sim_studies as St

@@ -18,7 +18,7 @@ Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts
 without the arbiter (the fork holds the lock); ``acquire`` locks the output for the fork ``acquirer``
 (one-hot) and moves the pointer past it; ``out.payload.bcast`` is set for presented flits; ``stalled``
 (registered) says last cycle's winner was not taken: a fork may not acquire the output then.
-Least-used policy (seed 001 Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
+Least-used policy (Dandamudi and Eager Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
 Fair arbitration (docs/router.md "Arbitration"): ``weights[r]`` maps the new route word of a head from
 source r to its weight (sim/routing/fairness.py; one entry ``{0: w}`` at the local output); the winner's
 head gives the weighted arbiter its weight from these constants, a body/tail flit the weight its head had

@@ -145,8 +145,8 @@ def build_fork_tables(alg: BroadcastAlgorithm, max_ports: int) -> ForkTables:
 
 
 def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
-    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (seed 000),
-    the Sec. 4.2 schedule on MC(k, m) (seed 003), Algorithm 3 on a basic PDN (seed 004)."""
+    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (Tzeng and Wei),
+    the Sec. 4.2 schedule on MC(k, m) (Li, Peng and Chu), Algorithm 3 on a basic PDN (Parhami and Rakov)."""
     from ..topology.hypercube import Hypercube
     from ..topology.metacube import Metacube
     from ..topology.pdn import PerfectDifferenceNetwork
