@@ -444,7 +444,7 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
             f"routers). One row per distinct router shape of each network (P ports including the local one, V "
             f"virtual channels, how many nodes use it) and target. LUT4 / FF / carry / RAM from yosys `stat` of "
             f"the bare router (ECP5 LUT4 excludes the CCU2C carry cells); Fmax from nextpnr with the router in "
-            f"a shift-chain harness (boards/synth.py). Issue 7 targets for a 5-port router with a 32-bit "
+            f"a shift-chain harness (boards/synth.py). The design targets for a 5-port router with a 32-bit "
             f"payload: at most {TARGET_LUT_PER_PORT} LUT4 per port, at least {TARGET_MHZ['up5k']:.0f} MHz on "
             f"the UP5K, {TARGET_MHZ['ecp5-25f']:.0f} MHz on the ECP5-25F (✓ met, ✗ missed; marked on every "
             f"row as a yardstick).{(chr(10) * 2 + summary) if summary else ''}\n\n{table}\n")

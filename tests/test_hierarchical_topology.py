@@ -1,4 +1,4 @@
-"""Seed 001 HINs: wiring, link counts against eqs (1), (6), (9), (11), (13), degrees, addresses, errors."""
+"""Hierarchical networks (Dandamudi and Eager): wiring, link counts against eqs (1), (6), (9), (11), (13), degrees, addresses, errors."""
 import networkx as nx
 import pytest
 
