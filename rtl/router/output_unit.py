@@ -8,7 +8,7 @@ VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto `
 grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer
 moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it (the
 winner's head and tail bits as an AND-OR of the selects with each source's own bits, not the crossbar's
-mux: off the UP5K's critical path, docs/performance.md "Router area and clock"). A winner
+mux: off the UP5K's critical path, docs/decisions/one-cycle-router-clock.md). A winner
 that is not taken (``valid`` and not ``ready``) keeps the pointer on it, so it is granted again next cycle
 and the output holds its offer (docs/router.md "Streams hold their offer"). The crossbar mux is
 ``gates.crossbar_mux``: on an iCE40 or ECP5 platform a 4-source output is two LUT4 primitives per bit (docs/router.md
@@ -68,7 +68,7 @@ class OutputUnit(wiring.Component):
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
         # valid from the requests, not the grants (the arbiter grants whenever someone requests): it need not
-        # wait for the arbiter (docs/performance.md "Router area and clock")
+        # wait for the arbiter (docs/decisions/one-cycle-router-clock.md)
         m.d.comb += self.valid.eq(any_of(self.request[r] | self.present[r] if self.broadcast else self.request[r]
                                          for r in range(n)))
         # the crossbar: the selected source's flit, field by field (docs/router.md "Crossbar")
