@@ -1,5 +1,6 @@
-"""The hierarchical-network page's simulated figures (docs/papers/hierarchical.md, Figs 8, 9 and 12) are
-what ``cubenoc simulate --study N`` prints: rows of each table are rerun at the page's size (the study's own
+"""The simulated figures of the papers' studies are what ``cubenoc simulate --study N`` prints: the
+hierarchical-network page's Figs 8, 9 and 12 (docs/papers/hierarchical.md) and the traffic-density table
+of docs/simulator.md: rows of each table are rerun at the page's size (the study's own
 parameters) and every number of the row, and the ratios the text quotes, must equal the page's within 0.01
 (the page rounds to two decimals). A figure that goes stale fails here."""
 from __future__ import annotations
@@ -70,3 +71,15 @@ def test_fig_9_and_12_rows_and_the_quoted_ratios_equal_the_study():
         quoted = f"{ecube['Q_sim']:.1f} to {least['Q_sim']:.1f} cycles (ratio {least['Q_sim'] / ecube['Q_sim']:.2f}" \
             if alpha == 0.5 else f"{ecube['Q_sim']:.1f} to {least['Q_sim']:.1f} ({least['Q_sim'] / ecube['Q_sim']:.2f}"
         assert quoted in re.sub(r"\s+", " ", text), quoted
+
+
+def test_traffic_density_row_equals_the_study():
+    """docs/simulator.md's traffic-density table (``cubenoc simulate --study density``), row k = 1, g = 2:
+    Tzeng and Wei's eqs (6)-(7) and the measured densities, within 0.001 (the page rounds to three)."""
+    page = (PAGE.parents[1] / "simulator.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| k=1, g=2 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    figures = [float(x) for c in cells[1:4] for x in c.split(" / ")]
+    r = St.enhanced_density(6, 1, 2.0, 0.1)
+    values = [r[k] for k in ("TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula")]
+    assert all(abs(f - v) <= 0.001 + 1e-9 for f, v in zip(figures, values)), (figures, values)
