@@ -147,3 +147,26 @@ def test_command_lists_what_differs_from_the_defaults():
     assert cmd("--json", "--loads", "0.5", "1", "--queues", "fifo", "--window", "300") == \
         "cubenoc bench throughput --n 6 --k 0 --loads 0.5 1 --window 300 --queues fifo"
     assert cmd("--network", "pdn13", "--depth", "2") == "cubenoc bench throughput --network pdn13 --depth 2"
+
+
+def test_performance_headline_figures_are_cells_of_the_results():
+    """Every number in the value column of docs/performance.md's headline table is a figure of some table
+    rendered from docs/results/ (the headline cannot drift from the data it summarises)."""
+    import re
+
+    from cubenoc.bench import DOCS
+    page = (DOCS / "performance.md").read_text()
+    head = page.split("## Headline", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[2] for line in head.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    number = r"\d[\d,]*\.?\d*"
+    cells = set()
+    for f in (DOCS / "results").glob("*.json"):
+        for t in json.loads(f.read_text())["tables"]:
+            for row in t["cells"]:
+                for c in row:
+                    cells.update(re.findall(number, c))
+    figures = [x for v in rows for x in re.findall(number, re.sub(r"\b(h \+ 1|Q\(\d, \d\)|Q_\d+|\d-flit|W = \d+|"
+                                                                    r"\d+ ports|\d+,000 cycles|\d-cube)", "", v))]
+    assert len(figures) >= 15
+    missing = [x for x in figures if x not in cells]
+    assert not missing, missing
