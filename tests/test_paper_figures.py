@@ -83,3 +83,28 @@ def test_traffic_density_row_equals_the_study():
     r = St.enhanced_density(6, 1, 2.0, 0.1)
     values = [r[k] for k in ("TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula")]
     assert all(abs(f - v) <= 0.001 + 1e-9 for f, v in zip(figures, values)), (figures, values)
+
+
+@pytest.mark.slow
+def test_every_row_of_figs_8_9_and_12_equals_the_study():
+    """All rows of the three tables (the fast tests above rerun the rows the text quotes): ~1 min."""
+    names8 = {"Hypercube(n=6)": "BH(6)", "Hypercube(n=3)": "BH(3)"}
+    for r in St.figure_8():
+        row = row_for(page_table("8"), names8[r["network"]], r["alpha"])
+        for cell, key in zip(row[2:], ("R_paper", "Q_paper", "Q_model", "Q_sim", "sim_network_latency", "source_wait")):
+            assert close(cell, r[key]), ("Fig. 8", r["network"], r["alpha"], key)
+    for r in St.figure_9():
+        name = "BH(3)/BH(3)" if "level1=Hypercube(n=3)" in r["network"] else "BH(2)/BH(1)"
+        row = row_for(page_table("9"), name, r["alpha"])
+        for cell, key in zip(row[2:], ("R_paper", "Q_paper", "Q_model", "Q_sim", "sim_network_latency",
+                                       "max_util_ours", "source_wait")):
+            assert close(cell, r[key]), ("Fig. 9", name, r["alpha"], key)
+    labels = {"ecube": "e-cube", "balanced": "balanced, fixed pick", "least_used": "least used (run time)"}
+    for r in St.hin_routing():
+        row = row_for(page_table("12"), None, r["alpha"], labels[r["routing"]])
+        assert close(row[2], r["Q_model"])
+        if r["saturated"]:
+            assert row[3] == "saturated"
+        else:
+            for cell, key in zip(row[3:], ("Q_sim", "sim_network_latency", "source_wait")):
+                assert close(cell.strip("*"), r[key]), ("Fig. 12", r["routing"], r["alpha"], key)
