@@ -108,7 +108,13 @@ class OutputUnit(wiring.Component):
         """docs/router.md "Pipelined router" (V = 1, unicast): the requests already hold the downstream's
         room one cycle ahead, so every grant crosses: ``sent`` is the grant, registered in ``granted``;
         next cycle ``valid`` (registered) and the crossbar select that register over the sources' stage
-        registers. Lock and pointer move on the grant, the lock from each source's own tail bit."""
+        registers. Lock and pointer move on the grant, the lock from each source's own tail bit.
+
+        The request's lock mask, "o is not locked by another lane", is one register per source,
+        ``barred[r]`` = "locked, by a source other than r", set from the grant with the other sources'
+        tail bits (the model's ``pipe_node`` checks ``lock[o] >= 0 and lock[o] != lane``): the same rule as
+        the one-stage router's "(a body flit, or o unlocked)", taken from registers so that a request is a
+        function of four registers and the output's room (docs/decisions/pipelined-router.md)."""
         n = len(self.positions)
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
         granted, any_req = Signal(n, name="granted"), self.request.any()
