@@ -1,4 +1,4 @@
-"""Safety levels of seed 002 (J. Wu, "Optimal Broadcasting in Injured Hypercubes Using Directed Safety
+"""Wu's safety levels (J. Wu, "Optimal Broadcasting in Injured Hypercubes Using Directed Safety
 Levels"): SL(1) (Definition 2), SL(2) (Sec. 3.2), DSL(1) with the adjustment process, ADSL and the global
 safety level GSL (Sec. 3.3), DSL(2) (Sec. 3.4), and the exact r-node test ``Opt`` (Sec. 1, 2.2).
 

@@ -1,8 +1,8 @@
 """Broadcast forks in the model (docs/router.md "Broadcast and multicast") and their deadlock check.
 
 * zero load, from every source: every node but the source ejects one copy, the last at accept +
-  steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2), seed 000 Theorem 3; metacube Sec. 4.2:
-  (m+1) 2**k + k - 1, seed 003 Theorem 3; PDN Algorithm 3: 2 steps);
+  steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2), Tzeng & Wei Theorem 3; metacube Sec. 4.2:
+  (m+1) 2**k + k - 1, Li, Peng & Chu Theorem 3; PDN Algorithm 3: 2 steps);
 * the channel dependency graph with fork edges (sim/deadlock.py) is acyclic exactly where the model
   drains loaded broadcast traffic, and the cycles it finds (Algorithm D when floor((n-k)/2) >= 2 and
   k >= 1; metacube in one VC) are real: the model deadlocks there;
@@ -54,14 +54,14 @@ ZERO_LOAD = ["q_3", "q_4", "q_5", "e_3_1", "e_4_0", "e_4_1", "e_5_0", "e_5_1", "
 
 def paper_steps(topo) -> int:
     if isinstance(topo, EnhancedHypercube):
-        return topo.k + -(-(topo.n - topo.k) // 2)          # seed 000 Theorem 3
+        return topo.k + -(-(topo.n - topo.k) // 2)          # Tzeng & Wei Theorem 3
     if isinstance(topo, Hypercube):
         return topo.n                                        # Algorithm B: log2 N
     if isinstance(topo, Metacube):
-        return theorem3_steps(topo.k, topo.m)                # seed 003 Theorem 3
+        return theorem3_steps(topo.k, topo.m)                # Li, Peng & Chu Theorem 3
     if isinstance(topo, ProductPDN):                         # H^2: "a total of four steps" (Sec. 4);
         return 2 * len(topo.dims) if topo.dims[0].delta >= 2 else len(topo.dims)   # {0,1} = K_3: 1 each
-    return 2                                                 # seed 004 Algorithm 3
+    return 2                                                 # Parhami & Rakov Algorithm 3
 
 
 @pytest.mark.parametrize("name", ZERO_LOAD)

@@ -1,7 +1,7 @@
 """cocotb (Verilator): routers with broadcast forks (docs/router.md "Broadcast and multicast") equal the
 model cycle for cycle, and the papers' broadcast step counts hold in the Verilog's own trace: a lone
 broadcast's last copy ejects at cycle accept + steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2),
-seed 000 Theorem 3; metacube: (m+1) 2**k + k - 1, seed 003 Theorem 3; PDN Algorithm 3: 2), every node but
+Tzeng and Wei Theorem 3; metacube: (m+1) 2**k + k - 1, Li, Peng and Chu Theorem 3; PDN Algorithm 3: 2), every node but
 the source ejects exactly one copy, payload bit for bit. Loaded scenarios (random unicast + broadcast,
 random ejection backpressure, multi-flit broadcasts) run where the fork dependency graph is acyclic
 (tests/test_broadcast_model.py checks which). Fast: every algorithm at its smallest network (Q_3 for
@@ -47,7 +47,7 @@ def _h2(pds):
 
 # name: (builder, loaded scenarios too (the fork dependency graph is acyclic), fast). The names say the
 # algorithm: alg_b_* = Algorithm B (binomial), alg_d_* = Algorithm D (enhanced hypercube Q(n, k)),
-# pdn_alg3_* = PDN Algorithm 3, metacube_* = the metacube broadcast (seed 003 Sec. 4.2). Every algorithm
+# pdn_alg3_* = PDN Algorithm 3, metacube_* = the metacube broadcast (Li, Peng and Chu Sec. 4.2). Every algorithm
 # runs at its smallest network in the fast set (tests/test_variant_coverage.py checks that it stays so).
 CASES = {
     "alg_b_q3": (lambda: _hc(Hypercube(3), BinomialBroadcast), True, True),

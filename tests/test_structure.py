@@ -116,8 +116,8 @@ def test_router_and_model_loop_stay_within_their_line_budget():
     the router wiring it to each input, the FIFO's ``clear_top`` head bits, the source interface's
     ``pkt_route`` loaded outside a packet (+13 lines): 1159; the FIFO storage enable named once (``store``,
     +1): 1160, cap 1160. Then the FIFO's ``late`` bits (the route and data bits in a ring of distributed RAM
-    read at a counter, no head register for them: the ECP5 router -29 % LUT4, docs/performance.md "Late bits
-    in distributed RAM"; +14): 1174; the same ring in iCE40 block RAM, read at the edge (+6), and the check of `memory` ("block" forces it, so cocotb runs it: +2): 1182, cap 1182. Then the fixed
+    read at a counter, no head register for them: the ECP5 router -29 % LUT4, docs/decisions/fifo-
+    memory.md; +14): 1174; the same ring in iCE40 block RAM, read at the edge (+6), and the check of `memory` ("block" forces it, so cocotb runs it: +2): 1182, cap 1182. Then the fixed
     route bits (docs/router.md "Fixed route bits": the router's ``fixed_bits`` in its shape key, the crossbar
     sources and link outputs with their constant bits, the input unit's arriving word; the walk itself is
     sim/routing/turns.py's; +7): 1189, cap 1189. Then the status counters in the UP5K's DSP blocks (docs/router.md
@@ -125,8 +125,8 @@ def test_router_and_model_loop_stay_within_their_line_budget():
     ejection buffer's platform; +5) and each crossbar source's route assigned once (+1): 1195, cap 1195. Then the
     routers without loopback (docs/router.md "Loopback": the router's option and check, the source interface's
     drop of its own node; +4): 1199, cap 1199. Then the model's FIFO as the RTL's ``HeadFifo`` (a head
-    register apart from the D - 1 words behind it, so that the routers read one dense array of heads: issue
-    17's 65,536-node cost; +2 in ``fifo_push`` / ``fifo_pop``): 1201, cap 1201. Then the
+    register apart from the D - 1 words behind it, so that the routers read one dense array of heads: the
+    65,536-node cost; +2 in ``fifo_push`` / ``fifo_pop``): 1201, cap 1201. Then the
     units own their parameters (no unit takes the router): ``SourceParams`` and ``InputParams`` (frozen
     dataclasses the router derives from its config and plan, +40 with the router's two builders), the five
     route stages as components of their own files (``RouteAtWrite``, ``LateRoute`` with its ``HopSignature``,

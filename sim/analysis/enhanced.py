@@ -1,4 +1,4 @@
-"""``cubenoc analyze enhanced`` / ``analyze hypercube`` (seed 000, enhanced hypercubes): options, text,
+"""``cubenoc analyze enhanced`` / ``analyze hypercube`` (Tzeng and Wei, enhanced hypercubes): options, text,
 JSON, plots.
 
 The paper's closed forms and printed tables are in :mod:`.enhanced_formulas`, the direct computation on
@@ -206,7 +206,7 @@ def _plot_figure(fd: dict, path: str) -> None:
             others = ("D_mean_Qn",) if f == 6 else ("TD_s", "TD")
             for o in others:
                 ax.plot(fd["n"], v[o], "--", label=f"{o}, {name}")
-    ax.set(xlabel=fd["x"], ylabel=fd.get("y", key if f in (6, 7, 8) else ""), title=f"seed 000, Fig. {f}")
+    ax.set(xlabel=fd["x"], ylabel=fd.get("y", key if f in (6, 7, 8) else ""), title=f"Tzeng and Wei, Fig. {f}")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

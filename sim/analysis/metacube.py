@@ -1,4 +1,4 @@
-"""Metacube MC(k, m) (seed 003): Tables 1-2, routing vs BFS, broadcast time, deadlock and VCs.
+"""Metacube MC(k, m) (Li, Peng and Chu): Tables 1-2, routing vs BFS, broadcast time, deadlock and VCs.
 
 ``cubenoc analyze metacube`` prints Table 1 (sizes), Table 2 (degree, diameter, cost, average distance,
 bisection, links) by the paper's formulas and by computation (BFS, explicit cuts), the routed path

@@ -1,4 +1,4 @@
-"""``cubenoc analyze pdn`` (seed 004, perfect difference networks): options, text, JSON, plot.
+"""``cubenoc analyze pdn`` (Parhami and Rakov, perfect difference networks): options, text, JSON, plot.
 
 The paper's formulas and printed Table 1 are in :mod:`.pdn_formulas`, the computations on the explicit
 graphs in :mod:`.pdn_measure`; docs/papers/pdn.md compares them.
@@ -192,7 +192,7 @@ def _plot(t1, path: str) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("network size n")
     ax.set_ylabel("worst relative size difference")
-    ax.set_title("PDN scalability (seed 004 Table 1)")
+    ax.set_title("PDN scalability (Parhami and Rakov Table 1)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path)

@@ -1,4 +1,4 @@
-"""Safety levels in injured hypercubes (seed 002): SL(1), SL(2), DSL(1), DSL(2), Opt per node; Table 1; Figure 5.
+"""Safety levels in injured hypercubes (Wu): SL(1), SL(2), DSL(1), DSL(2), Opt per node; Table 1; Figure 5.
 
 ``cubenoc analyze safety --n 4 --faulty-nodes 0000,1101 --faulty-links 1000-1010`` prints every node's
 levels under the four models and whether it is an r-node (Opt). Addresses are the paper's
@@ -18,7 +18,7 @@ from ..safety import (MAX_N, MODELS, OPT_MAX_N, FaultSet, compute, format_addres
                       r_nodes)
 from .report import AnalysisResult, table
 
-# ---- the paper's data (seed 002 Sec. 3.2, 3.5, Table 1) ---------------------------------------------------
+# ---- the paper's data (Wu Sec. 3.2, 3.5, Table 1) ---------------------------------------------------
 _T1_NODES = ("0000 0001 0010 0011 0100 0101 0110 0111 1000 1001 1010 1011 1100 1101 1110 1111").split()
 
 
