@@ -200,10 +200,10 @@ def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
     if f0 and f1:
         return e0, -1, 0
     pick1 = False
-    if e1 >= 0 and sel == 0:        # availability (seed 004 Algorithm 2)
+    if e1 >= 0 and sel == 0:        # availability (Parhami and Rakov Algorithm 2)
         pick1 = not available(o0, c0, f0, base, V, depth, lock, link, fcnt) and (
             f0 or available(o1, c1, f1, base, V, depth, lock, link, fcnt))
-    elif e1 >= 0:                   # least used (seed 001 Sec. IV-B)
+    elif e1 >= 0:                   # least used (Dandamudi and Eager Sec. IV-B)
         pick1 = f0 or ((not f1) and use[base + o1] < use[base + o0])
     return (e1, o1, c1) if pick1 else (e0, o0, c0)
 
