@@ -25,8 +25,8 @@ def add_arguments(p) -> None:
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
-    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (seed 000; default 2)")
-    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (seed 001; default 0.8)")
+    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (Tzeng & Wei; default 2)")
+    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (Dandamudi & Eager; default 0.8)")
     t.add_argument("--cluster-size", type=int, help="alpha: cluster size when the network is not hierarchical")
     t.add_argument("--hotspot", type=int, default=0, help="hotspot node (default 0)")
     t.add_argument("--hotspot-fraction", type=float, default=0.1,
