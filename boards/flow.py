@@ -94,7 +94,8 @@ class BuildReport:
     def text(self) -> str:
         lines = [f"bitstream: {self.bitstream}  ({self.seconds:.0f} s)"]
         for k, (used, avail) in sorted(self.utilisation.items()):
-            lines.append(f"  {k:<16} {used:>6} / {avail:<6} ({100.0 * used / avail:4.1f} %)")
+            share = f"({100.0 * used / avail:4.1f} %)" if avail else "(no site: Gowin's TBUF, an IOB's output)"
+            lines.append(f"  {k:<16} {used:>6} / {avail:<6} {share}")
         fm = f"{self.fmax_mhz:.1f} MHz" if self.fmax_mhz else "unknown"
         lines.append(f"Fmax (nextpnr): {fm}; demo clock {self.clock_mhz:g} MHz"
                      + ("" if not self.fmax_mhz or self.fmax_mhz >= self.clock_mhz else "  ** TIMING NOT MET **"))

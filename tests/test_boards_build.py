@@ -215,6 +215,7 @@ def _smallest(name, tmp_path):
                      config=RouterConfig(payload_width=16, fifo_depth=demo_depth(board.family)))
     _check_build(rep, board, estimate_bound=False)
     assert rep.bitstream.suffix == "." + board.bitstream
+    assert "Fmax (nextpnr)" in rep.text()       # what cubenoc build prints
     return rep
 
 
