@@ -224,8 +224,10 @@ TARGETS: dict[str, Target] = {
                    "status outputs read 0, pass --counters on to build them); no local -> local turn (as up5k)"),
     # gowin (the Tang Nano 9K's GW1NR-9C), `cubenoc synth-report --family hypercube --n 4 --targets gowin --seed 1 2 3
     # --jobs 2` plus the flags of each row (W = 32, medians of seeds 1-3; YoWASP yosys 0.70, nextpnr-himbaechel 0.11.1):
-    #   (none: the generic router)                              1377 LUT4, 933 FF, 64 ALU,  0 LUTRAM, 63.6 MHz
-    #   --fifo-memory --no-counters --no-loopback --synth area    605 LUT4, 129 FF,  0 ALU, 53 LUTRAM, 94.0 MHz
+    #   --no-fifo-memory --counters on --loopback --synth speed (the generic router)
+    #                                                             1377 LUT4, 933 FF, 64 ALU,  0 LUTRAM, 63.6 MHz
+    #   --synth speed                                              722 LUT4, 129 FF,  0 ALU, 53 LUTRAM, 71.5 MHz
+    #   (none: this default, --synth area)                         605 LUT4, 129 FF,  0 ALU, 53 LUTRAM, 94.0 MHz
     "gowin": Target("gowin", RouterConfig(fifo_memory=True, counters=False, loopback=False), "area", "speed",
                     "the ECP5's choices on the Gowin LUT4 fabric: FIFO entries in shadow SRAM (RAM16SDP4), no status "
                     "counters, no local -> local turn: 56 % fewer LUT4s and 48 % more clock than the generic router"),
