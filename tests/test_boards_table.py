@@ -1,7 +1,6 @@
 """The board table derived from amaranth-boards: every board listed, its pins, its demo network, flashing."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -12,7 +11,6 @@ from amaranth.lib.wiring import Out
 from cubenoc.boards.boards import (DEMO_LADDER, FAMILIES, all_boards, board_table, capacity, derived_name, get_board,
                                    led_roles)
 from cubenoc.cli import main
-from cubenoc.errors import CubenocError
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "boards.md"
 
