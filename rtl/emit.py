@@ -54,6 +54,7 @@ def describe(net: Network, top: str) -> dict:
         "queues": net.config.queues,
         "pipeline": net.config.pipeline,
         "arbitration": net.config.arbitration,
+        "broadcast": net.broadcast is not None,
         "counters": net.config.counters,
         "fifo_memory": bool(net.config.fifo_memory),
         "loopback": net.config.loopback,
@@ -65,7 +66,8 @@ def describe(net: Network, top: str) -> dict:
                          for n, w in routing.layout.fields],
         "flat": net.flat,
         "faults": net.adaptive,
-        "ports": _flat_ports(net) if net.flat else {
+        "interface": net.config.interface,
+        "ports": _flat_ports(net) if net.flat else _axis_ports(net) if net.axis is not None else {
             "local_in": {"pattern": "local_in__{node}__{valid,ready,payload}", "direction": "in (ready out)",
                          "payload_width": local.size},
             "local_out": {"pattern": "local_out__{node}__{valid,ready,payload}", "direction": "out (ready in)",
@@ -80,6 +82,24 @@ def describe(net: Network, top: str) -> dict:
                     for v in topo.nodes()],
         "modules": sorted(set(net.module_names)),
     }
+
+
+def _axis_ports(net: Network) -> dict:
+    """The AXI4-Stream top's ports (docs/ip.md), node numbers zero-padded to ``digits``."""
+    from .network_top import axis_digits
+    a = net.axis
+    d = axis_digits(net.topology.num_nodes)
+    ports = {"digits": d,
+             "s_axis": {"pattern": "s{node}_axis_{tdata,tvalid,tready,tlast,tdest}", "direction": "in (tready out)",
+                        "tdata": a.payload_width, "tdest": a.dest_width},
+             "m_axis": {"pattern": "m{node}_axis_{tdata,tvalid,tready,tlast,tid,tdest}", "direction": "out (tready in)",
+                        "tdata": a.payload_width, "tdest": a.dest_width, "tid": a.node_width},
+             "status": {"pattern": "status{node}_{" + ",".join(COUNTERS) + "}", "direction": "out",
+                        "width": COUNTER_WIDTH},
+             "ni_module": net.ni_module}
+    if net.adaptive:
+        ports["faults"] = {"pattern": "{link_fault,node_fault,discarded}{node}", "link_fault": net.fault_stride}
+    return ports
 
 
 def _flat_ports(net: Network) -> dict:
@@ -122,6 +142,8 @@ def _markdown(d: dict) -> str:
              f"{d['fifo_depth']}, clock `clk`, synchronous active-high reset `rst`. Microarchitecture: "
              "docs/router.md." + _options_line(d), "", "## Ports (per node v)", "", "| port | direction | width |", "|---|---|---|"]
     w = d["payload_width"] + 2
+    if d.get("interface") == "axis":
+        return _axis_markdown(d, lines[:4])
     if d["flat"]:
         lines[-4:] = ["## Ports (vectors indexed by node v)", "", "| port | direction | width | node v |", "|---|---|---|---|"]
         for name, p in d["ports"].items():
@@ -151,6 +173,28 @@ def _markdown(d: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _axis_markdown(d: dict, lines: list[str]) -> str:
+    p = d["ports"]
+    vv = "0" * p["digits"]
+    lines += ["## Ports (per node vv, zero-padded: " + vv + ", ...)", "", "| port | direction | width |", "|---|---|---|"]
+    for f, dirn, width in (("tdata", "in", p["s_axis"]["tdata"]), ("tvalid", "in", 1), ("tready", "out", 1),
+                           ("tlast", "in", 1), ("tdest", "in", p["s_axis"]["tdest"])):
+        lines.append(f"| `s{{vv}}_axis_{f}` | {dirn} | {width} |")
+    for f, dirn, width in (("tdata", "out", p["m_axis"]["tdata"]), ("tvalid", "out", 1), ("tready", "in", 1),
+                           ("tlast", "out", 1), ("tid", "out", p["m_axis"]["tid"]), ("tdest", "out", p["m_axis"]["tdest"])):
+        lines.append(f"| `m{{vv}}_axis_{f}` | {dirn} | {width} |")
+    lines += [f"| `status{{vv}}_{c}` | out | {COUNTER_WIDTH} |" for c in COUNTERS]
+    if "faults" in p:
+        lines += [f"| `link_fault{{vv}}` | in | {p['faults']['link_fault']} (bit p: port p) |",
+                  "| `node_fault{vv}` | in | 1 |", f"| `discarded{{vv}}` | out | {COUNTER_WIDTH} |"]
+    lines += ["", "One AXI4-Stream frame is one packet: `tdest` is the destination node (out of range: the frame is "
+              "dropped and counted in `dropped`" + ("; all ones: a broadcast" if d.get("broadcast") else "") +
+              "), `tid` the source; every beat of `tdata` is delivered. The network interface "
+              f"(`{p['ni_module']}`, one per node) sends a header flit before each frame: a frame of L beats is "
+              "L + 1 flits (docs/ip.md).", ""]
+    return "\n".join(lines) + "\n"
+
+
 def network_files(topology, routing, config: RouterConfig | None = None, *, top: str | None = None,
                   flat: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
@@ -161,10 +205,13 @@ def network_files(topology, routing, config: RouterConfig | None = None, *, top:
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")
-    files = {f"{top}.v": verilog.convert(net, name=top)}
+    files = {f"{top}.v": verilog.convert(net, name=top, ports=net.verilog_ports())}
     for i, (name, router) in enumerate(modules.items()):
         tick(i + 1, len(modules) + 1, f"{name}.v")
         files[f"{name}.v"] = flat_verilog(router, name)
+    if net.axis is not None:                    # docs/ip.md: one interface module, instantiated per node
+        from .axis_ni import AxisNetworkInterface
+        files[f"{net.ni_module}.v"] = flat_verilog(AxisNetworkInterface(net.axis), net.ni_module)
     tick(len(modules) + 1, len(modules) + 1, "done")
     d = describe(net, top)
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
