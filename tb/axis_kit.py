@@ -225,6 +225,8 @@ async def random_frames(dut):
     rng = random.Random(int(os.environ.get("SEED", "1")))
     frames, max_beats = int(os.environ.get("FRAMES", "6")), int(os.environ.get("MAX_BEATS", "4"))
     pause, bad = float(os.environ.get("PAUSE", "0.2")), float(os.environ.get("BAD_DEST", "0"))
+    if bad and TDEST_MAX < NODES:
+        raise ValueError(f"BAD_DEST: every tdest of this network is a node (0..{{TDEST_MAX}})")
     Clock(dut.clk, 10, unit="ns").start()
     sources = [AxiStreamSource(AxiStreamBus.from_prefix(dut, f"s{{v:0{{DIGITS}}d}}_axis"), dut.clk, dut.rst)
                for v in range(NODES)]
