@@ -79,7 +79,7 @@ def run(args) -> int:
     print(f"{topo!r}, {routing.name} routing" + (f" + {plan.broadcast.name}" if plan.broadcast is not None else "") +
           f"; router: {plan.config.describe()}" + (f" (target {args.target})" if getattr(args, "target", None) else "") +
           f": top module {gen.top}, {len(set(gen.network.module_names))} router module(s)")
-    written = gen.verilog + [gen.describe_json, gen.describe_md]
+    written = gen.verilog + [gen.describe_json, gen.describe_md] + gen.packaging
     if getattr(args, "testbench", False):
         written.append(write_testbench(gen, spec.with_config(plan.config)))
     for path in written:

@@ -1,8 +1,9 @@
 """Verilog and port descriptions of a network: what ``cubenoc generate`` writes and cocotb builds.
 
 ``network_files(topology, routing)`` returns ``{file name: text}``: ``<top>.v`` (the network, routers
-instantiated by module name) and one ``<module>.v`` per distinct router shape, plus ``<top>.json`` and
-``<top>.md`` describing the ports and the header layout. ``write_network(...)`` writes them into a
+instantiated by module name) and one ``<module>.v`` per distinct router shape (and the AXI4-Stream
+interface's module), plus ``<top>.json`` and ``<top>.md`` describing the ports and the header layout,
+``<top>.veo`` (an instantiation template) and ``<top>.core`` (a FuseSoC core; docs/ip.md). ``write_network(...)`` writes them into a
 folder, touching a file only when its text changes (so simulators do not rebuild for nothing).
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ class GeneratedNetwork:
     describe_json: Path
     describe_md: Path
     network: Network
+    packaging: list[Path]       # <top>.veo (instantiation template), <top>.core (FuseSoC)
 
 
 def top_name(topology, flat: bool = False) -> str:
@@ -216,7 +218,69 @@ def network_files(topology, routing, config: RouterConfig | None = None, *, top:
     d = describe(net, top)
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
     files[f"{top}.md"] = _markdown(d)
+    files[f"{top}.veo"] = instantiation_template(net, top)
+    files[f"{top}.core"] = fusesoc_core(top, [n for n in files if n.endswith(".v")], d)
     return files, net, top
+
+
+def top_ports(net: Network) -> list[tuple[str, str, int]]:
+    """The top's Verilog ports ``(name, "input"|"output", width)`` in signature order (clk and rst first)."""
+    from amaranth import Value
+    from amaranth.lib import wiring
+    out = [("clk", "input", 1), ("rst", "input", 1)]
+    names = net.verilog_ports()
+    if names is not None:
+        flows = {id(v): m.flow for _, m, v in ((p, m, Value.cast(v)) for p, m, v in net.signature.flatten(net))}
+        return out + [(name, "input" if flows.get(id(v)) == wiring.In else "output", len(v))
+                      for name, (v, _) in names.items()]
+    return out + [("__".join(map(str, path)), "input" if m.flow == wiring.In else "output", len(Value.cast(v)))
+                  for path, m, v in net.signature.flatten(net)]
+
+
+def instantiation_template(net: Network, top: str) -> str:
+    """``<top>.veo``: the module instantiated with every port connected to a wire of its own name."""
+    ports = top_ports(net)
+    lines = [f"// Instantiation template of {top} (cubenoc generate): copy it into your design and connect the",
+             "// wires. One AXI4-Stream frame is one packet: tdest the destination, tid the source (docs/ip.md)."
+             if net.axis is not None else "// Local flit streams: <top>.md gives the payload layout (docs/router.md).", ""]
+    lines += [f"wire {f'[{w - 1}:0] ' if w > 1 else ''}{name};" for name, _, w in ports]
+    lines += ["", f"{top} u_{top} ("]
+    lines += [f"    .{name}({name}){',' if i < len(ports) - 1 else ''}" for i, (name, _, _) in enumerate(ports)]
+    return "\n".join(lines + [");", ""])
+
+
+def fusesoc_core(top: str, verilog: list[str], d: dict) -> str:
+    """``<top>.core``: a FuseSoC CAPI2 core of the Verilog beside it, with a Verilator ``lint`` target and an
+    Icarus ``sim`` target (``fusesoc --cores-root OUT run --target lint cubenoc:noc:<top>``; docs/ip.md)."""
+    files = "\n".join(f"      - {name}" for name in verilog)
+    return f"""CAPI=2:
+name: cubenoc:noc:{top}:0.1.0
+description: "{d['topology']}, {d['routing']} routing, {d['num_nodes']} nodes, {d['interface']} interface (cubenoc generate)"
+
+filesets:
+  rtl:
+    files:
+{files}
+    file_type: verilogSource
+
+targets:
+  default: &default
+    filesets: [rtl]
+    toplevel: {top}
+  lint:
+    <<: *default
+    default_tool: verilator
+    tools:
+      verilator:
+        mode: lint-only
+        verilator_options: [-Wno-fatal, -Wno-lint, -Wno-style]
+  sim:
+    <<: *default
+    default_tool: icarus
+    tools:
+      icarus:
+        iverilog_options: [-g2012]
+"""
 
 
 def write_network(topology, routing, outdir, config: RouterConfig | None = None, **kw) -> GeneratedNetwork:
@@ -230,4 +294,5 @@ def write_network(topology, routing, outdir, config: RouterConfig | None = None,
             path.write_text(text)
         paths[name] = path
     verilog_files = [paths[f"{top}.v"]] + [p for n, p in paths.items() if n.endswith(".v") and n != f"{top}.v"]
-    return GeneratedNetwork(top, verilog_files, paths[f"{top}.json"], paths[f"{top}.md"], net)
+    return GeneratedNetwork(top, verilog_files, paths[f"{top}.json"], paths[f"{top}.md"], net,
+                            [paths[f"{top}.veo"], paths[f"{top}.core"]])

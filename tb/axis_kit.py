@@ -151,7 +151,7 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
     if sim not in SIMULATORS:
         raise CubenocError(f"SIM must be one of {', '.join(SIMULATORS)}, got {sim!r}")
     waves = os.environ.get("WAVES", "") not in ("", "0") if waves is None else waves
-    sources = sorted(str(p) for p in here.glob("*.v"))
+    sources = sorted(str(p) for p in here.glob(f"{top}*.v"))     # the top, its routers, its interface
     build = here / (f"sim_build_{sim}" + ("_waves" if waves else ""))
     runner = get_runner(sim)
     t0 = time.perf_counter()
