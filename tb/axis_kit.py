@@ -199,9 +199,9 @@ AxiStreamSink (bound by AxiStreamBus.from_prefix, no wrapper); each frame must a
 with its source in tid, and the run must be the cycle-accurate model's, beat by beat and cycle by cycle
 (cubenoc.tb.axis_kit). Run it:
 
-    python test_{top}.py              # Verilator
-    SIM=icarus python test_{top}.py   # Icarus Verilog
-    WAVES=1 python test_{top}.py      # and write a waveform (its path is printed)
+    pytest -s test_{top}.py              # Verilator
+    SIM=icarus pytest -s test_{top}.py   # Icarus Verilog
+    WAVES=1 pytest -s test_{top}.py      # and write a waveform (its path is printed)
 
 FRAMES (per node, default 6), MAX_BEATS (default 4), SEED, PAUSE (sinks' tready low, default 0.2) and
 BAD_DEST (a fraction of frames to an absent node, default 0) change the traffic.
@@ -269,10 +269,6 @@ async def random_frames(dut):
 
 
 def test_{top}():
-    """pytest entry: the kit under $SIM (default Verilator)."""
-    run_kit(__file__, TOP)
-
-
-if __name__ == "__main__":
+    """pytest entry: builds the Verilog under $SIM (default Verilator) and runs random_frames."""
     run_kit(__file__, TOP)
 '''
