@@ -200,14 +200,13 @@ def _axis_markdown(d: dict, lines: list[str]) -> str:
 def network_files(topology, routing, config: RouterConfig | None = None, *, top: str | None = None,
                   flat: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
-    from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, config, structural=True, flat=flat, module_prefix=f"{top}_router")
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")
-    files = {f"{top}.v": verilog.convert(net, name=top, ports=net.verilog_ports())}
+    files = {f"{top}.v": flat_verilog(net, top, net.verilog_ports(), flatten=False)}
     for i, (name, router) in enumerate(modules.items()):
         tick(i + 1, len(modules) + 1, f"{name}.v")
         files[f"{name}.v"] = flat_verilog(router, name)
