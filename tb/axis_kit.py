@@ -78,7 +78,7 @@ class KitReport:
     beats: int
     cycles: int
     latency: np.ndarray                 # per unicast frame: first beat offered -> last beat delivered, cycles
-    counters: np.ndarray                # the model's [N, 4]: injected, ejected, dropped, malformed
+    status: np.ndarray                  # the model's status counters [N, 4]: injected, ejected, dropped, malformed
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -265,7 +265,7 @@ async def random_frames(dut):
     await RisingEdge(dut.clk)
     for v in range(NODES):                     # the status counters: the model's (dropped: frames to absent nodes)
         for i, name in enumerate(("injected", "ejected", "dropped", "malformed")):
-            assert int(getattr(dut, f"status{{v:0{{DIGITS}}d}}_{{name}}").value) == report.counters[v, i], (v, name)
+            assert int(getattr(dut, f"status{{v:0{{DIGITS}}d}}_{{name}}").value) == report.status[v, i], (v, name)
 
 
 def test_{top}():

@@ -94,7 +94,7 @@ def test_kit_model_check_names_a_late_beat():
     assert not ok.problems and ok.latency.tolist() == [3] and ok.frames == 1 and ok.beats == 1
     late = check_against_model(_Recorded(4), "hypercube:n=1,interface=axis")
     assert late.problems and "cycle 3" in late.problems[0] and "cycle 4" in late.problems[0]
-    assert np.array_equal(late.counters[:, 1], [0, 1])          # the model's ejected counter: one packet at node 1
+    assert np.array_equal(late.status[:, 1], [0, 1])          # the model's ejected counter: one packet at node 1
 
 
 @pytest.mark.parametrize("args,message", [
