@@ -10,7 +10,7 @@ Egress: ``local_out.ready`` is ``m_axis.tready`` (the router sees the user's bac
 head flit (the header) is taken without showing ``tvalid`` and its source loaded into the ``tid`` register;
 every other flit is a beat, ``tlast`` = ``tail``, ``tdest`` = this node.
 
-Cost: one header flit per frame (a frame of L beats is L + 1 flits on every link it crosses), b + 2
+Cost: one header flit per frame (a frame of L beats is L + 1 flits on every link it crosses), b + 1
 flip-flops and a few LUTs per node (docs/ip.md "Cost").
 """
 from __future__ import annotations

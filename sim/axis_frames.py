@@ -14,7 +14,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
-from .broadcast.fork import BROADCAST_DEST  # noqa: F401 - the all-ones tdest maps to it
+from .broadcast.fork import BROADCAST_DEST
 from .model.word import DEST_WIDTH
 
 SRC_LSB = DEST_WIDTH          # the header flit: data[0:16] destination, data[16:16+b] source

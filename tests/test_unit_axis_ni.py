@@ -12,7 +12,8 @@ from unit_sim import SETTINGS, run
 
 from cubenoc.errors import CubenocError
 from cubenoc.rtl.axis_ni import AxisNetworkInterface, AxisParams
-from cubenoc.sim.axis_frames import BROADCAST_DEST, frame_flits, header_source, header_word
+from cubenoc.sim.axis_frames import frame_flits, header_source, header_word
+from cubenoc.sim.broadcast.fork import BROADCAST_DEST
 
 N = 13                                      # 4-bit node numbers, tdest 13..15 out of range
 frames_st = st.lists(st.tuples(st.integers(0, 31), st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=4)),
