@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import numpy as np
 import pytest
+from test_icarus import need_iverilog
 
 from cubenoc.cli import main
 from cubenoc.tb.axis_kit import check_against_model, run_kit
@@ -38,20 +38,13 @@ def test_axis_top_ports(tmp_path, capsys):
     assert (tmp_path / f"{top}_axis_ni.v").exists()
 
 
-def _need_iverilog():
-    if shutil.which("iverilog") is None:
-        if shutil.which("apt-get") is None:
-            pytest.skip("iverilog is not installed and apt-get is unavailable to install it")
-        pytest.fail("iverilog is missing: `make venv` installs it (apt-get install iverilog)")
-
-
 @pytest.mark.parametrize("spec,env", [
     ("enhanced:n=4,k=0", {}),
     ("pdn:set=0,1,3,9", {"BAD_DEST": "0.25"}),                  # 13 nodes: tdest 13..15 dropped and counted
     ("metacube:k=1,m=2", {"PAUSE": "0.5"}),
 ], ids=["q4", "pdn13", "mc12"])
 def test_kit_passes_under_icarus(spec, env, tmp_path, monkeypatch, capsys):
-    _need_iverilog()
+    need_iverilog()
     top, test = generate_kit(spec, tmp_path)
     for k, v in {"FRAMES": "3", **env}.items():
         monkeypatch.setenv(k, v)

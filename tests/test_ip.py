@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_icarus import need_iverilog
 
 from cubenoc.cli import main
 from cubenoc.rtl.tools import iverilog_compile, verilator_env
@@ -25,18 +26,10 @@ def out(tmp_path_factory):
     return d
 
 
-def _iverilog_or_skip():
-    import shutil
-    if shutil.which("iverilog") is None:
-        if shutil.which("apt-get") is None:
-            pytest.skip("iverilog is not installed and apt-get is unavailable to install it")
-        pytest.fail("iverilog is missing: `make venv` installs it (apt-get install iverilog)")
-
-
 def test_instantiation_template_compiles_in_a_users_module(out, tmp_path):
-    _iverilog_or_skip()
+    need_iverilog()
     veo = (out / f"{TOP}.veo").read_text()
-    assert f".s07_axis_tdest(s07_axis_tdest)" in veo and ".m00_axis_tid(m00_axis_tid)" in veo
+    assert ".s07_axis_tdest(s07_axis_tdest)" in veo and ".m00_axis_tid(m00_axis_tid)" in veo
     user = tmp_path / "user_top.v"
     user.write_text("module user_top;\n" + veo + "endmodule\n")
     res = iverilog_compile([user] + sorted(out.glob(f"{TOP}*.v")), "user_top")
@@ -65,7 +58,7 @@ def test_amaranth_example_delivers_the_frame_with_its_source():
 
 def test_litex_example_instantiates_the_network(out):
     pytest.importorskip("litex", reason="litex is in the [ip] extra (pip install '.[ip]')")
-    _iverilog_or_skip()
+    need_iverilog()
     ex = runpy.run_path(str(ROOT / "examples" / "litex_axis.py"))
     path = ex["main"](out)
     text = path.read_text()
