@@ -229,7 +229,6 @@ class Network(wiring.Component):
                                                    i_rst=ResetSignal(), **ports)
         return m
 
-
     def _add_interfaces(self, m: Module, structural: bool = False) -> None:
         """Each node's AXI4-Stream interface between the top's s_axis/m_axis and the router's local streams
         (the wires ``node{v}_local_in__*``, ``node{v}_local_out__*``); structural: by module name."""
