@@ -21,6 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ready", type=float, default=0.8,
                    help="probability that an ejection port is ready in a cycle (default 0.8)")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--waves", action="store_true",
+                   help="write a waveform (VCD) of the run with the design's signal names and print its path "
+                        "(open it with gtkwave or surfer; docs/verification.md)")
 
 
 def run(args) -> int:
@@ -44,6 +47,9 @@ def run(args) -> int:
           f"lengths 1..{args.max_len}, ejection ready {args.ready:.0%} of cycles (seed {args.seed})")
     print("generating Verilog and building it with Verilator (first run compiles, later runs reuse build/) ...",
           flush=True)
+    if args.waves:                      # tb/runner.py builds a traced variant and keeps the run's folder
+        import os
+        os.environ["CUBENOC_WAVES"] = "1"
     t0 = time.perf_counter()
     (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config())
     wall = time.perf_counter() - t0
@@ -61,6 +67,9 @@ def run(args) -> int:
           f"(injection to ejection handshake; zero load: hops + 1)")
     print(f"  throughput              {flits / (n * rtl.cycles):.3f} flits/node/cycle accepted "
           f"(offered {stim.num_flits / (n * max(1, int(stim.pkt_release.max()) + 1)):.3f})")
+    if args.waves:
+        print(f"  waveform                {rtl.vcd} (gtkwave or surfer opens it)" if rtl.vcd else
+              "  waveform                none was written")
     if v.ok:
         print(f"\nverdict: PASS - the Verilog ejected the same {flits} flits as the model, at the same nodes "
               f"and cycles; counters equal; nothing lost, duplicated, reordered or interleaved")

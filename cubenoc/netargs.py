@@ -90,7 +90,8 @@ def check_flags_apply(spec, args) -> None:
 #: flag dest -> the config field it sets
 ROUTER_FLAGS = {"payload": "payload_width", "depth": "fifo_depth", "queues": "queues", "pipeline": "pipeline",
                 "broadcast": "broadcast", "faults": "faults", "arbitration": "arbitration",
-                "fifo_memory": "fifo_memory", "counters": "counters", "loopback": "loopback"}
+                "fifo_memory": "fifo_memory", "counters": "counters", "loopback": "loopback",
+                "interface": "interface"}      # --interface: generate's own flag (the top's ports)
 
 
 def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, title: str = "router") -> None:

@@ -260,14 +260,19 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     import statistics
 
     from .boards.synth import STOPPED, _rtlil, synth_router
-    il = _rtlil(shape.router, "router", target)             # elaborated for the target (boards/synth.py)
-    pnr = not args.no_pnr
     c = shape.router.config
+    design = shape.router
+    if c.interface == "axis":                  # the router with its AXI4-Stream interface (docs/ip.md "Cost")
+        from .rtl.axis_ni import AxisParams
+        from .rtl.axis_node import AxisNode
+        design = AxisNode(shape.router, AxisParams(c.payload_width, shape.router.topology.num_nodes, c.has_broadcast))
+    il = _rtlil(design, "router", target)                   # elaborated for the target (boards/synth.py)
+    pnr = not args.no_pnr
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,
            "nodes": shape.nodes, "node": shape.node, "ports": shape.ports, "vcs": shape.router.num_vcs,
            "payload": c.payload_width, "depth": c.fifo_depth, "queues": c.queues, "pipeline": c.pipeline,
            "arbitration": c.arbitration, "fifo_memory": bool(c.fifo_memory), "counters": c.counters,
-           "loopback": c.loopback, "router": c.describe(), "synth": goal(args, target, c)}
+           "loopback": c.loopback, "interface": c.interface, "router": c.describe(), "synth": goal(args, target, c)}
     results, cached = [], True
     for seed in seeds(args) if pnr else [seeds(args)[0]]:
         key = cache_key(il, target, pnr, seed, tools, goal(args, target, c))
@@ -276,7 +281,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
             results.append(json.loads(cache.read_text()))
             continue
         cached = False
-        res = synth_router(shape.router, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
+        res = synth_router(design, target, Path(args.work_dir) / key, toolchain=args.toolchain, pnr=pnr,
                            seed=seed, router_il=il, goal=goal(args, target, c), pnr_timeout=args.pnr_timeout).as_dict()
         res.pop("cells")
         if not res["note"].startswith(STOPPED):      # a stopped run is not a result to keep

@@ -193,6 +193,13 @@ class NetworkSpec:
         router options over it."""
         return (base or RouterConfig()).replace(**self.router_fields())
 
+    def with_config(self, config: RouterConfig) -> "NetworkSpec":
+        """This network with ``config``'s options as spec keys (those that differ from the generic router)."""
+        base = RouterConfig()
+        return self.without_router().replace(**{key: spec_value(key, getattr(config, name))
+                                                for key, (name, _, _) in SPEC_KEYS.items()
+                                                if getattr(config, name) != getattr(base, name)})
+
     def without_router(self) -> "NetworkSpec":
         """The network alone: this spec without its router options."""
         return NetworkSpec(self.family, tuple((k, v) for k, v in self.params if k not in SPEC_KEYS))
