@@ -112,8 +112,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _run_analysis(mod):
     def handler(args) -> int:
-        from .outputs import writable_file
-        writable_file(args.plot, "--plot")
+        from .outputs import plot_file
+        plot_file(args.plot, "--plot")
         result = mod.analyze(args)
         if args.plot:
             if result.plot is None:

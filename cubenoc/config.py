@@ -77,14 +77,18 @@ def _check_value(path, where: str, key: str, action: argparse.Action, value):
     if isinstance(value, list) and not many:
         raise bad("one value, not a list")
     conv = []
+    least = getattr(action.type, "minimum", None)           # cubenoc.errors.at_least
+    integer = action.type is int or least is not None
     for v in values:
         if isinstance(v, (dict, list)):
             raise bad("a number or a string")
-        if action.type is int and (isinstance(v, bool) or not isinstance(v, int)):
+        if integer and (isinstance(v, bool) or not isinstance(v, int)):
             raise bad("an integer")
+        if least is not None and v < least:
+            raise bad(f"an integer of at least {least}")
         if action.type is float and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise bad("a number")
-        v = float(v) if action.type is float else v if action.type is int else str(v) if not isinstance(v, bool) else v
+        v = float(v) if action.type is float else v if integer else str(v) if not isinstance(v, bool) else v
         if action.choices is not None and v not in action.choices:
             raise bad("one of " + ", ".join(map(str, action.choices)))
         conv.append(v)

@@ -42,13 +42,14 @@ def network_spec(args):
 
 
 def run(args) -> int:
-    from .netargs import router_config
+    from .netargs import check_size, router_config
     from .outputs import writable_dir
     from .rtl.emit import write_network
     from .sim.network_plan import NetworkPlan
     from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
+    check_size(spec, topo, routing, "generate")
     config = router_config(args, spec, target_default(getattr(args, "target", None)), routing)
     plan = NetworkPlan(topo, routing, config)           # every option and its combination checked here
     writable_dir(args.out, "-o/--out")

@@ -24,6 +24,8 @@ PROVE_NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=0", 
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (hypercube:n=2, "
+                   "pdn:set=0,1,3; docs/networks.md), the same as --network")
     p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
                    help="router families (default hypercube); hin routers are not supported")
     p.add_argument("--size", nargs="+", default=None,
@@ -44,8 +46,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from .sim.router_config import RouterConfig
     from .synth_report import networks, router_shapes
+    from .netargs import one_network
+    from .outputs import writable_dir
+    args.network = one_network(args.networks, args.network) or None
     depth = require_int(args.depth, "--depth", 2, 40)
     fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
+    writable_dir(args.work_dir, "--work-dir")
     if args.network is None and args.size is None and args.n is None:      # each family's default network
         from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]

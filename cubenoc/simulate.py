@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import CubenocError
+from .errors import CubenocError, at_least
 
 
 def add_arguments(p) -> None:
@@ -25,22 +25,26 @@ def add_arguments(p) -> None:
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
-    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (seed 000; default 2)")
-    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (seed 001; default 0.8)")
-    t.add_argument("--cluster-size", type=int, help="alpha: cluster size when the network is not hierarchical")
-    t.add_argument("--hotspot", type=int, default=0, help="hotspot node (default 0)")
-    t.add_argument("--hotspot-fraction", type=float, default=0.1,
-                   help="share of packets to the hotspot (1: all-to-one, the hotspot itself sends nothing)")
+    t.add_argument("--g", type=float, default=None, help="--traffic locality: p_l proportional to g^-l (Tzeng and "
+                   "Wei; default 2)")
+    t.add_argument("--alpha", type=float, default=None, help="--traffic alpha: intracluster probability (Dandamudi "
+                   "and Eager; default 0.8)")
+    t.add_argument("--cluster-size", type=int, help="--traffic alpha: cluster size when the network is not "
+                   "hierarchical")
+    t.add_argument("--hotspot", type=int, default=None, help="--traffic hotspot: the hotspot node (default 0)")
+    t.add_argument("--hotspot-fraction", type=float, default=None,
+                   help="--traffic hotspot: share of packets to the hotspot (default 0.1; 1: all-to-one, the hotspot "
+                        "itself sends nothing)")
     t.add_argument("--length", default="1", help="packet length: L, uniform:A:B, exp:MEAN[:MAX] (default 1)")
     loads = p.add_mutually_exclusive_group()
     loads.add_argument("--rate", type=float, help="one offered load, flits/node/cycle")
     loads.add_argument("--sweep", metavar="START:STOP:STEP", help="offered loads, e.g. 0.05:0.95:0.05")
     m = p.add_argument_group("method")
-    m.add_argument("--warmup", type=int, default=1000, help="warm-up cycles (default 1000)")
-    m.add_argument("--measure", type=int, default=5000, help="measurement window cycles (default 5000)")
-    m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000; 0: no drain, the "
+    m.add_argument("--warmup", type=at_least(0), default=1000, help="warm-up cycles (default 1000)")
+    m.add_argument("--measure", type=at_least(1), default=5000, help="measurement window cycles (default 5000)")
+    m.add_argument("--drain", type=at_least(0), default=5000, help="most drain cycles (default 5000; 0: no drain, the "
                    "window's accepted load without latency)")
-    m.add_argument("--seed", type=int, default=1, help="random seed of the traffic (default 1); the same seed "
+    m.add_argument("--seed", type=at_least(0), default=1, help="random seed of the traffic (default 1); the same seed "
                    "gives the same result")
     m.add_argument("--per-source", action="store_true",
                    help="per-source accepted throughput (min, max, max/min), also past saturation "
@@ -100,16 +104,15 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import writable_file
+    from .outputs import plot_file, writable_file
     writable_file(args.csv, "--csv")
-    writable_file(args.plot, "--plot")
+    plot_file(args.plot, "--plot")
     writable_file(args.record, "--record")
-    if args.sweep:
+    if args.sweep is not None:
         loads = S.parse_sweep(args.sweep)
     else:
         loads = [args.rate if args.rate is not None else 0.1]
-    targs = {"g": args.g, "alpha": args.alpha, "cluster_size": args.cluster_size, "hotspot": args.hotspot,
-             "fraction": args.hotspot_fraction}
+    targs = traffic_options(args)
     cfg = S.SimConfig(warmup=args.warmup, measure=args.measure, drain=args.drain, seed=args.seed,
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
@@ -135,6 +138,23 @@ def run(args) -> int:
         if not args.json:
             print(f"plot written to {args.plot}")
     return 0
+
+
+#: traffic option -> (the pattern it applies to, its default, make_pattern's keyword)
+TRAFFIC_OPTIONS = {"g": ("locality", 2.0, "g"), "alpha": ("alpha", 0.8, "alpha"),
+                   "cluster_size": ("alpha", None, "cluster_size"),
+                   "hotspot": ("hotspot", 0, "hotspot"), "hotspot_fraction": ("hotspot", 0.1, "fraction")}
+
+
+def traffic_options(args) -> dict:
+    """make_pattern's keywords from the traffic options; one given for another pattern is an error, not
+    silently ignored."""
+    wrong = [f"--{k.replace('_', '-')} (for --traffic {pat})" for k, (pat, _, _) in TRAFFIC_OPTIONS.items()
+             if getattr(args, k, None) is not None and pat != str(args.traffic).lower()]
+    if wrong:
+        raise CubenocError(f"--traffic {args.traffic} does not use {', '.join(wrong)}")
+    return {kw: default if getattr(args, k, None) is None else getattr(args, k)
+            for k, (_, default, kw) in TRAFFIC_OPTIONS.items()}
 
 
 def _bench_speed(args) -> int:

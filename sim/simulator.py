@@ -107,6 +107,7 @@ class SimConfig:
         require_int(self.measure, "measure", 1)
         require_int(self.drain, "drain", 0)
         require_int(self.chunk, "chunk", 1)
+        require_int(self.seed, "seed", 0, 2**32 - 1)
         LengthDist.parse(self.length)
         if not isinstance(self.router, RouterConfig):
             raise CubenocError(f"SimConfig.router must be a RouterConfig, got {self.router!r}")

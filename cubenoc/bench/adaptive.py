@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
+from ..errors import at_least
 from .render import Table, add_output_arguments, command, publish
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
@@ -90,8 +91,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 def _sweep_arguments(ap, loads) -> None:
     ap.add_argument("--loads", type=float, nargs="+", default=list(loads), help="offered loads, flits/node/cycle")
-    ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
-    ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+    ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
 
 
 def run(args) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CubenocError
+from ..errors import CubenocError, at_least
 from ..netargs import add_router_flags, router_config
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
@@ -84,7 +84,7 @@ def throughput_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
     p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
-    p.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+    p.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
     p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq", "pipe"],
                    help="router options: one FIFO per input (fifo), per-output queues (voq), the pipelined "
                         "router (pipe, 2 cycles/hop); default fifo voq")
@@ -154,11 +154,11 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
     p.add_argument("--node-cycles", type=float, default=2e7,
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
-    p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
+    p.add_argument("--cycles", type=at_least(1), help="simulated cycles per run at every size (overrides --node-cycles)")
     p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
                    "child runs): ns per node-cycle per hop, best and median of --repeat rounds, and the median "
                    "ratio to the smallest network of each family (the paired A/B figure)")
-    p.add_argument("--repeat", type=int, default=1, help="--loop-only: rounds, each running every network once "
+    p.add_argument("--repeat", type=at_least(1), default=1, help="--loop-only: rounds, each running every network once "
                    "in turn (all networks' state is held at once: ~2.5 GB per 2^20-node network; default 1)")
     add_output_arguments(p, "bench model-speed", json_alias=True)
 
@@ -195,8 +195,16 @@ def speed_run(args) -> int:
                              for fam in args.family for n in args.n]
     parsed = [NetworkSpec.parse(s) for s in specs]
     nodes = [p.build("model")[0].num_nodes for p in parsed]   # bad specs fail first
+    if not args.node_cycles > 0:
+        raise CubenocError(f"--node-cycles must be positive, got {args.node_cycles:g}")
     points = [(spec, r, args.cycles or cycles_for(N, args.node_cycles), (p.family, r))
               for spec, p, N in zip(specs, parsed, nodes) for r in args.loads]
+    if args.cycles is None:                     # cycles_for keeps a run within 20..200,000 cycles: say so
+        for spec, N in zip(specs, nodes):
+            if cycles_for(N, args.node_cycles) != args.node_cycles // N:
+                progress(f"model-speed: warning: --node-cycles {args.node_cycles:g} on {N:,} nodes is "
+                         f"{args.node_cycles / N:,.0f} cycles; running {cycles_for(N, args.node_cycles):,} "
+                         f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
     if args.loop_only:
         depth = router_config(args, only=("depth",)).fifo_depth
         rows = loop_rounds(points, args.repeat, depth=depth, each=lambda s: progress(f"model-speed: {s} ..."))

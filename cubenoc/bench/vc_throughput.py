@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import at_least
 from ..sim.router_config import RouterConfig
 from .model import sweep_columns, sweep_rows
 from .render import Table, add_format_argument, code, command, publish
@@ -57,9 +58,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
     ap.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.2..1.0; "
                     "0.6..1.0 with --voq)")
-    ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
-    ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
-    ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
+    ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
+    ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
     add_format_argument(ap)
 
 

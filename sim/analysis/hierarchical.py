@@ -70,6 +70,10 @@ def _check(args) -> tuple[int, int, list[tuple[str, int]]]:
         raise CubenocError("all level-2 networks must have the same number of clusters: "
                            + ", ".join(f"{c}: K={k}" for c, k in nets))
     k = nets[0][1]
+    if args.explicit and k * 2 ** d > EXPLICIT_MAX_NODES:
+        raise CubenocError(f"--explicit computes on the explicit graph of at most {EXPLICIT_MAX_NODES} nodes, "
+                           f"these networks have {k * 2 ** d}: drop --explicit or give --nodes {EXPLICIT_MAX_NODES} "
+                           f"or fewer")
     if k < 2 or k & (k - 1):
         # the BH reference (and eqs 1-5) need N = 2^D
         raise CubenocError(f"the BH reference needs a power-of-two number of clusters, got K={k}")
