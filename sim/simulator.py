@@ -400,7 +400,8 @@ def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise CubenocError("--dask/--scheduler need Dask distributed: pip install 'cubenoc[dask]'") from None
+        raise CubenocError("--dask/--scheduler need Dask distributed: pip install '.[dask]' in the cubenoc "
+                           "folder") from None
     cfg_dict = asdict(cfg)
     if isinstance(dask, str):
         client, cluster = _connect(Client, dask), None

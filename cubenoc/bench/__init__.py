@@ -37,13 +37,31 @@ BENCHES = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", required=True, parser_class=type(parser), metavar="NAME")
     parser._bench_parsers = {}
+    from ..cli import extra_of, install_hint
     for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
+        try:
+            mod = importlib.import_module(f"{__name__}.{module}")
+        except ModuleNotFoundError as exc:      # a benchmark of an extra that is not installed: listed, refused
+            if extra_of(exc) is None:           # when run (the model benchmarks need only the core install)
+                raise
+            text = f"{help_text} (needs {install_hint(extra_of(exc))})"
+            p = sub.add_parser(name, help=text, description=text)
+            p.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            p.set_defaults(bench_run=_missing(exc), bench_parser=p)
+            p.built_in_defaults = {}
+            parser._bench_parsers[name] = p
+            continue
         p = sub.add_parser(name, help=help_text, description=help_text)
-        mod = importlib.import_module(f"{__name__}.{module}")
         getattr(mod, add_fn)(p)
         p.set_defaults(bench_run=getattr(mod, run_fn), bench_parser=p)
         p.built_in_defaults = {a.dest: a.default for a in p._actions}   # before --config changes them
         parser._bench_parsers[name] = p
+
+
+def _missing(exc: ModuleNotFoundError):
+    def run(args):
+        raise exc
+    return run
 
 
 def run(args) -> int:
