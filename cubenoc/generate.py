@@ -49,10 +49,10 @@ def run(args) -> int:
     from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
+    writable_dir(args.out, "-o/--out")
     check_size(spec, topo, routing, "generate")
     config = router_config(args, spec, target_default(getattr(args, "target", None)), routing)
     plan = NetworkPlan(topo, routing, config)           # every option and its combination checked here
-    writable_dir(args.out, "-o/--out")
     from tqdm import tqdm
     bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
                leave=False)
