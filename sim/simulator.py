@@ -38,6 +38,7 @@ delivered in the window.
 from __future__ import annotations
 
 import json
+import sys
 import math
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -354,14 +355,22 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         results = _sweep_dask(specs, loads, cfg, dask, progress, trace)
     else:
         from tqdm import tqdm
+
+        from .model.kernel import loop_cached
         results = []
-        bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate")
+        # smoothing=0: the ETA is the mean over the points since the first (which may include the compile)
+        bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate", smoothing=0)
+        if progress and not loop_cached():
+            tqdm.write("simulate: compiling the model's cycle loop once (about 25 s on an idle core, longer on a "
+                       "busy one); later runs reuse it", file=sys.stderr)
         for s in specs:
             for r in loads:
                 bar.set_postfix_str(f"{model_for(s, cfg.router)[1]} @ {r if r is not None else 'trace'}")
                 p = simulate_point(s, r, cfg, trace=trace, record=record, progress=progress)
                 results.append(p)
                 bar.update(1)
+                if bar.n == 1:                      # the ETA from here on, without the first point's compile
+                    bar.initial, bar.start_t = 1, bar._time()
                 if p.saturated and stop_at_saturation:
                     bar.update(len(loads) - loads.index(r) - 1)
                     break
