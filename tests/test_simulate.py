@@ -183,7 +183,7 @@ def test_dask_missing_is_a_clear_error(monkeypatch):
             raise ImportError(name)
         return real(name, *a, **kw)
     monkeypatch.setattr(builtins, "__import__", fake)
-    with pytest.raises(CubenocError, match=r"cubenoc\[dask\]"):
+    with pytest.raises(CubenocError, match=r"pip install .\.\[dask\]. in the cubenoc folder"):
         S.sweep(["hypercube:n=3"], [0.1], S.SimConfig(**FAST), progress=False, dask=True)
 
 
