@@ -39,14 +39,14 @@ def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: in
                      cmd: str = "cubenoc bench adaptive --throughput") -> Table:
     from ..sim.topology.pdn import PerfectDifferenceNetwork
     from ..sim.router_config import RouterConfig
-    from .model import sweep_columns, sweep_rows
+    from .model import SAT_NOTE, sweep_columns, sweep_rows
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
     rows = [r for label, routing, _ in pdn_routings(topo)
             for r in sweep_rows(topo, label, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
     return Table(rows, sweep_columns(loads), name="throughput", marks=(MARK_BEGIN, MARK_END),
                  before="#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\nAccepted throughput "
                         "(flits/node/cycle) / mean packet latency (cycles) per offered load:",
-                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
+                 after=f"FIFO depth {depth} per VC; {SAT_NOTE}; command: `{cmd}`.")
 
 
 def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> list[dict]:

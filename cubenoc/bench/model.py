@@ -106,13 +106,13 @@ def throughput_run(args) -> int:
     if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
         raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
     rows = throughput_rows(_nets(args), args.packet_len, args.loads, router_config(args, only=("depth",)),
-                           window=args.window, queues=args.queues)
+                           window=args.window, queues=args.queues, progress=progress)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
-            | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}")
+            | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
             | {"saturation": ("saturation", lambda r: f"**{trunc3(r['saturation'])}**")})
     before = (f"Command: `{_net_command(args)}`\n\nAccepted throughput (flits/node/cycle, truncated to 3 decimals) "
-              "/ mean packet latency (cycles) per offered load:")
+              f"/ mean packet latency (cycles) per offered load; {SAT_NOTE}:")
     return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args)
 
 
@@ -126,16 +126,25 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
     for L in packet_lens:
         pts = saturation_sweep(model, L, loads, window=window)
         out.append({"network": repr(topo), "routing": label, "vcs": routing.num_vcs, "packet_len": L,
-                    "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency} for p in pts],
+                    "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,
+                                "saturated": p.saturated} for p in pts],
                     "saturation": saturation_throughput(pts)})
     return out
 
 
+#: what the mark of a point past saturation means (sim/model/perf.py ``LoadPoint.saturated``)
+SAT_NOTE = "sat.: past saturation, the network accepts under 95 % of the offered load and its latency grows with the run"
+
+
+def _sat(point: dict) -> str:
+    return " sat." if point.get("saturated") else ""
+
+
 def sweep_columns(loads, routing_heading: str = "routing") -> dict:
     """``| network | routing | V | packet | accepted / latency per load | saturation |`` (latency ``-``: nothing
-    created in the window was delivered)."""
+    created in the window was delivered; ``sat.``: past saturation, :data:`SAT_NOTE`)."""
     def cell(p):
-        return f"{p['accepted']:.3f} / " + ("-" if p["latency"] == float("inf") else f"{p['latency']:.0f}")
+        return f"{p['accepted']:.3f} / " + ("-" if p["latency"] == float("inf") else f"{p['latency']:.0f}") + _sat(p)
     return ({"network": "network", "routing": routing_heading, "vcs": "V", "packet_len": ("packet", _packet)}
             | load_columns(loads, cell, digits=1)
             | {"saturation": ("saturation", lambda r: f"**{r['saturation']:.3f}**")})

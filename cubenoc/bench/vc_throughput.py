@@ -12,7 +12,7 @@ import argparse
 
 from ..errors import at_least
 from ..sim.router_config import RouterConfig
-from .model import sweep_columns, sweep_rows
+from .model import SAT_NOTE, sweep_columns, sweep_rows
 from .render import Table, add_format_argument, code, command, publish
 
 
@@ -39,7 +39,7 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, w
     return Table(rows, sweep_columns(loads) | {"routing": ("routing", code("routing"))},
                  before="Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
                         "(`-` : nothing created in the window was delivered: deadlocked):",
-                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
+                 after=f"FIFO depth {depth} per VC; {SAT_NOTE}; command: `{cmd}`.")
 
 
 def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
