@@ -80,15 +80,19 @@ def run(args) -> int:
         line = f"{o.network}  {where}{o.property:<40} {o.status.upper():<10} {o.detail}"
         if o.seconds:
             line += f"  {o.seconds:.1f} s"
-        print(line, flush=True)
+        tqdm.write(line)                     # above the spinner of the check that runs next
         if o.failed:
-            print(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""), flush=True)
+            tqdm.write(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""))
 
+    from tqdm import tqdm
+
+    from .outputs import working
     t0 = time.monotonic()
     outcomes = []
     for label, topo, routing, shapes, alg in plans:
-        outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth, fifo_depth=fifo_depth,
-                                  broadcast=alg, report=show)
+        with working(f"prove {label} ({len(shapes)} router shape(s); a check can take a minute or two)", args.json):
+            outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth,
+                                      fifo_depth=fifo_depth, broadcast=alg, report=show)
     failed = [o for o in outcomes if o.status == "failed"]
     if args.json:
         print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),

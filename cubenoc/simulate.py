@@ -171,25 +171,53 @@ def _bench_speed(args) -> int:
                                        *(["--quiet"] if args.quiet else []), *(["--json"] if args.json else [])]))
 
 
+#: the columns of the Figs 8-12 studies (sim/sim_studies.py hin_delay), printed under the table; delays in cycles
+STUDY_LEGEND = {
+    "alpha": "share of messages to the own cluster", "offered": "offered load, flits/node/cycle",
+    "R_paper": "the paper's M/M/1 delay R", "Q_paper": "its queueing part (R minus R at zero load)",
+    "R_ours_kleinrock": "Kleinrock's R on this routing's channel loads",
+    "Q_model": "its queueing part plus the source port's wait (the model's prediction of Q_sim)",
+    "Q_sim": "simulated network latency minus the simulated zero-load latency",
+    "sim_network_latency": "simulated injection-to-ejection latency", "source_wait": "simulated wait at the source",
+    "saturated": "the simulated point did not drain (its latency is a lower bound)",
+    "replication": "parallel level-2 links", "LR_paper": "the paper's link cost x delay", "LR_sim": "the same, simulated",
+    "routing": "hierarchical routing: e-cube, balanced or least used"}
+
+
 def _study(args) -> int:
     import json
-    from cubenoc.sim import sim_studies as St
+
     from cubenoc.sim.analysis.report import table
+
+    from .outputs import working
+    if not args.json and not args.quiet:
+        print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
+              f"the README gives each study's time)", file=sys.stderr, flush=True)
+    with working(f"simulate --study {args.study}", args.quiet):
+        rows, cols = _study_rows(args)
+    if args.json:
+        print(json.dumps(rows, indent=2, default=float))
+        return 0
+    print(table([[r.get(c) for c in cols] for r in rows], cols))
+    legend = [f"  {c}: {STUDY_LEGEND[c]}" for c in cols if c in STUDY_LEGEND]
+    if legend:
+        print("\ncolumns (delays in cycles):\n" + "\n".join(legend))
+    return 0
+
+
+def _study_rows(args) -> tuple[list[dict], list[str]]:
+    """The rows of ``--study`` and the columns printed."""
+    from cubenoc.sim import sim_studies as St
     if args.study == "density":
         rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
                 for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
-        cols = ["k", "g", "TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula",
-                "util_skip_max", "util_regular_max"]
-    else:
-        rows = {"8": St.figure_8, "9": St.figure_9, "11": St.hin_replication, "12": St.hin_routing}[args.study]()
-        cols = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
-                "sim_network_latency", "source_wait", "saturated"]
-        if args.study == "11":
-            cols += ["replication", "LR_paper", "LR_sim"]
-        if args.study == "12":
-            cols += ["routing"]
-    if args.json:
-        print(json.dumps(rows, indent=2, default=float))
-    else:
-        print(table([[r.get(c) for c in cols] for r in rows], cols))
-    return 0
+        return rows, ["k", "g", "TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula",
+                      "util_skip_max", "util_regular_max"]
+    rows = {"8": St.figure_8, "9": St.figure_9, "11": St.hin_replication, "12": St.hin_routing}[args.study]()
+    cols = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
+            "sim_network_latency", "source_wait", "saturated"]
+    if args.study == "11":
+        cols += ["replication", "LR_paper", "LR_sim"]
+    if args.study == "12":
+        cols += ["routing"]
+    return rows, cols
