@@ -99,7 +99,8 @@ def run(args) -> int:
                           "seconds": round(time.monotonic() - t0, 1)}, indent=2))
     else:
         print(f"{len(outcomes) - len(failed)} of {len(outcomes)} checks hold"
-              + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.monotonic() - t0:.0f} s)")
+              + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.monotonic() - t0:.0f} s; solver runs "
+              f"in {args.work_dir})")
     if failed:
         print(f"cubenoc prove: {len(failed)} propert{'y' if len(failed) == 1 else 'ies'} failed", file=sys.stderr)
     return 1 if failed else 0

@@ -350,8 +350,8 @@ def run(args) -> int:
     bar.close()
     rows = [r for r in rows if r is not None]
     ran = sum(1 for r in rows if not r["cached"])
-    print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s)",
-          file=sys.stderr)
+    print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s; "
+          f"logs and cache in {args.work_dir})", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

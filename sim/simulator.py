@@ -453,6 +453,8 @@ def plot_latency(results: list[PointResult], path, title: str = "") -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from .analysis.report import log_axis
     fig, ax = plt.subplots(figsize=(7, 4.5))
     nets = list(dict.fromkeys(p.network for p in results))
     for net in nets:
@@ -460,11 +462,12 @@ def plot_latency(results: list[PointResult], path, title: str = "") -> None:
         ok = [p for p in pts if not p.saturated]
         line, = ax.plot([p.offered for p in ok], [p.latency_mean for p in ok], "o-", ms=3, label=net)
         sat = [p for p in pts if p.saturated]
-        if sat:
-            ax.axvline(sat[0].offered, color=line.get_color(), ls=":", lw=1)
+        if sat:                 # labelled: lines of several networks may lie on top of each other
+            ax.axvline(sat[0].offered, color=line.get_color(), ls=":", lw=1,
+                       label=f"{net}: saturated at {sat[0].offered:g}")
     ax.set_xlabel("offered load (flits/node/cycle)")
     ax.set_ylabel("mean packet latency (cycles)")
-    ax.set_yscale("log")
+    log_axis(ax, "y")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(title or "latency vs offered load (dotted: first saturated load)", fontsize=9)

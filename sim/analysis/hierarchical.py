@@ -14,7 +14,7 @@ from ..topology.hypercube import Hypercube
 from .hierarchical_formulas import LEVEL2_OF, exists, level2_size
 from .hierarchical_measure import (EXPLICIT_MAX_NODES, ccc_distance_table, figure_6, figure_7, figure_10, figure_11,
                                    figure_static_alpha, figure_static_size, row, sec_ivb, table_ii)
-from .report import AnalysisResult, table
+from .report import AnalysisResult, log_axis, table
 
 FIGURES = ("2", "3", "4", "5", "6", "7", "10", "11", "12", "table2", "ccc")
 
@@ -205,7 +205,7 @@ def _plot_xy(series: dict, x: str, keys, path: str, logx: bool = False) -> None:
             ax.plot([p[x] for p in pts], [p[key] for p in pts], marker="o", label=net)
         ax.set_xlabel(x), ax.set_ylabel(key), ax.grid(True)
         if logx:
-            ax.set_xscale("log", base=2)
+            log_axis(ax, "x", base=2)
     axes[0][0].legend()
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)

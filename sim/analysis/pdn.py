@@ -9,7 +9,7 @@ from cubenoc.errors import CubenocError, require_int
 
 from ..topology.pdn import PerfectDifferenceNetwork, parse_pds, registry_set, zero_free
 from .pdn_measure import product_properties, product_sizes, properties, table1, table2
-from .report import AnalysisResult, table
+from .report import AnalysisResult, log_axis, table
 
 
 def add_arguments(parser) -> None:
@@ -165,7 +165,7 @@ def _plot(t1, path: str) -> None:
     hc = [r for r in t1 if "hypercube" in r]
     ax.plot([r["hypercube"] for r in hc], [r["hc_closest"] for r in hc], "o--", label="hypercube closest")
     ax.plot([r["hypercube"] for r in hc], [r["hc_next"] for r in hc], "s--", label="hypercube next size")
-    ax.set_xscale("log")
+    log_axis(ax, "x")
     ax.set_xlabel("network size n")
     ax.set_ylabel("worst relative size difference")
     ax.set_title("PDN scalability (seed 004 Table 1)")
