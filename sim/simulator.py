@@ -356,11 +356,10 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     else:
         from tqdm import tqdm
 
-        from .model.kernel import loop_cached
         results = []
         # smoothing=0: the ETA is the mean over the points since the first (which may include the compile)
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate", smoothing=0)
-        if progress and not loop_cached():
+        if progress and not _loop_cached():
             tqdm.write("simulate: compiling the model's cycle loop once (about 25 s on an idle core, longer on a "
                        "busy one); later runs reuse it", file=sys.stderr)
         for s in specs:
@@ -386,6 +385,16 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         if p.saturated:
             done.add(p.network)
     return out
+
+
+def _loop_cached() -> bool:
+    """Whether numba's on-disk cache holds the model's unicast loop (what a first run compiles, about 25 s on
+    an idle core; later runs load it in a second)."""
+    from pathlib import Path
+
+    from .model import kernel
+    index = getattr(getattr(getattr(kernel.run_unicast, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is None or Path(index).exists()
 
 
 #: seconds to wait for a --scheduler to answer (Dask's own default is 30)

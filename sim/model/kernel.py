@@ -529,12 +529,3 @@ def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb,
     scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
     return (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)
-
-
-def loop_cached(name: str = "run_unicast") -> bool:
-    """Whether numba's on-disk cache holds the compiled loop ``name`` (the unicast loop: what a first run
-    compiles, about 25 s on an idle core; later runs load it in a second)."""
-    from pathlib import Path
-    cache = getattr(globals()[name], "_cache", None)
-    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    return index is None or Path(index).exists()
