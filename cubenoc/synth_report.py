@@ -159,7 +159,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
                    help="router families (default all)")
     p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families, a shorthand for catalog "
-                   f"specs (default: the specs in SYNTH_FAMILIES, `--list` shows them); {sizes}")
+                   f"specs (default: each family's usual sizes, `--list` shows them); {sizes}")
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
                         "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
