@@ -36,7 +36,7 @@ def run(args) -> int:
     from .sim.model.stimulus import random_traffic
     from .tb.verify import verify_network
 
-    from .netargs import one_network
+    from .netargs import check_size, one_network
     from .outputs import working, writable_dir
     require(0.0 < args.ready <= 1.0, f"--ready must be in (0, 1], got {args.ready}")
     require(args.gap >= 0, f"--gap must be >= 0, got {args.gap}")
@@ -48,6 +48,7 @@ def run(args) -> int:
         "enhanced", n=4 if args.n is None else args.n, k=0 if args.k is None else args.k)
     build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
     topo, routing = spec.build("rtl")
+    check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
     print(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")

@@ -57,7 +57,8 @@ def run(args) -> int:
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
         nets = [(sp.family, sp.short_label(t), t, r) for sp in specs for t, r in [sp.build("rtl")]]
     else:                                        # --network specs, or --family/--size through the catalog
-        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network))
+        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
+                                        command="prove"))
     from .rtl.formal.plan import prove_network, supported
     plans = []
     for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs

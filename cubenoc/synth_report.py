@@ -205,7 +205,7 @@ def network_specs(args) -> list[tuple[str, str, object, object, object]]:
             if spec.broadcast:
                 raise CubenocError(f"{spec}: synth-report measures unicast routers (broadcast=1 is for generate)")
             topo, routing = spec.build("rtl")
-            check_size(spec, topo, routing, "synth-report", verilog=False)
+            check_size(spec, topo, routing, getattr(args, "command", "synth-report"), verilog=False)
             out.append((spec.family, spec.label(topo), topo, routing, spec))
         return out
     sizes = args.size if args.size is not None else ([str(n) for n in args.n] if args.n else None)
@@ -217,7 +217,7 @@ def network_specs(args) -> list[tuple[str, str, object, object, object]]:
             try:
                 spec = size_spec(fam, size) if sizes else NetworkSpec.parse(size)
                 topo, routing = spec.build("rtl")
-                check_size(spec, topo, routing, "synth-report", verilog=False)
+                check_size(spec, topo, routing, getattr(args, "command", "synth-report"), verilog=False)
             except CubenocError as exc:
                 if len(args.family) > 1 and sizes:
                     raise CubenocError(f"--size {size!r} with several families: {exc}") from None

@@ -25,6 +25,8 @@ CASES = [
     # a silent hang: the size is estimated from the spec before any work
     ("generate enhanced:n=16,k=0", "would take about"),
     ("synth-report enhanced:n=16,k=0 --no-pnr", "would take about"),
+    ("prove enhanced:n=16,k=0", "prove would take about"),
+    ("demo enhanced:n=16,k=0", "demo would take about"),
     # refused late
     ("build --board icebreaker --network enhanced:n=10,k=0", "at most 256 nodes"),
     ("build --board icebreaker --network enhanced:n=10,k=0 --estimate-only", "at most 256 nodes"),
