@@ -30,6 +30,8 @@ def speed_rows(cases=CASES, repeat: int = 3, quiet: bool = False) -> tuple[list[
     rows, notes = [], []
     for spec, loads, cycles in cases:
         for r in loads:
+            if not quiet:
+                progress(f"sim-speed: {spec} load {r:.2f}, {cycles:,} cycles x {repeat} ...")
             try:
                 m = measure(spec, r, cycles, repeat)
             except CubenocError as exc:
