@@ -360,8 +360,8 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         # smoothing=0: the ETA is the mean over the points since the first (which may include the compile)
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate", smoothing=0)
         if progress and not _loop_cached():
-            tqdm.write("simulate: compiling the model's cycle loop once (about 25 s on an idle core, longer on a "
-                       "busy one); later runs reuse it", file=sys.stderr)
+            tqdm.write("simulate: compiling the model's cycle loop once (about 13 s of CPU: 12.6 s user, 43 s "
+                       "wall at load 14 on 2 cores); later runs reuse it", file=sys.stderr)
         for s in specs:
             for r in loads:
                 bar.set_postfix_str(f"{model_for(s, cfg.router)[1]} @ {r if r is not None else 'trace'}")
@@ -388,8 +388,8 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
 
 
 def _loop_cached() -> bool:
-    """Whether numba's on-disk cache holds the model's unicast loop (what a first run compiles, about 25 s on
-    an idle core; later runs load it in a second)."""
+    """Whether numba's on-disk cache holds the model's unicast loop (what a first run compiles: 12.6 s user,
+    docs/simulator.md "Start-up"; later runs load it in well under a second)."""
     from pathlib import Path
 
     from .model import kernel
