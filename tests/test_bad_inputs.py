@@ -50,6 +50,7 @@ CASES = [
     ("simulate q4 --hotspot 3", "--hotspot"),
     ("simulate q4 --traffic uniform --g 3", "--g"),
     ("prove q4 --network q4", "not both"),
+    ("bench latency q4 --network q4", "not both"),
 ]
 
 

@@ -53,6 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text)
         getattr(mod, add_fn)(p)
+        if any("--network" in a.option_strings for a in p._actions):     # NETWORK as in every command
+            p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs "
+                           "(docs/networks.md), the same as --network")
         p.set_defaults(bench_run=getattr(mod, run_fn), bench_parser=p)
         p.built_in_defaults = {a.dest: a.default for a in p._actions}   # before --config changes them
         parser._bench_parsers[name] = p
@@ -65,7 +68,11 @@ def _missing(exc: ModuleNotFoundError):
 
 
 def run(args) -> int:
+    from ..netargs import one_network
     from ..outputs import writable_file
+    if getattr(args, "networks", None):          # NETWORK ...: instead of --network (or its default list)
+        given = None if args.network == args.bench_parser.built_in_defaults.get("network") else args.network
+        args.network = one_network(args.networks, given)
     if isinstance(getattr(args, "write", None), str):
         writable_file(args.write, "--write")
     return int(args.bench_run(args) or 0)
