@@ -21,9 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("network_arg", nargs="?", metavar="NETWORK", default=None,
                    help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
                         "default: the board's demo network (docs/networks.md)")
-    p.add_argument("--network", metavar="SPEC", default=None,
-                   help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
-                        "default: the board's demo network (docs/networks.md)")
+    p.add_argument("--network", metavar="SPEC", default=None, help="the same as NETWORK")
     p.add_argument("--family", choices=("hypercube", "enhanced", "metacube", "pdn", "hin"), default=None,
                    help="a family name with the flags below, the shorthand for --network")
     add_family_flags(p)

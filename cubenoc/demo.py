@@ -46,8 +46,8 @@ def run(args) -> int:
                            f"or the other")
     spec = NetworkSpec.parse(network) if network else NetworkSpec.of(
         "enhanced", n=4 if args.n is None else args.n, k=0 if args.k is None else args.k)
-    build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
     topo, routing = spec.build("rtl")
+    build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
     check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
     print(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
@@ -57,7 +57,7 @@ def run(args) -> int:
     print(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
           f"lengths 1..{args.max_len}, ejection ready {args.ready:.0%} of cycles (seed {args.seed})")
     print(f"generating Verilog and building it with Verilator in {build_dir} (the first build of a design takes "
-          f"about a minute, later runs reuse it) ...", flush=True)
+          f"1-2 minutes, later runs reuse it) ...", flush=True)
     t0 = time.perf_counter()
     with working("generate + Verilator build + simulation"):
         (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config(), build_dir=build_dir)
