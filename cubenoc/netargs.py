@@ -39,7 +39,7 @@ def add_family_flags(p: argparse.ArgumentParser, title: str = "network flags (wi
 
 def one_network(positional, option):
     """The network a command was given as its positional NETWORK or as ``--network`` (the same thing, two
-    spellings); both at once is an error. Lists (synth-report, prove) are joined."""
+    spellings; lists for synth-report, prove and bench); both at once is an error."""
     if positional and option:
         raise CubenocError(f"give the network as NETWORK or as --network, not both ({_words(positional)} and "
                            f"--network {_words(option)})")
