@@ -133,8 +133,8 @@ def _run_analysis(mod):
             print(json.dumps(result.data, indent=2, default=_jsonable))
         else:
             print(result.text)
-            if args.plot:
-                print(f"plot written to {args.plot}")
+        if args.plot:                                 # (on stderr with --json: stdout is only the JSON)
+            print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
         return 0
     return handler
 

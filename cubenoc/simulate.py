@@ -128,15 +128,14 @@ def run(args) -> int:
         print(S.to_json(results))
     else:
         print(S.text_table(results))
+    said = sys.stderr if args.json else sys.stdout        # with --json, stdout is only the JSON
     if csv_path:
         S.write_csv(results, csv_path)
-        if not args.json:
-            print(f"CSV written to {csv_path}")
+        print(f"CSV written to {csv_path}", file=said)
     if args.plot:
         S.plot_latency(results, args.plot, f"{cfg.traffic} traffic, packet length {cfg.length}, "
                                            f"{cfg.router.fifo_depth}-flit buffers")
-        if not args.json:
-            print(f"plot written to {args.plot}")
+        print(f"plot written to {args.plot}", file=said)
     return 0
 
 
