@@ -65,8 +65,9 @@ def add_arguments(p) -> None:
     p.add_argument("--bench-speed", action="store_true",
                    help="deprecated: moved to `cubenoc bench sim-speed` (this runs that)")
     p.add_argument("--write", metavar="FILE.md", help="with --bench-speed: update that section of FILE.md")
-    p.add_argument("--study", choices=("density", "8", "9", "11", "12"),
-                   help="the papers' studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 Figs 8/9/11/12")
+    p.add_argument("--study", metavar="NAME",
+                   help="a paper's study on the model (`--study list` lists them; --plot draws the paper's curve "
+                        "beside ours)")
 
 
 #: the network a bare family name simulates (the 64-node networks of docs/simulator.md)
@@ -170,53 +171,58 @@ def _bench_speed(args) -> int:
                                        *(["--quiet"] if args.quiet else []), *(["--json"] if args.json else [])]))
 
 
-#: the columns of the Figs 8-12 studies (sim/sim_studies.py hin_delay), printed under the table; delays in cycles
+#: what the studies' columns mean (sim/study_plots.py ``COLUMNS``), printed under the table where known
 STUDY_LEGEND = {
     "alpha": "share of messages to the own cluster", "offered": "offered load, flits/node/cycle",
-    "R_paper": "the paper's M/M/1 delay R", "Q_paper": "its queueing part (R minus R at zero load)",
+    "R_paper": "the paper's M/M/1 delay R, in cycles", "Q_paper": "its queueing part (R minus R at zero load)",
     "R_ours_kleinrock": "Kleinrock's R on this routing's channel loads",
-    "Q_model": "its queueing part plus the source port's wait (the model's prediction of Q_sim)",
+    "Q_model": "Kleinrock's queueing part plus the source port's wait (the prediction of Q_sim)",
     "Q_sim": "simulated network latency minus the simulated zero-load latency",
-    "sim_network_latency": "simulated injection-to-ejection latency", "source_wait": "simulated wait at the source",
-    "saturated": "the simulated point did not drain (its latency is a lower bound)",
+    "sim_network_latency": "simulated injection-to-ejection latency, cycles",
+    "source_wait": "simulated wait at the source", "saturated": "the point did not drain (its latency is a lower bound)",
     "replication": "parallel level-2 links", "LR_paper": "the paper's link cost x delay", "LR_sim": "the same, simulated",
-    "routing": "hierarchical routing: e-cube, balanced or least used"}
+    "routing": "hierarchical routing: e-cube, balanced or least used",
+    "TD_s": "measured traffic density of the skip links", "TD_r": "measured traffic density of the regular links",
+    "eq6_TD_s": "the paper's eq. (6)", "eq7_TD_r": "the paper's eq. (7)"}
 
 
 def _study(args) -> int:
     import json
 
+    from cubenoc.sim import sim_studies as St
     from cubenoc.sim.analysis.report import table
+    from cubenoc.sim.study_plots import COLUMNS, plot_study
 
-    from .outputs import working
+    from .outputs import plot_file, working
+    name = St.STUDY_ALIASES.get(args.study, args.study)
+    if name == "list":
+        print(table([[k, v] for k, v in St.STUDIES.items()], ["study", "reproduces"]))
+        print("earlier names: " + ", ".join(f"{a} = {b}" for a, b in St.STUDY_ALIASES.items()))
+        return 0
+    if name not in St.STUDIES:
+        raise CubenocError(f"unknown study {args.study!r}; `cubenoc simulate --study list` lists "
+                           f"{', '.join(St.STUDIES)}")
+    plot_file(args.plot, "--plot")
     if not args.json and not args.quiet:
         print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
               f"the README gives each study's time)", file=sys.stderr, flush=True)
     with working(f"simulate --study {args.study}", args.quiet):
-        rows, cols = _study_rows(args)
+        if name == "density":
+            rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
+                    for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
+        else:
+            rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
+                    "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig12-scaled": St.hin_routing,
+                    "fig12": St.figure_12}[name]()
+    cols = COLUMNS[name]
     if args.json:
         print(json.dumps(rows, indent=2, default=float))
-        return 0
-    print(table([[r.get(c) for c in cols] for r in rows], cols))
-    legend = [f"  {c}: {STUDY_LEGEND[c]}" for c in cols if c in STUDY_LEGEND]
-    if legend:
-        print("\ncolumns (delays in cycles):\n" + "\n".join(legend))
+    else:
+        print(table([[r.get(c) for c in cols] for r in rows], cols))
+        legend = [f"  {c}: {STUDY_LEGEND[c]}" for c in cols if c in STUDY_LEGEND]
+        if legend:
+            print("\ncolumns:\n" + "\n".join(legend))
+    if args.plot:
+        plot_study(name, rows, args.plot)
+        print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0
-
-
-def _study_rows(args) -> tuple[list[dict], list[str]]:
-    """The rows of ``--study`` and the columns printed."""
-    from cubenoc.sim import sim_studies as St
-    if args.study == "density":
-        rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
-                for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
-        return rows, ["k", "g", "TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula",
-                      "util_skip_max", "util_regular_max"]
-    rows = {"8": St.figure_8, "9": St.figure_9, "11": St.hin_replication, "12": St.hin_routing}[args.study]()
-    cols = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
-            "sim_network_latency", "source_wait", "saturated"]
-    if args.study == "11":
-        cols += ["replication", "LR_paper", "LR_sim"]
-    if args.study == "12":
-        cols += ["routing"]
-    return rows, cols

@@ -13,7 +13,7 @@ import argparse
 from ..errors import at_least
 from ..sim.router_config import RouterConfig
 from .model import SAT_NOTE, sweep_columns, sweep_rows
-from .render import Table, add_format_argument, code, command, publish
+from .render import Table, add_output_arguments, code, command, publish
 
 
 def cases():
@@ -32,6 +32,10 @@ def cases():
             (hin, HierarchicalRouting(hin), HierarchicalRouting(hin, use_vcs=False))]
 
 
+#: the page block of :func:`table` (docs/performance.md)
+MARKS = "<!-- vc-throughput: begin -->", "<!-- vc-throughput: end -->"
+
+
 def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
           limit=None, cmd: str = "cubenoc bench vc-throughput") -> Table:
     rows = [r for topo, with_vcs, one_vc in cases()[:limit] for routing in (with_vcs, one_vc)
@@ -39,7 +43,7 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, w
     return Table(rows, sweep_columns(loads) | {"routing": ("routing", code("routing"))},
                  before="Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
                         "(`-` : nothing created in the window was delivered: deadlocked):",
-                 after=f"FIFO depth {depth} per VC; {SAT_NOTE}; command: `{cmd}`.")
+                 after=f"FIFO depth {depth} per VC; {SAT_NOTE}; command: `{cmd}`.", marks=MARKS)
 
 
 def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
@@ -61,7 +65,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
     ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
-    add_format_argument(ap)
+    add_output_arguments(ap, "vc-throughput")
 
 
 def run(args) -> int:
