@@ -56,8 +56,8 @@ def run(args) -> int:
                           ready_cycles=100_000)
     print(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
           f"lengths 1..{args.max_len}, ejection ready {args.ready:.0%} of cycles (seed {args.seed})")
-    print(f"generating Verilog and building it with Verilator in {build_dir} (the first build of a design takes "
-          f"1-2 minutes, later runs reuse it) ...", flush=True)
+    print(f"generating Verilog and building it with Verilator in {_shown(build_dir)}/ (the first build of a design "
+          f"takes 1-2 minutes, later runs reuse it) ...", flush=True)
     t0 = time.perf_counter()
     with working("generate + Verilator build + simulation"):
         (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config(), build_dir=build_dir)
@@ -66,7 +66,7 @@ def run(args) -> int:
     lat = res.packet_latency()
     head = res.head_latency()
     flits = rtl.cycle.size
-    print(f"\nVerilog: {v.design_dir / 'src'}  ({wall:.1f} s generate + build + simulate)")
+    print(f"\nVerilog: {_shown(v.design_dir / 'src')}/  ({wall:.1f} s generate + build + simulate)")
     print(f"  cycles simulated        {rtl.cycles}")
     print(f"  packets delivered       {int(rtl.counters[:, 1].sum())} of {stim.num_packets}"
           f"  (flits {flits}; dropped {int(rtl.counters[:, 2].sum())}, malformed {int(rtl.counters[:, 3].sum())})")
@@ -84,3 +84,10 @@ def run(args) -> int:
     for line in v.problems:
         print("  " + line)
     return 1
+
+
+def _shown(path) -> str:
+    """``path`` relative to the current folder when it lies inside it (``build/...``), else in full."""
+    import os
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
