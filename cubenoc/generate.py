@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .errors import CubenocError
 
@@ -24,6 +25,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", default=None, choices=target_names(),
                    help="the FPGA the Verilog is for: its measured best router is the default (docs/router.md "
                         "\"Router options\"; default generic: every feature, nothing FPGA-specific)")
+    p.add_argument("--interface", choices=("native", "axis"), default=None,
+                   help="the per-node ports: native (the routers' flit streams, default) or axis (AXI4-Stream "
+                        "s<vv>_axis_*/m<vv>_axis_*, tdest the destination, tid the source; docs/ip.md)")
+    p.add_argument("--testbench", action="store_true",
+                   help="also write test_<top>.py, a cocotb test driving the AXI4-Stream top with cocotbext-axi "
+                        "against the cycle-accurate model (docs/verification.md); needs --interface axis")
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
     p.add_argument("--lint", action="store_true", help="run verilator --lint-only -Wall -Wno-fatal on the result")
     p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
@@ -42,16 +49,24 @@ def network_spec(args):
 
 
 def run(args) -> int:
-    from .netargs import router_config
+    from .netargs import check_size, router_config
     from .outputs import writable_dir
     from .rtl.emit import write_network
     from .sim.network_plan import NetworkPlan
     from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
+    writable_dir(args.out, "-o/--out")
+    check_size(spec, topo, routing, "generate")
     config = router_config(args, spec, target_default(getattr(args, "target", None)), routing)
     plan = NetworkPlan(topo, routing, config)           # every option and its combination checked here
-    writable_dir(args.out, "-o/--out")
+    if getattr(args, "testbench", False) and plan.config.interface != "axis":
+        raise CubenocError("--testbench writes a test of the AXI4-Stream top: add --interface axis")
+    if plan.config.interface == "axis":
+        from .sim.axis_frames import check_payload
+        check_payload(plan.config.payload_width, topo.num_nodes)
+        if args.flat:
+            raise CubenocError("--flat exposes the routers' flit streams: it does not take --interface axis")
     from tqdm import tqdm
     bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
                leave=False)
@@ -65,7 +80,10 @@ def run(args) -> int:
     print(f"{topo!r}, {routing.name} routing" + (f" + {plan.broadcast.name}" if plan.broadcast is not None else "") +
           f"; router: {plan.config.describe()}" + (f" (target {args.target})" if getattr(args, "target", None) else "") +
           f": top module {gen.top}, {len(set(gen.network.module_names))} router module(s)")
-    for path in gen.verilog + [gen.describe_json, gen.describe_md]:
+    written = gen.verilog + [gen.describe_json, gen.describe_md] + gen.packaging
+    if getattr(args, "testbench", False):
+        written.append(write_testbench(gen, spec.with_config(plan.config)))
+    for path in written:
         print(f"  {path}")
     if args.lint:
         from .rtl.tools import verilator_lint
@@ -78,3 +96,14 @@ def run(args) -> int:
             print(res.log)
             return 1
     return 0
+
+
+def write_testbench(gen, spec) -> Path:
+    """``test_<top>.py`` beside the Verilog: the AXI4-Stream kit (cubenoc/tb/axis_kit.py)."""
+    from .rtl.network_top import axis_digits
+    from .tb.axis_kit import testbench_text
+    a = gen.network.axis
+    path = gen.describe_json.parent / f"test_{gen.top}.py"
+    path.write_text(testbench_text(gen.top, str(spec), a.num_nodes, axis_digits(a.num_nodes), a.payload_width // 8,
+                                   a.dest_width))
+    return path

@@ -1,8 +1,9 @@
 """Verilog and port descriptions of a network: what ``cubenoc generate`` writes and cocotb builds.
 
 ``network_files(topology, routing)`` returns ``{file name: text}``: ``<top>.v`` (the network, routers
-instantiated by module name) and one ``<module>.v`` per distinct router shape, plus ``<top>.json`` and
-``<top>.md`` describing the ports and the header layout. ``write_network(...)`` writes them into a
+instantiated by module name) and one ``<module>.v`` per distinct router shape (and the AXI4-Stream
+interface's module), plus ``<top>.json`` and ``<top>.md`` describing the ports and the header layout,
+``<top>.veo`` (an instantiation template) and ``<top>.core`` (a FuseSoC core; docs/ip.md). ``write_network(...)`` writes them into a
 folder, touching a file only when its text changes (so simulators do not rebuild for nothing).
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ class GeneratedNetwork:
     describe_json: Path
     describe_md: Path
     network: Network
+    packaging: list[Path]       # <top>.veo (instantiation template), <top>.core (FuseSoC)
 
 
 def top_name(topology, flat: bool = False) -> str:
@@ -54,6 +56,7 @@ def describe(net: Network, top: str) -> dict:
         "queues": net.config.queues,
         "pipeline": net.config.pipeline,
         "arbitration": net.config.arbitration,
+        "broadcast": net.broadcast is not None,
         "counters": net.config.counters,
         "fifo_memory": bool(net.config.fifo_memory),
         "loopback": net.config.loopback,
@@ -65,7 +68,8 @@ def describe(net: Network, top: str) -> dict:
                          for n, w in routing.layout.fields],
         "flat": net.flat,
         "faults": net.adaptive,
-        "ports": _flat_ports(net) if net.flat else {
+        "interface": net.config.interface,
+        "ports": _flat_ports(net) if net.flat else _axis_ports(net) if net.axis is not None else {
             "local_in": {"pattern": "local_in__{node}__{valid,ready,payload}", "direction": "in (ready out)",
                          "payload_width": local.size},
             "local_out": {"pattern": "local_out__{node}__{valid,ready,payload}", "direction": "out (ready in)",
@@ -80,6 +84,24 @@ def describe(net: Network, top: str) -> dict:
                     for v in topo.nodes()],
         "modules": sorted(set(net.module_names)),
     }
+
+
+def _axis_ports(net: Network) -> dict:
+    """The AXI4-Stream top's ports (docs/ip.md), node numbers zero-padded to ``digits``."""
+    from .network_top import axis_digits
+    a = net.axis
+    d = axis_digits(net.topology.num_nodes)
+    ports = {"digits": d,
+             "s_axis": {"pattern": "s{node}_axis_{tdata,tvalid,tready,tlast,tdest}", "direction": "in (tready out)",
+                        "tdata": a.payload_width, "tdest": a.dest_width},
+             "m_axis": {"pattern": "m{node}_axis_{tdata,tvalid,tready,tlast,tid,tdest}", "direction": "out (tready in)",
+                        "tdata": a.payload_width, "tdest": a.dest_width, "tid": a.node_width},
+             "status": {"pattern": "status{node}_{" + ",".join(COUNTERS) + "}", "direction": "out",
+                        "width": COUNTER_WIDTH},
+             "ni_module": net.ni_module}
+    if net.adaptive:
+        ports["faults"] = {"pattern": "{link_fault,node_fault,discarded}{node}", "link_fault": net.fault_stride}
+    return ports
 
 
 def _flat_ports(net: Network) -> dict:
@@ -122,6 +144,8 @@ def _markdown(d: dict) -> str:
              f"{d['fifo_depth']}, clock `clk`, synchronous active-high reset `rst`. Microarchitecture: "
              "docs/router.md." + _options_line(d), "", "## Ports (per node v)", "", "| port | direction | width |", "|---|---|---|"]
     w = d["payload_width"] + 2
+    if d.get("interface") == "axis":
+        return _axis_markdown(d, lines[:4])
     if d["flat"]:
         lines[-4:] = ["## Ports (vectors indexed by node v)", "", "| port | direction | width | node v |", "|---|---|---|---|"]
         for name, p in d["ports"].items():
@@ -151,25 +175,111 @@ def _markdown(d: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _axis_markdown(d: dict, lines: list[str]) -> str:
+    p = d["ports"]
+    vv = "0" * p["digits"]
+    lines += ["## Ports (per node vv, zero-padded: " + vv + ", ...)", "", "| port | direction | width |", "|---|---|---|"]
+    for f, dirn, width in (("tdata", "in", p["s_axis"]["tdata"]), ("tvalid", "in", 1), ("tready", "out", 1),
+                           ("tlast", "in", 1), ("tdest", "in", p["s_axis"]["tdest"])):
+        lines.append(f"| `s{{vv}}_axis_{f}` | {dirn} | {width} |")
+    for f, dirn, width in (("tdata", "out", p["m_axis"]["tdata"]), ("tvalid", "out", 1), ("tready", "in", 1),
+                           ("tlast", "out", 1), ("tid", "out", p["m_axis"]["tid"]), ("tdest", "out", p["m_axis"]["tdest"])):
+        lines.append(f"| `m{{vv}}_axis_{f}` | {dirn} | {width} |")
+    lines += [f"| `status{{vv}}_{c}` | out | {COUNTER_WIDTH} |" for c in COUNTERS]
+    if "faults" in p:
+        lines += [f"| `link_fault{{vv}}` | in | {p['faults']['link_fault']} (bit p: port p) |",
+                  "| `node_fault{vv}` | in | 1 |", f"| `discarded{{vv}}` | out | {COUNTER_WIDTH} |"]
+    lines += ["", "One AXI4-Stream frame is one packet: `tdest` is the destination node (out of range: the frame is "
+              "dropped and counted in `dropped`" + ("; all ones: a broadcast" if d.get("broadcast") else "") +
+              "), `tid` the source; every beat of `tdata` is delivered. The network interface "
+              f"(`{p['ni_module']}`, one per node) sends a header flit before each frame: a frame of L beats is "
+              "L + 1 flits (docs/ip.md).", ""]
+    return "\n".join(lines) + "\n"
+
+
 def network_files(topology, routing, config: RouterConfig | None = None, *, top: str | None = None,
                   flat: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
     """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
-    from amaranth.back import verilog
     use_builtin_yosys()
     top = top or top_name(topology, flat)
     net = Network(topology, routing, config, structural=True, flat=flat, module_prefix=f"{top}_router")
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")
-    files = {f"{top}.v": verilog.convert(net, name=top)}
+    files = {f"{top}.v": flat_verilog(net, top, net.verilog_ports(), flatten=False)}
     for i, (name, router) in enumerate(modules.items()):
         tick(i + 1, len(modules) + 1, f"{name}.v")
         files[f"{name}.v"] = flat_verilog(router, name)
+    if net.axis is not None:                    # docs/ip.md: one interface module, instantiated per node
+        from .axis_ni import AxisNetworkInterface
+        files[f"{net.ni_module}.v"] = flat_verilog(AxisNetworkInterface(net.axis), net.ni_module)
     tick(len(modules) + 1, len(modules) + 1, "done")
     d = describe(net, top)
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
     files[f"{top}.md"] = _markdown(d)
+    files[f"{top}.veo"] = instantiation_template(net, top)
+    files[f"{top}.core"] = fusesoc_core(top, [n for n in files if n.endswith(".v")], d)
     return files, net, top
+
+
+def top_ports(net: Network) -> list[tuple[str, str, int]]:
+    """The top's Verilog ports ``(name, "input"|"output", width)`` in signature order (clk and rst first)."""
+    from amaranth import Value
+    from amaranth.lib import wiring
+    out = [("clk", "input", 1), ("rst", "input", 1)]
+    names = net.verilog_ports()
+    if names is not None:
+        flows = {id(v): m.flow for _, m, v in ((p, m, Value.cast(v)) for p, m, v in net.signature.flatten(net))}
+        return out + [(name, "input" if flows.get(id(v)) == wiring.In else "output", len(v))
+                      for name, (v, _) in names.items()]
+    return out + [("__".join(map(str, path)), "input" if m.flow == wiring.In else "output", len(Value.cast(v)))
+                  for path, m, v in net.signature.flatten(net)]
+
+
+def instantiation_template(net: Network, top: str) -> str:
+    """``<top>.veo``: the module instantiated with every port connected to a wire of its own name."""
+    ports = top_ports(net)
+    lines = [f"// Instantiation template of {top} (cubenoc generate): copy it into your design and connect the",
+             "// wires. One AXI4-Stream frame is one packet: tdest the destination, tid the source (docs/ip.md)."
+             if net.axis is not None else "// Local flit streams: <top>.md gives the payload layout (docs/router.md).", ""]
+    lines += [f"wire {f'[{w - 1}:0] ' if w > 1 else ''}{name};" for name, _, w in ports]
+    lines += ["", f"{top} u_{top} ("]
+    lines += [f"    .{name}({name}){',' if i < len(ports) - 1 else ''}" for i, (name, _, _) in enumerate(ports)]
+    return "\n".join(lines + [");", ""])
+
+
+def fusesoc_core(top: str, verilog: list[str], d: dict) -> str:
+    """``<top>.core``: a FuseSoC CAPI2 core of the Verilog beside it, with a Verilator ``lint`` target and an
+    Icarus ``sim`` target (``fusesoc --cores-root OUT run --target lint cubenoc:noc:<top>``; docs/ip.md)."""
+    files = "\n".join(f"      - {name}" for name in verilog)
+    return f"""CAPI=2:
+name: cubenoc:noc:{top}:0.1.0
+description: "{d['topology']}, {d['routing']} routing, {d['num_nodes']} nodes, {d['interface']} interface (cubenoc generate)"
+
+filesets:
+  rtl:
+    files:
+{files}
+    file_type: verilogSource
+
+targets:
+  default: &default
+    filesets: [rtl]
+    toplevel: {top}
+  lint:
+    <<: *default
+    default_tool: verilator
+    tools:
+      verilator:
+        mode: lint-only
+        verilator_options: [-Wno-fatal, -Wno-lint, -Wno-style]
+  sim:
+    <<: *default
+    default_tool: icarus
+    tools:
+      icarus:
+        iverilog_options: [-g2012]
+"""
 
 
 def write_network(topology, routing, outdir, config: RouterConfig | None = None, **kw) -> GeneratedNetwork:
@@ -183,4 +293,5 @@ def write_network(topology, routing, outdir, config: RouterConfig | None = None,
             path.write_text(text)
         paths[name] = path
     verilog_files = [paths[f"{top}.v"]] + [p for n, p in paths.items() if n.endswith(".v") and n != f"{top}.v"]
-    return GeneratedNetwork(top, verilog_files, paths[f"{top}.json"], paths[f"{top}.md"], net)
+    return GeneratedNetwork(top, verilog_files, paths[f"{top}.json"], paths[f"{top}.md"], net,
+                            [paths[f"{top}.veo"], paths[f"{top}.core"]])

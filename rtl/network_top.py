@@ -11,6 +11,11 @@ link ``neighbor(u, p) == (v, q)`` and exposes, per node ``v`` (Verilog names in 
 
 A local flit's payload vector is ``{data, tail, head}`` (head is bit 0, tail bit 1, data from bit 2).
 
+With ``config.interface == "axis"`` the per-node ports are AXI4-Stream instead (docs/ip.md): ``s_axis[v]``
+(In, :class:`~cubenoc.rtl.axis_ni.AxisSignature`) and ``m_axis[v]`` (Out, with ``tid``), each node's
+:class:`~cubenoc.rtl.axis_ni.AxisNetworkInterface` between them and its router; the Verilog top names them
+``s<vv>_axis_tdata`` ... (:meth:`Network.verilog_ports`).
+
 ``flat=True`` exposes the same ports as vectors indexed by node instead (for benches that write one
 integer per signal per cycle): ``in_valid``/``in_ready``/``out_valid``/``out_ready`` (N bits, bit v =
 node v), ``in_payload``/``out_payload`` (N*(W+2) bits, node v's flit at ``[v*(W+2) +: W+2]``), and
@@ -30,6 +35,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
 
+from .axis_ni import AxisNetworkInterface, AxisParams
 from .flit import local_signature
 from ..sim.network_plan import NetworkPlan
 from ..sim.router_config import RouterConfig
@@ -58,7 +64,20 @@ class Network(wiring.Component):
                 shapes[r.shape_key] = f"{prefix}{len(shapes)}" if shapes or _many(self.routers) else prefix
         self.module_names = [shapes[r.shape_key] for r in self.routers]
         n = topology.num_nodes
-        if flat:
+        self.axis = None
+        if c.interface == "axis":              # docs/ip.md: a network interface per node
+            if flat:
+                raise CubenocError("the flat top exposes the routers' flit streams: it does not take the AXI4-Stream "
+                                   "interface (interface=axis)")
+            self.axis = AxisParams(c.payload_width, n, self.broadcast is not None)
+            self.ni_module = prefix.removesuffix("_router") + "_axis_ni"
+            self._ni = [AxisNetworkInterface(self.axis) for _ in range(n)]
+            self._ni_wires = [{(s, f): Signal(len(Value.cast(getattr(getattr(ni, s), f))), name=f"node{v}_{s}__{f}")
+                               for s in ("local_in", "local_out") for f in ("valid", "ready", "payload")}
+                              for v, ni in enumerate(self._ni)]
+            members = {"s_axis": In(self.axis.slave()).array(n), "m_axis": Out(self.axis.master()).array(n),
+                       "status": Out(STATUS_SIGNATURE).array(n)}
+        elif flat:
             fw = c.payload_width + 2
             members = {"in_valid": In(n), "in_ready": Out(n), "in_payload": In(n * fw),
                        "out_valid": Out(n), "out_ready": In(n), "out_payload": Out(n * fw)}
@@ -125,7 +144,7 @@ class Network(wiring.Component):
         else:
             for s in ("local_in", "local_out"):
                 for f in ("valid", "ready", "payload"):
-                    out[(s, f)] = Value.cast(getattr(getattr(self, s)[v], f))
+                    out[(s, f)] = self._ni_wires[v][s, f] if self.axis else Value.cast(getattr(getattr(self, s)[v], f))
             for name in COUNTERS:
                 out[(name,)] = getattr(self.status[v], name)
         if self.adaptive:
@@ -141,6 +160,7 @@ class Network(wiring.Component):
         m = Module()
         topo = self.topology
         self._drive_faults(m)
+        self._add_interfaces(m)
         for v, r in enumerate(self.routers):
             m.submodules[f"router_{v}"] = r
             if r.node_generic:
@@ -168,6 +188,7 @@ class Network(wiring.Component):
         m = Module()
         topo = self.topology
         self._drive_faults(m)
+        self._add_interfaces(m, structural=True)
         flit_width = self.routers[0].flit_layout.size
         # one plain signal per channel (u, p) and wire: no View, so no per-field alias wires
         link = {}
@@ -207,6 +228,61 @@ class Network(wiring.Component):
             m.submodules[f"router_{v}"] = Instance(self.module_names[v], i_clk=ClockSignal(),
                                                    i_rst=ResetSignal(), **ports)
         return m
+
+    def _add_interfaces(self, m: Module, structural: bool = False) -> None:
+        """Each node's AXI4-Stream interface between the top's s_axis/m_axis and the router's local streams
+        (the wires ``node{v}_local_in__*``, ``node{v}_local_out__*``); structural: by module name."""
+        if self.axis is None:
+            return
+        for v, ni in enumerate(self._ni):
+            wires = self._ni_wires[v]
+            if structural:
+                ni._MustUse__silence = True              # stands for its Instance (emit converts it once)
+                ports = {}
+                for path, member, value in ni.signature.flatten(ni):
+                    if path == ("node_id",):
+                        value = Const(v, len(value))
+                    elif path[0] in ("local_in", "local_out"):
+                        value = wires[path]
+                    else:                                  # s_axis / m_axis: the top's ports of node v
+                        value = getattr(getattr(self, path[0])[v], path[1])
+                    ports[("i_" if member.flow == In else "o_") + "__".join(path)] = Value.cast(value)
+                m.submodules[f"ni_{v}"] = Instance(self.ni_module, i_clk=ClockSignal(), i_rst=ResetSignal(), **ports)
+                continue
+            m.submodules[f"ni_{v}"] = ni
+            m.d.comb += ni.node_id.eq(v)
+            wiring.connect(m, wiring.flipped(self.s_axis[v]), ni.s_axis)
+            wiring.connect(m, ni.m_axis, wiring.flipped(self.m_axis[v]))
+            for s in ("local_in", "local_out"):
+                for f in ("valid", "ready", "payload"):
+                    mine, wire = Value.cast(getattr(getattr(ni, s), f)), wires[s, f]
+                    out = (s == "local_in") == (f != "ready")      # the interface drives it
+                    m.d.comb += wire.eq(mine) if out else mine.eq(wire)
+
+    def verilog_ports(self) -> dict | None:
+        """The top's Verilog port names with the AXI4-Stream interface (``s00_axis_tdata``, ``m00_axis_tid``,
+        ``status00_dropped``, ``link_fault00`` ...: node numbers zero-padded so that names sort; what
+        cocotbext-axi's ``AxiStreamBus.from_prefix`` and vendor interface inference bind to); None: Amaranth's
+        own (``local_in__3__payload``)."""
+        if self.axis is None:
+            return None
+        digits = axis_digits(self.topology.num_nodes)
+        out = {}
+        for path, member, value in self.signature.flatten(self):
+            v = f"{path[1]:0{digits}d}"
+            if path[0] in ("s_axis", "m_axis"):
+                name = f"{path[0][0]}{v}_axis_{path[2]}"
+            elif path[0] == "status":
+                name = f"status{v}_{path[2]}"
+            else:                                   # link_fault, node_fault, discarded
+                name = f"{path[0]}{v}"
+            out[name] = (Value.cast(value), None)      # the direction: In ports are read, Out ports driven
+        return out
+
+
+def axis_digits(num_nodes: int) -> int:
+    """Digits of the node number in the AXI4-Stream top's port names (at least 2: ``s00_axis``)."""
+    return max(2, len(str(num_nodes - 1)))
 
 
 def _member(obj, path):

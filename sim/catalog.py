@@ -124,7 +124,13 @@ class NetworkSpec:
             raise CubenocError(f"unknown network {text!r}: a spec is {GRAMMAR}")
         raw: dict[str, str] = {}
         last = None
-        for tok in filter(None, (t.strip() for t in rest.split(","))):
+        if ":" in text and not rest.strip():
+            raise CubenocError(f"{text!r}: nothing after the colon; give key=value pairs ({fam}:...) or the bare "
+                               f"family name")
+        for tok in (t.strip() for t in rest.split(",")) if rest.strip() else ():
+            if not tok:
+                raise CubenocError(f"empty parameter (two commas, or a comma at the start or end) in {text!r}: "
+                                   f"a spec is key=value pairs separated by single commas")
             if "=" in tok:
                 key, _, val = tok.partition("=")
                 last = ALIASES.get(key.strip().lower(), key.strip().lower())
@@ -192,6 +198,13 @@ class NetworkSpec:
         """``base`` (default: the generic router; a command passes its target's default) with this spec's
         router options over it."""
         return (base or RouterConfig()).replace(**self.router_fields())
+
+    def with_config(self, config: RouterConfig) -> "NetworkSpec":
+        """This network with ``config``'s options as spec keys (those that differ from the generic router)."""
+        base = RouterConfig()
+        return self.without_router().replace(**{key: spec_value(key, getattr(config, name))
+                                                for key, (name, _, _) in SPEC_KEYS.items()
+                                                if getattr(config, name) != getattr(base, name)})
 
     def without_router(self) -> "NetworkSpec":
         """The network alone: this spec without its router options."""

@@ -23,6 +23,9 @@ ARBITRATIONS = ("round-robin", "fair")
 FIFO_MEMORIES = (False, True, None, "block")
 #: the four 16-bit status counters: in flip-flops, not built (they read 0), in the iCE40's SB_MAC16 blocks
 COUNTER_KINDS = (True, False, "dsp")
+#: the network's per-node ports: the router's local flit streams, or AXI4-Stream (docs/ip.md: a network
+#: interface per node frames each AXI4-Stream frame as one packet, tdest the destination, tid the source)
+INTERFACES = ("native", "axis")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class RouterConfig:
     counters: bool | str = True      # COUNTER_KINDS
     fifo_memory: bool | str | None = False   # FIFO_MEMORIES
     loopback: bool = True            # the local -> local turn (False: a packet to its own node is dropped)
+    interface: str = "native"        # INTERFACES: the top's per-node ports (rtl/axis_ni.py)
 
     def __post_init__(self):
         from .model.word import DEST_WIDTH, MAX_PAYLOAD
@@ -52,6 +56,10 @@ class RouterConfig:
                 raise CubenocError(f"{name} must be True or False, got {getattr(self, name)!r}")
         _one_of("queues", self.queues, QUEUES)
         _one_of("arbitration", self.arbitration, ARBITRATIONS)
+        _one_of("interface", self.interface, INTERFACES)
+        if self.interface == "axis" and self.payload_width % 8:
+            raise CubenocError(f"the AXI4-Stream interface carries whole bytes in tdata: payload width must be a "
+                               f"multiple of 8, got {self.payload_width}")
         if self.fifo_memory not in FIFO_MEMORIES or type(self.fifo_memory) not in (bool, str, type(None)):
             raise CubenocError(f"FIFO memory must be False, True, None or 'block', got {self.fifo_memory!r}")
         if self.counters not in COUNTER_KINDS or type(self.counters) not in (bool, str):
@@ -105,7 +113,7 @@ class RouterConfig:
                  "fifo_memory": lambda v: {True: "FIFOs in memory", None: "FIFOs in memory where the platform has "
                                            "distributed RAM", "block": "FIFOs in block RAM"}[v],
                  "counters": lambda v: "no status counters" if v is False else "status counters in DSP blocks",
-                 "loopback": lambda v: "no loopback"}
+                 "loopback": lambda v: "no loopback", "interface": lambda v: f"{v} interface"}
         base = RouterConfig()
         return ", ".join(words[f.name](getattr(self, f.name)) for f in fields(self)
                          if getattr(self, f.name) != getattr(base, f.name)) or "the generic router"
@@ -169,6 +177,7 @@ SPEC_KEYS: dict[str, tuple] = {
     "fifo_memory": ("fifo_memory", "bool", "FIFO storage in memory arrays (distributed RAM)"),
     "counters": ("counters", ("on", "off", "dsp"), "status counters in flip-flops, none, or in DSP blocks"),
     "loopback": ("loopback", "bool", "the local -> local turn"),
+    "interface": ("interface", INTERFACES, "the per-node ports: native flit streams or AXI4-Stream (docs/ip.md)"),
 }
 
 

@@ -475,3 +475,27 @@ def r_node_order(faults: FaultSet, u: int, free: int | None = None) -> dict | No
                 walk(w, rem)
     walk(u, full)
     return tree
+
+
+def sample_faults(rng: np.random.Generator, n: int, f: int, mix: str, trials: int):
+    """``(NF [B,N], LF [B,N,n])``: ``f`` distinct faults per trial. node: f faulty nodes; link: f faulty
+    links; mixed: f - f//2 nodes and f//2 links. Links are drawn among links not touching a faulty node."""
+    N = 1 << n
+    nn = {"node": f, "link": 0, "mixed": f - f // 2}[mix]
+    nl = f - nn
+    NF = np.zeros((trials, N), bool)
+    if nn:
+        pick = np.argsort(rng.random((trials, N)), axis=1)[:, :nn]
+        np.put_along_axis(NF, pick, True, 1)
+    LF = np.zeros((trials, N, n), bool)
+    if nl:
+        lu = np.array([u for d in range(n) for u in range(N) if not u >> d & 1])
+        ld = np.array([d for d in range(n) for u in range(N) if not u >> d & 1])
+        keys = rng.random((trials, len(lu)))
+        keys[NF[:, lu] | NF[:, lu ^ (1 << ld)]] = np.inf
+        pick = np.argsort(keys, axis=1)[:, :nl]
+        u, d = lu[pick], ld[pick]
+        b = np.repeat(np.arange(trials), nl).reshape(trials, nl)
+        LF[b, u, d] = True
+        LF[b, u ^ (1 << d), d] = True
+    return NF, LF

@@ -62,7 +62,7 @@ def test_older_hin_spelling_is_the_same_network():
     ("torus:n=3", "unknown network 'torus:n=3'"),
     ("hypercube:n=x", "n must be an integer"),
     ("hypercube:m=2", "hypercube takes parameters n, payload, depth, queues, pipeline, broadcast, faults, "
-                      "arbitration, fifo_memory, counters, loopback; got m"),
+                      "arbitration, fifo_memory, counters, loopback, interface; got m"),
     ("enhanced:n=4,k=3", "k must be in 0..n-2"),
     ("pdn:set=0,1,3,delta=3", "exactly one of set=S, delta=D or product=D1,D0"),
     ("pdn:set=0,1,3,routing=zigzag", "pdn routing must be one of oblivious, adaptive, availability"),

@@ -14,7 +14,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..safety import (MAX_N, MODELS, OPT_MAX_N, FaultSet, compute, format_address, parse_address,
+from ..safety import (MAX_N, MODELS, OPT_MAX_N, FaultSet, compute, format_address, parse_address, sample_faults,
                       r_nodes)
 from .report import AnalysisResult, table
 
@@ -201,30 +201,6 @@ def _parse_range(text: str, lo: int, hi: int) -> list[int]:
         if not lo <= f <= hi:
             raise CubenocError(f"too many faults: --faults must be in {lo}..{hi} (half the nodes) for this cube, got {f}")
     return out
-
-
-def sample_faults(rng: np.random.Generator, n: int, f: int, mix: str, trials: int):
-    """``(NF [B,N], LF [B,N,n])``: ``f`` distinct faults per trial. node: f faulty nodes; link: f faulty
-    links; mixed: f - f//2 nodes and f//2 links. Links are drawn among links not touching a faulty node."""
-    N = 1 << n
-    nn = {"node": f, "link": 0, "mixed": f - f // 2}[mix]
-    nl = f - nn
-    NF = np.zeros((trials, N), bool)
-    if nn:
-        pick = np.argsort(rng.random((trials, N)), axis=1)[:, :nn]
-        np.put_along_axis(NF, pick, True, 1)
-    LF = np.zeros((trials, N, n), bool)
-    if nl:
-        lu = np.array([u for d in range(n) for u in range(N) if not u >> d & 1])
-        ld = np.array([d for d in range(n) for u in range(N) if not u >> d & 1])
-        keys = rng.random((trials, len(lu)))
-        keys[NF[:, lu] | NF[:, lu ^ (1 << ld)]] = np.inf
-        pick = np.argsort(keys, axis=1)[:, :nl]
-        u, d = lu[pick], ld[pick]
-        b = np.repeat(np.arange(trials), nl).reshape(trials, nl)
-        LF[b, u, d] = True
-        LF[b, u ^ (1 << d), d] = True
-    return NF, LF
 
 
 def figure5(n: int, faults: list[int], mixes: list[str], trials: int, seed: int, opt: bool,

@@ -10,8 +10,7 @@ import itertools
 
 import numpy as np
 
-from ..safety import (MODELS, compute, decide, initial_levels, r_levels, r_nodes, reference, sl_round)
-from .safety import sample_faults
+from ..safety import (MODELS, compute, decide, initial_levels, r_levels, r_nodes, reference, sample_faults, sl_round)
 
 #: rounds of the decision process the paper states (Lemma 1a and Secs. 3.1-3.3)
 ROUND_BOUND = {"SL1": lambda n: n - 1, "SL2": lambda n: n - 2, "DSL1": lambda n: n - 2, "DSL2": lambda n: n - 3}
