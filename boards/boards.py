@@ -376,8 +376,7 @@ USABLE = 0.95
 
 def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth: int, family: str) -> tuple[int, int]:
     """(LUT4, FF) of one router, from the fitted model (iCE40 FF: FIFO storage + pointers + state)."""
-    from ..sim.routing.turns import allowed_matrix
-    allowed = allowed_matrix(routing, node)
+    allowed = demo_plan(topology, routing).allowed_matrix(node)
     wf = link_flit_layout(routing, payload_width).size
     used_in = sum(1 for row in allowed if any(row))
     xbar_inputs = sum(1 for row in allowed for ok in row if ok)
@@ -388,6 +387,13 @@ def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth
     storage = V * fifo_depth * wf if fifo_in_flip_flops(family) else 0
     ff = used_in * (storage + V * (2 * max(1, fifo_depth.bit_length()) + 8)) + 64
     return int(lut), int(ff)
+
+
+def demo_plan(topology, routing):
+    """The network plan of the demo's routers for the estimate (their turns; the demo keeps loopback)."""
+    from ..sim.network_plan import NetworkPlan
+    from ..sim.router_config import RouterConfig
+    return NetworkPlan(topology, routing, RouterConfig())
 
 
 def fifo_in_flip_flops(family: str) -> bool:
@@ -415,11 +421,11 @@ def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str
              safety: bool = False) -> tuple[int, int]:
     """(LUT4, FF) of the whole demo: routers + a generator/checker per node + shared logic (+ the
     --safety panel). Routers of one shape (rtl/router/ ``Router.shape_key``) are estimated once."""
-    from ..sim.routing.turns import allowed_matrix
+    plan = demo_plan(topology, routing)
     lut = ff = 0
     seen: dict = {}
     for v in topology.nodes():
-        key = (topology.num_ports(v), tuple(map(tuple, allowed_matrix(routing, v))))
+        key = (topology.num_ports(v), tuple(map(tuple, plan.allowed_matrix(v))))
         if key not in seen:
             seen[key] = router_estimate(topology, routing, v, payload_width, fifo_depth, family)
         rl, rf = seen[key]

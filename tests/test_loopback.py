@@ -16,7 +16,7 @@ from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
 from cubenoc.sim.network_plan import NetworkPlan
-from cubenoc.sim.routing.turns import allowed_matrix
+from cubenoc.sim.routing.turns import turns_at
 
 DROPPED = 2
 
@@ -63,7 +63,9 @@ def test_every_family_builds_a_router_without_loopback(spec):
 
 def test_allowed_turns_without_loopback():
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
-    on, off = allowed_matrix(routing, 5), NetworkPlan(topo, routing, RouterConfig(loopback=False)).allowed_matrix(5)
+    turns, P = turns_at(routing, 5), topo.local_port(5) + 1
+    on = [[(i, o) in turns for o in range(P)] for i in range(P)]
+    off = NetworkPlan(topo, routing, RouterConfig(loopback=False)).allowed_matrix(5)
     local = len(on) - 1
     assert on[local][local] and not off[local][local]
     off[local][local] = True

@@ -9,7 +9,7 @@ from amaranth.sim import Simulator
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.rtl.router import Router
 from cubenoc.sim.routing.hypercube import EcubeRouting
-from cubenoc.sim.routing.turns import allowed_matrix, fixed_route_bits
+from cubenoc.sim.routing.turns import fixed_route_bits, turns_at
 from cubenoc.sim.topology import EnhancedHypercube, Hypercube
 
 
@@ -137,11 +137,12 @@ def test_source_interface_drop_and_malformed(counters):
 
 def test_crossbar_pruned_to_allowed_turns():
     """E-cube never turns from a lower to a higher dimension: those crossbar inputs are not requested
-    (the router's allowed matrix is sim/routing/turns.py's)."""
+    (the router's allowed matrix is the walk's turns, sim/routing/turns.py)."""
     topo = EnhancedHypercube(4, 0)
     router = Router(topo, EcubeRouting(topo), 3)
     router._MustUse__silence = True                      # inspected, not simulated
-    m = allowed_matrix(router.routing, 3)
+    turns = turns_at(router.routing, 3)
+    m = [[(i, o) in turns for o in range(topo.n + 2)] for i in range(topo.n + 2)]
     assert router.allowed == m
     for i in range(topo.n):
         for o in range(topo.n + 1):

@@ -12,7 +12,7 @@ has P = num_ports(node) + 1 ports; port P-1 is local. It builds
 
 ``elaborate`` only instantiates these units and wires them.
 
-Requests only go where ``allowed`` (:func:`cubenoc.sim.routing.turns.allowed_matrix`) says a turn may
+Requests only go where ``allowed`` (the network plan's :meth:`~cubenoc.sim.network_plan.NetworkPlan.allowed_matrix`) says a turn may
 ever happen: the other crossbar inputs are not built. The variants are policies of the units: V > 1
 (``routing.num_vcs``: a FIFO and a lock per VC, requests masked by the downstream VC's ready, round
 robin over the lanes ``j = i * V + c``), adaptive selection and run-time faults (``routing.selection`` or

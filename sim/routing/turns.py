@@ -42,12 +42,3 @@ def fixed_route_bits(routing: RoutingFunction, node: int | None) -> dict:
         return dict(route_facts(routing).common)
     routing.topology.check_node(node)
     return dict(route_facts(routing).fixed[node])
-
-
-def allowed_matrix(routing: RoutingFunction, node: int) -> list[list[bool]]:
-    """``m[i][o]``: input ``i`` of ``node`` may ever request output ``o`` (ports ``0..local_port``)."""
-    topo = routing.topology
-    topo.check_node(node)
-    ports = topo.local_port(node) + 1
-    turns = turns_at(routing, node)
-    return [[(i, o) in turns for o in range(ports)] for i in range(ports)]
