@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import argparse
 
-from .errors import CubenocError, require_int
+from .errors import CubenocError, at_least, require_int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.boards import BOARDS
     from .netargs import add_family_flags, add_router_flags
     p.add_argument("--board", required=True, help=f"target board: {', '.join(BOARDS)}")
-    p.add_argument("--network", metavar="SPEC", default=None,
+    p.add_argument("network_arg", nargs="?", metavar="NETWORK", default=None,
                    help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
                         "default: the board's demo network (docs/networks.md)")
+    p.add_argument("--network", metavar="SPEC", default=None, help="the same as NETWORK")
     p.add_argument("--family", choices=("hypercube", "enhanced", "metacube", "pdn", "hin"), default=None,
                    help="a family name with the flags below, the shorthand for --network")
     add_family_flags(p)
@@ -35,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
                    help="yowasp: the PyPI tools in this venv (default); system: yosys/nextpnr on PATH")
     p.add_argument("--build-dir", default="build", help="parent folder of build/<board>/ (default build)")
-    p.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
+    p.add_argument("--seed", type=at_least(0), default=1, help="nextpnr placement seed (default 1)")
     p.add_argument("--program", action="store_true", help="flash the board (openFPGALoader or iceprog)")
     p.add_argument("--estimate-only", action="store_true", help="print the size estimate, run no tool")
 
@@ -44,10 +45,13 @@ def network_for(board, args):
     """(topology, routing, config) from --network, --family + flags, or the board's demo network; the
     routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
     and depth, then the spec's and the flags' router options."""
-    from .netargs import router_config, spec_from_args, with_router_flags
+    from .netargs import one_network, router_config, spec_from_args, with_router_flags
     from .sim.network_plan import NetworkPlan
-    from .sim.catalog import NetworkSpec
+    from .sim.catalog import FAMILIES, NetworkSpec
     fam, n, k, payload, depth = board.default_network
+    args.network = one_network(getattr(args, "network_arg", None), getattr(args, "network", None))
+    if args.network is not None and str(args.network).lower() in FAMILIES and args.family is None:
+        args.family, args.network = str(args.network).lower(), None    # `build --board B pdn --set 0,1,3`
     if getattr(args, "network", None) is not None:
         if args.family is not None:
             raise CubenocError("give --network SPEC or --family with flags, not both")

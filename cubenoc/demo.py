@@ -9,18 +9,23 @@ from __future__ import annotations
 import argparse
 import time
 
+from .errors import at_least
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--network", metavar="SPEC", default=None,
+    p.add_argument("network", nargs="?", metavar="NETWORK", default=None,
                    help="any network of the catalog (docs/networks.md), e.g. pdn:set=0,1,3,9 (default: Q(n, k))")
-    p.add_argument("--n", type=int, default=4, help="cube dimension of Q(n, k) (default 4: 16 nodes)")
-    p.add_argument("--k", type=int, default=0, help="skip parameter of Q(n, k) (default 0)")
+    p.add_argument("--network", dest="network_option", metavar="SPEC", default=None, help="the same as NETWORK")
+    p.add_argument("--n", type=int, default=None, help="cube dimension of Q(n, k) (default 4: 16 nodes)")
+    p.add_argument("--k", type=int, default=None, help="skip parameter of Q(n, k) (default 0)")
     p.add_argument("--packets", type=int, default=40, help="packets per node (default 40)")
     p.add_argument("--max-len", type=int, default=4, help="packet lengths are uniform in 1..MAX_LEN (default 4)")
     p.add_argument("--gap", type=float, default=6.0, help="mean idle cycles between a node's packets (default 6)")
     p.add_argument("--ready", type=float, default=0.8,
                    help="probability that an ejection port is ready in a cycle (default 0.8)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--seed", type=at_least(0), default=1, help="random seed (default 1)")
+    p.add_argument("--build-dir", default="build", help="where the Verilog and the Verilator build go (default "
+                   "build/ in the current folder; a later run of the same design reuses it)")
     p.add_argument("--waves", action="store_true",
                    help="write a waveform (VCD) of the run with the design's signal names and print its path "
                         "(open it with gtkwave or surfer; docs/verification.md)")
@@ -29,15 +34,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from .errors import require
+    from .errors import CubenocError, require
     from .sim.catalog import NetworkSpec
     from .sim.model.stimulus import random_traffic
     from .tb.verify import verify_network
 
+    from .netargs import check_size, one_network
+    from .outputs import working, writable_dir
     require(0.0 < args.ready <= 1.0, f"--ready must be in (0, 1], got {args.ready}")
     require(args.gap >= 0, f"--gap must be >= 0, got {args.gap}")
-    spec = NetworkSpec.parse(args.network) if args.network else NetworkSpec.of("enhanced", n=args.n, k=args.k)
+    network = one_network(args.network, args.network_option)
+    if network and (args.n is not None or args.k is not None):
+        raise CubenocError(f"--n/--k size the default Q(n, k); the network {network} has its own size: give one "
+                           f"or the other")
+    spec = NetworkSpec.parse(network) if network else NetworkSpec.of(
+        "enhanced", n=4 if args.n is None else args.n, k=0 if args.k is None else args.k)
     topo, routing = spec.build("rtl")
+    build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
+    check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
     print(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")
@@ -45,19 +59,20 @@ def run(args) -> int:
                           ready_cycles=100_000)
     print(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
           f"lengths 1..{args.max_len}, ejection ready {args.ready:.0%} of cycles (seed {args.seed})")
-    print("generating Verilog and building it with Verilator (first run compiles, later runs reuse build/) ...",
-          flush=True)
+    print(f"generating Verilog and building it with Verilator in {_shown(build_dir)}/ (the first build of a design "
+          f"takes 1-2 minutes, later runs reuse it) ...", flush=True)
     if args.waves:                      # tb/runner.py builds a traced variant and keeps the run's folder
         import os
         os.environ["CUBENOC_WAVES"] = "1"
     t0 = time.perf_counter()
-    (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config())
+    with working("generate + Verilator build + simulation"):
+        (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config(), build_dir=build_dir)
     wall = time.perf_counter() - t0
     res, rtl = v.model, v.rtl
     lat = res.packet_latency()
     head = res.head_latency()
     flits = rtl.cycle.size
-    print(f"\nVerilog: build/{topo.name}_w32_d4/src/  ({wall:.1f} s generate + build + simulate)")
+    print(f"\nVerilog: {_shown(v.design_dir / 'src')}/  ({wall:.1f} s generate + build + simulate)")
     print(f"  cycles simulated        {rtl.cycles}")
     print(f"  packets delivered       {int(rtl.counters[:, 1].sum())} of {stim.num_packets}"
           f"  (flits {flits}; dropped {int(rtl.counters[:, 2].sum())}, malformed {int(rtl.counters[:, 3].sum())})")
@@ -78,3 +93,10 @@ def run(args) -> int:
     for line in v.problems:
         print("  " + line)
     return 1
+
+
+def _shown(path) -> str:
+    """``path`` relative to the current folder when it lies inside it (``build/...``), else in full."""
+    import os
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel

@@ -37,3 +37,19 @@ def require_int(value, name: str, lo: int | None = None, hi: int | None = None) 
     if hi is not None and value > hi:
         raise CubenocError(f"{name} must be at most {hi}, got {value}")
     return value
+
+
+def at_least(lo: int):
+    """An argparse ``type`` for an integer option of at least ``lo`` (``--limit``, ``--window``, ``--jobs``,
+    ``--seed``): a smaller value is refused while the command line is parsed, before any work, in one line
+    (``argument --limit: must be at least 1, got -1``)."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            return require_int(text, "value", lo)
+        except CubenocError:
+            raise argparse.ArgumentTypeError(f"must be an integer of at least {lo}, got {text!r}") from None
+    parse.__name__ = f"integer >= {lo}"
+    parse.minimum = lo                      # what cubenoc/config.py checks a TOML value against
+    return parse

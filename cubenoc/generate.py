@@ -49,13 +49,15 @@ def network_spec(args):
 
 
 def run(args) -> int:
-    from .netargs import router_config
+    from .netargs import check_size, router_config
     from .outputs import writable_dir
     from .rtl.emit import write_network
     from .sim.network_plan import NetworkPlan
     from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
+    writable_dir(args.out, "-o/--out")
+    check_size(spec, topo, routing, "generate")
     config = router_config(args, spec, target_default(getattr(args, "target", None)), routing)
     plan = NetworkPlan(topo, routing, config)           # every option and its combination checked here
     if getattr(args, "testbench", False) and plan.config.interface != "axis":
@@ -65,7 +67,6 @@ def run(args) -> int:
         check_payload(plan.config.payload_width, topo.num_nodes)
         if args.flat:
             raise CubenocError("--flat exposes the routers' flit streams: it does not take --interface axis")
-    writable_dir(args.out, "-o/--out")
     from tqdm import tqdm
     bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
                leave=False)

@@ -37,6 +37,19 @@ def add_family_flags(p: argparse.ArgumentParser, title: str = "network flags (wi
     g.add_argument("--size", default=None, help=argparse.SUPPRESS)           # and --level2 FAMILY:SIZE
 
 
+def one_network(positional, option):
+    """The network a command was given as its positional NETWORK or as ``--network`` (the same thing, two
+    spellings; lists for synth-report, prove and bench); both at once is an error."""
+    if positional and option:
+        raise CubenocError(f"give the network as NETWORK or as --network, not both ({_words(positional)} and "
+                           f"--network {_words(option)})")
+    return positional or option
+
+
+def _words(v) -> str:
+    return " ".join(v) if isinstance(v, (list, tuple)) else str(v)
+
+
 def with_router_flags(spec, args):
     """``spec`` with the command's router flags (--queues voq, --pipeline, --broadcast) added to its options."""
     over = {"queues": getattr(args, "queues", "fifo"), "pipeline": getattr(args, "pipeline", False),
@@ -84,6 +97,39 @@ def check_flags_apply(spec, args) -> None:
             return " and ".join(f for f, keys in FAMILIES.items() if k in keys)
         raise CubenocError(f"{spec.family} does not take " + "; ".join(
             f"--{k.replace('_', '-')} (it applies to {who(k)})" for k in wrong))
+
+
+#: a command refuses a network whose estimated planning/elaboration time is above this (seconds), and says
+#: the estimate on stderr when it is above :data:`SAY_ESTIMATE`
+REFUSE_ESTIMATE, SAY_ESTIMATE = 3600.0, 30.0
+
+
+def check_size(spec, topology, routing, command: str, verilog: bool = True) -> float:
+    """Refuse, before any work, a network that would take more than an hour to plan (and elaborate, with
+    ``verilog``), and say the estimate on stderr when it is long (sim/network_plan.py ``plan_seconds``)."""
+    import sys
+
+    from .sim.network_plan import plan_seconds
+    est = plan_seconds(topology, routing, verilog)
+    what = f"{spec}: {topology.num_nodes:,} nodes"
+    if est > REFUSE_ESTIMATE:
+        raise CubenocError(f"{what}; {command} would take about {_duration(est)} here (every source/destination "
+                           f"pair is walked{', every router elaborated' if verilog else ''}); it takes networks "
+                           f"up to about an hour's work (the 4,096-node 12-cube)")
+    if est > SAY_ESTIMATE:
+        print(f"cubenoc {command}: {what}, expect about {_duration(est)} (a rough estimate from the size)",
+              file=sys.stderr, flush=True)
+    return est
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} hours"
+    return f"{seconds / 86400:.0f} days"
 
 
 # ---- router flags: the one map from a command's flags onto RouterConfig (sim/router_config.py) -------------

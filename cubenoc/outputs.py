@@ -26,6 +26,21 @@ def writable_file(path, option: str) -> Path | None:
     return p
 
 
+def plot_file(path, option: str = "--plot") -> Path | None:
+    """``path`` for a matplotlib figure: its suffix names a format matplotlib writes (png, pdf, svg ...),
+    and it can be written (:func:`writable_file`). Checked before the run, not when the plot is drawn."""
+    if path is None:
+        return None
+    from matplotlib.backend_bases import FigureCanvasBase
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise CubenocError(f"{option} {path}: the file name must end in a plot format: "
+                           f"{', '.join('.' + f for f in sorted(formats))}"
+                           + (f" (got .{suffix})" if suffix else " (it has no suffix)"))
+    return writable_file(path, option)
+
+
 def writable_dir(path, option: str, what: str | None = None) -> Path | None:
     """``path`` is (or can be made) a folder this process can write into."""
     if path is None:

@@ -24,6 +24,8 @@ PROVE_NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=0", 
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (hypercube:n=2, "
+                   "pdn:set=0,1,3; docs/networks.md), the same as --network")
     p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
                    help="router families (default hypercube); hin routers are not supported")
     p.add_argument("--size", nargs="+", default=None,
@@ -44,14 +46,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from .sim.router_config import RouterConfig
     from .synth_report import networks, router_shapes
+    from .netargs import one_network
+    from .outputs import writable_dir
+    args.network = one_network(args.networks, args.network) or None
     depth = require_int(args.depth, "--depth", 2, 40)
     fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
+    writable_dir(args.work_dir, "--work-dir")
     if args.network is None and args.size is None and args.n is None:      # each family's default network
         from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
         nets = [(sp.family, sp.short_label(t), t, r) for sp in specs for t, r in [sp.build("rtl")]]
     else:                                        # --network specs, or --family/--size through the catalog
-        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network))
+        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
+                                        command="prove"))
     from .rtl.formal.plan import prove_network, supported
     plans = []
     for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs
@@ -74,22 +81,27 @@ def run(args) -> int:
         line = f"{o.network}  {where}{o.property:<40} {o.status.upper():<10} {o.detail}"
         if o.seconds:
             line += f"  {o.seconds:.1f} s"
-        print(line, flush=True)
+        tqdm.write(line)                     # above the spinner of the check that runs next
         if o.failed:
-            print(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""), flush=True)
+            tqdm.write(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""))
 
+    from tqdm import tqdm
+
+    from .outputs import working
     t0 = time.monotonic()
     outcomes = []
     for label, topo, routing, shapes, alg in plans:
-        outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth, fifo_depth=fifo_depth,
-                                  broadcast=alg, report=show)
+        with working(f"prove {label} ({len(shapes)} router shape(s); a check can take a minute or two)", args.json):
+            outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth,
+                                      fifo_depth=fifo_depth, broadcast=alg, report=show)
     failed = [o for o in outcomes if o.status == "failed"]
     if args.json:
         print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),
                           "seconds": round(time.monotonic() - t0, 1)}, indent=2))
     else:
         print(f"{len(outcomes) - len(failed)} of {len(outcomes)} checks hold"
-              + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.monotonic() - t0:.0f} s)")
+              + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.monotonic() - t0:.0f} s; solver runs "
+              f"in {args.work_dir})")
     if failed:
         print(f"cubenoc prove: {len(failed)} propert{'y' if len(failed) == 1 else 'ies'} failed", file=sys.stderr)
     return 1 if failed else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import CubenocError
+from .errors import CubenocError, at_least
 
 
 def add_arguments(p) -> None:
@@ -25,22 +25,26 @@ def add_arguments(p) -> None:
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
-    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (Tzeng & Wei; default 2)")
-    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (Dandamudi & Eager; default 0.8)")
-    t.add_argument("--cluster-size", type=int, help="alpha: cluster size when the network is not hierarchical")
-    t.add_argument("--hotspot", type=int, default=0, help="hotspot node (default 0)")
-    t.add_argument("--hotspot-fraction", type=float, default=0.1,
-                   help="share of packets to the hotspot (1: all-to-one, the hotspot itself sends nothing)")
+    t.add_argument("--g", type=float, default=None, help="--traffic locality: p_l proportional to g^-l (Tzeng and "
+                   "Wei; default 2)")
+    t.add_argument("--alpha", type=float, default=None, help="--traffic alpha: intracluster probability (Dandamudi "
+                   "and Eager; default 0.8)")
+    t.add_argument("--cluster-size", type=int, help="--traffic alpha: cluster size when the network is not "
+                   "hierarchical")
+    t.add_argument("--hotspot", type=int, default=None, help="--traffic hotspot: the hotspot node (default 0)")
+    t.add_argument("--hotspot-fraction", type=float, default=None,
+                   help="--traffic hotspot: share of packets to the hotspot (default 0.1; 1: all-to-one, the hotspot "
+                        "itself sends nothing)")
     t.add_argument("--length", default="1", help="packet length: L, uniform:A:B, exp:MEAN[:MAX] (default 1)")
     loads = p.add_mutually_exclusive_group()
     loads.add_argument("--rate", type=float, help="one offered load, flits/node/cycle")
     loads.add_argument("--sweep", metavar="START:STOP:STEP", help="offered loads, e.g. 0.05:0.95:0.05")
     m = p.add_argument_group("method")
-    m.add_argument("--warmup", type=int, default=1000, help="warm-up cycles (default 1000)")
-    m.add_argument("--measure", type=int, default=5000, help="measurement window cycles (default 5000)")
-    m.add_argument("--drain", type=int, default=5000, help="most drain cycles (default 5000; 0: no drain, the "
+    m.add_argument("--warmup", type=at_least(0), default=1000, help="warm-up cycles (default 1000)")
+    m.add_argument("--measure", type=at_least(1), default=5000, help="measurement window cycles (default 5000)")
+    m.add_argument("--drain", type=at_least(0), default=5000, help="most drain cycles (default 5000; 0: no drain, the "
                    "window's accepted load without latency)")
-    m.add_argument("--seed", type=int, default=1, help="random seed of the traffic (default 1); the same seed "
+    m.add_argument("--seed", type=at_least(0), default=1, help="random seed of the traffic (default 1); the same seed "
                    "gives the same result")
     m.add_argument("--per-source", action="store_true",
                    help="per-source accepted throughput (min, max, max/min), also past saturation "
@@ -101,16 +105,15 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import writable_file
+    from .outputs import plot_file, writable_file
     writable_file(args.csv, "--csv")
-    writable_file(args.plot, "--plot")
+    plot_file(args.plot, "--plot")
     writable_file(args.record, "--record")
-    if args.sweep:
+    if args.sweep is not None:
         loads = S.parse_sweep(args.sweep)
     else:
         loads = [args.rate if args.rate is not None else 0.1]
-    targs = {"g": args.g, "alpha": args.alpha, "cluster_size": args.cluster_size, "hotspot": args.hotspot,
-             "fraction": args.hotspot_fraction}
+    targs = traffic_options(args)
     cfg = S.SimConfig(warmup=args.warmup, measure=args.measure, drain=args.drain, seed=args.seed,
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
@@ -126,16 +129,32 @@ def run(args) -> int:
         print(S.to_json(results))
     else:
         print(S.text_table(results))
+    said = sys.stderr if args.json else sys.stdout        # with --json, stdout is only the JSON
     if csv_path:
         S.write_csv(results, csv_path)
-        if not args.json:
-            print(f"CSV written to {csv_path}")
+        print(f"CSV written to {csv_path}", file=said)
     if args.plot:
         S.plot_latency(results, args.plot, f"{cfg.traffic} traffic, packet length {cfg.length}, "
                                            f"{cfg.router.fifo_depth}-flit buffers")
-        if not args.json:
-            print(f"plot written to {args.plot}")
+        print(f"plot written to {args.plot}", file=said)
     return 0
+
+
+#: traffic option -> (the pattern it applies to, its default, make_pattern's keyword)
+TRAFFIC_OPTIONS = {"g": ("locality", 2.0, "g"), "alpha": ("alpha", 0.8, "alpha"),
+                   "cluster_size": ("alpha", None, "cluster_size"),
+                   "hotspot": ("hotspot", 0, "hotspot"), "hotspot_fraction": ("hotspot", 0.1, "fraction")}
+
+
+def traffic_options(args) -> dict:
+    """make_pattern's keywords from the traffic options; one given for another pattern is an error, not
+    silently ignored."""
+    wrong = [f"--{k.replace('_', '-')} (for --traffic {pat})" for k, (pat, _, _) in TRAFFIC_OPTIONS.items()
+             if getattr(args, k, None) is not None and pat != str(args.traffic).lower()]
+    if wrong:
+        raise CubenocError(f"--traffic {args.traffic} does not use {', '.join(wrong)}")
+    return {kw: default if getattr(args, k, None) is None else getattr(args, k)
+            for k, (_, default, kw) in TRAFFIC_OPTIONS.items()}
 
 
 def _bench_speed(args) -> int:
@@ -152,11 +171,29 @@ def _bench_speed(args) -> int:
                                        *(["--quiet"] if args.quiet else []), *(["--json"] if args.json else [])]))
 
 
+#: what the studies' columns mean (sim/study_plots.py ``COLUMNS``), printed under the table where known
+STUDY_LEGEND = {
+    "alpha": "share of messages to the own cluster", "offered": "offered load, flits/node/cycle",
+    "R_paper": "the paper's M/M/1 delay R, in cycles", "Q_paper": "its queueing part (R minus R at zero load)",
+    "R_ours_kleinrock": "Kleinrock's R on this routing's channel loads",
+    "Q_model": "Kleinrock's queueing part plus the source port's wait (the prediction of Q_sim)",
+    "Q_sim": "simulated network latency minus the simulated zero-load latency",
+    "sim_network_latency": "simulated injection-to-ejection latency, cycles",
+    "source_wait": "simulated wait at the source", "saturated": "the point did not drain (its latency is a lower bound)",
+    "replication": "parallel level-2 links", "LR_paper": "the paper's link cost x delay", "LR_sim": "the same, simulated",
+    "routing": "hierarchical routing: e-cube, balanced or least used",
+    "TD_s": "measured traffic density of the skip links", "TD_r": "measured traffic density of the regular links",
+    "eq6_TD_s": "the paper's eq. (6)", "eq7_TD_r": "the paper's eq. (7)"}
+
+
 def _study(args) -> int:
     import json
+
     from cubenoc.sim import sim_studies as St
     from cubenoc.sim.analysis.report import table
     from cubenoc.sim.study_plots import COLUMNS, plot_study
+
+    from .outputs import plot_file, working
     name = St.STUDY_ALIASES.get(args.study, args.study)
     if name == "list":
         print(table([[k, v] for k, v in St.STUDIES.items()], ["study", "reproduces"]))
@@ -165,22 +202,27 @@ def _study(args) -> int:
     if name not in St.STUDIES:
         raise CubenocError(f"unknown study {args.study!r}; `cubenoc simulate --study list` lists "
                            f"{', '.join(St.STUDIES)}")
-    from .outputs import writable_file
-    writable_file(args.plot, "--plot")
-    if name == "density":
-        rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
-                for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
-    else:
-        rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
-                "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig12-scaled": St.hin_routing,
-                "fig12": St.figure_12}[name]()
+    plot_file(args.plot, "--plot")
+    if not args.json and not args.quiet:
+        print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
+              f"the README gives each study's time)", file=sys.stderr, flush=True)
+    with working(f"simulate --study {args.study}", args.quiet):
+        if name == "density":
+            rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
+                    for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
+        else:
+            rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
+                    "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig12-scaled": St.hin_routing,
+                    "fig12": St.figure_12}[name]()
     cols = COLUMNS[name]
     if args.json:
         print(json.dumps(rows, indent=2, default=float))
     else:
         print(table([[r.get(c) for c in cols] for r in rows], cols))
+        legend = [f"  {c}: {STUDY_LEGEND[c]}" for c in cols if c in STUDY_LEGEND]
+        if legend:
+            print("\ncolumns:\n" + "\n".join(legend))
     if args.plot:
         plot_study(name, rows, args.plot)
-        if not args.json:
-            print(f"plot written to {args.plot}")
+        print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0

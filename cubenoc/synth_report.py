@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CubenocError, ToolError
+from .errors import CubenocError, ToolError, at_least
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: the area and clock targets for a 5-port router with a 32-bit payload
@@ -154,10 +154,12 @@ def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str, goa
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.synth import TARGETS
     sizes = "; ".join(f"{f}: {what}" for f, (_, what) in SYNTH_FAMILIES.items())
+    p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (pdn:set=0,1,3,9, q4, "
+                   "hin:level1=bh:3,level2=ccc:2; docs/networks.md), the same as --network")
     p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
                    help="router families (default all)")
     p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families, a shorthand for catalog "
-                   f"specs (default: the specs in SYNTH_FAMILIES, `--list` shows them); {sizes}")
+                   f"specs (default: each family's usual sizes, `--list` shows them); {sizes}")
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
                         "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
@@ -175,11 +177,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
                    help="yowasp: the PyPI yosys/nextpnr of this venv (default); system: the ones on PATH")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
-    p.add_argument("--seed", type=int, nargs="+", default=[1],
+    p.add_argument("--seed", type=at_least(0), nargs="+", default=[1],
                    help="nextpnr placement seed(s) (default 1); with several, Fmax is their median")
     p.add_argument("--pnr-timeout", type=float, default=900, metavar="SECONDS",
                    help="stop a nextpnr run after this long (default 900): that seed has no Fmax, the row says so")
-    p.add_argument("--jobs", type=int, default=1, help="tool runs in parallel (default 1)")
+    p.add_argument("--jobs", type=at_least(1), default=1, help="tool runs in parallel (default 1)")
     p.add_argument("--work-dir", default="build/synth-report", help="tool logs and cache (default build/synth-report)")
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument("--list", action="store_true", help="list the networks and router shapes, run no tool")
@@ -192,6 +194,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def network_specs(args) -> list[tuple[str, str, object, object, object]]:
     """(family, label, topology, routing, spec) for the chosen networks: ``--network`` specs, or the families'
     ``--size`` s (a shorthand for specs) or default specs; every one built by the catalog (sim/catalog.py)."""
+    from .netargs import check_size
     from .sim.catalog import NetworkSpec
     out = []
     if getattr(args, "network", None):
@@ -202,6 +205,7 @@ def network_specs(args) -> list[tuple[str, str, object, object, object]]:
             if spec.broadcast:
                 raise CubenocError(f"{spec}: synth-report measures unicast routers (broadcast=1 is for generate)")
             topo, routing = spec.build("rtl")
+            check_size(spec, topo, routing, getattr(args, "command", "synth-report"), verilog=False)
             out.append((spec.family, spec.label(topo), topo, routing, spec))
         return out
     sizes = args.size if args.size is not None else ([str(n) for n in args.n] if args.n else None)
@@ -213,6 +217,7 @@ def network_specs(args) -> list[tuple[str, str, object, object, object]]:
             try:
                 spec = size_spec(fam, size) if sizes else NetworkSpec.parse(size)
                 topo, routing = spec.build("rtl")
+                check_size(spec, topo, routing, getattr(args, "command", "synth-report"), verilog=False)
             except CubenocError as exc:
                 if len(args.family) > 1 and sizes:
                     raise CubenocError(f"--size {size!r} with several families: {exc}") from None
@@ -299,6 +304,8 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
 
 
 def run(args) -> int:
+    from .netargs import one_network
+    args.network = one_network(args.networks, args.network) or None
     seeds(args)
     by_target = {t: shapes_for(args, t) for t in args.targets}
     if args.list:
@@ -348,8 +355,8 @@ def run(args) -> int:
     bar.close()
     rows = [r for r in rows if r is not None]
     ran = sum(1 for r in rows if not r["cached"])
-    print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s)",
-          file=sys.stderr)
+    print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s; "
+          f"logs and cache in {args.work_dir})", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

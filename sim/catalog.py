@@ -124,7 +124,13 @@ class NetworkSpec:
             raise CubenocError(f"unknown network {text!r}: a spec is {GRAMMAR}")
         raw: dict[str, str] = {}
         last = None
-        for tok in filter(None, (t.strip() for t in rest.split(","))):
+        if ":" in text and not rest.strip():
+            raise CubenocError(f"{text!r}: nothing after the colon; give key=value pairs ({fam}:...) or the bare "
+                               f"family name")
+        for tok in (t.strip() for t in rest.split(",")) if rest.strip() else ():
+            if not tok:
+                raise CubenocError(f"empty parameter (two commas, or a comma at the start or end) in {text!r}: "
+                                   f"a spec is key=value pairs separated by single commas")
             if "=" in tok:
                 key, _, val = tok.partition("=")
                 last = ALIASES.get(key.strip().lower(), key.strip().lower())

@@ -103,3 +103,23 @@ class NetworkPlan:
         if w is not None:
             key += ("fair", tuple(sorted((k, tuple(sorted(v.items()))) for k, v in w.items())))
         return key
+
+
+#: seconds per (source, destination, hop) of the pair walk and per router port elaborated into Verilog,
+#: measured on a busy 2-core machine (Q(8, 0) .. Q(10, 0): the walk 5-125 s, the Verilog ~0.1 s per router)
+WALK_SECONDS_PER_PAIR_HOP = 22e-6
+ELABORATE_SECONDS_PER_PORT = 0.01
+
+
+def plan_seconds(topology, routing, verilog: bool = True) -> float:
+    """A rough estimate, from the node and port counts alone, of the time to plan the network (the walk of
+    every pair: ``N^2`` pairs, about ``log2(N) / 2`` hops each) and, with ``verilog``, to elaborate every
+    router. Commands check it before starting (``cubenoc generate enhanced:n=16,k=0`` would take days)."""
+    import math
+    n = topology.num_nodes
+    hops = max(1.0, math.log2(max(n, 2)) / 2)
+    seconds = n * n * hops * WALK_SECONDS_PER_PAIR_HOP
+    if verilog:
+        ports = n * (topology.num_ports(0) + 1) * getattr(routing, "num_vcs", 1)
+        seconds += ports * ELABORATE_SECONDS_PER_PORT
+    return seconds

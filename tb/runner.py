@@ -104,10 +104,11 @@ class RtlTrace:
                         [int(x) for x in self.data.tolist()]))
 
 
-def build_network(topology, routing=None, config: RouterConfig | None = None, waves: bool | None = None) -> Design:
+def build_network(topology, routing=None, config: RouterConfig | None = None, waves: bool | None = None,
+                  build_dir=None) -> Design:
     """The Verilog of ``topology`` under ``routing`` (default: the family's) with ``config``'s routers, built
-    by Verilator in its own folder (named by the network and the config, rebuilt only when the text
-    changes)."""
+    by Verilator in its own folder under ``build_dir`` (default :func:`build_root`; named by the network and
+    the config, rebuilt only when the text changes)."""
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
@@ -126,8 +127,9 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
     tag = "" if isinstance(routing, EcubeRouting) else f"_{routing.name}"
     name = f"{topology.name}{tag}_w{c.payload_width}_d{c.fifo_depth}" + ("_faults" if c.faults else "") + \
         ("_waves" if waves else "") + _config_tag(c, plan.broadcast)
-    d = build_root() / name
-    with _locked(build_root() / f".{name}.lock"), cheap_cxx():
+    root = Path(build_dir) if build_dir is not None else build_root()
+    d = root / name
+    with _locked(root / f".{name}.lock"), cheap_cxx():
         g = write_network(topology, routing, d / "src", c, flat=True)
         adaptive = g.network.adaptive
         runner = get_runner("verilator")

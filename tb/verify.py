@@ -7,6 +7,7 @@ exactly as many cycles, and compares with the scoreboard.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..sim.model.check import delivery_problems
 from ..sim.model.network import ModelResult, NetworkModel
@@ -21,6 +22,7 @@ class Verdict:
     model: ModelResult
     rtl: RtlTrace
     problems: list[str]
+    design_dir: Path | None = None      # the Verilog (src/) and the Verilator build (sim/)
 
     @property
     def ok(self) -> bool:
@@ -28,13 +30,13 @@ class Verdict:
 
 
 def verify_network(topology, scenarios, routing=None, config: RouterConfig | None = None, margin: int = 16,
-                  max_cycles: int = 200_000) -> list[Verdict]:
+                  max_cycles: int = 200_000, build_dir=None) -> list[Verdict]:
     model = NetworkModel(topology, routing, config)
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
         runs.append((name, stim, first.cycles + margin, first.drained))
-    design = build_network(topology, model.routing, model.config)
+    design = build_network(topology, model.routing, model.config, build_dir=build_dir)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []
     for name, stim, cycles, drained in runs:
@@ -42,5 +44,5 @@ def verify_network(topology, scenarios, routing=None, config: RouterConfig | Non
         problems = [] if drained else [f"the model did not drain within {max_cycles} cycles"]
         problems += [f"model: {p}" for p in delivery_problems(res)]
         problems += compare(res, traces[name], check_counters=model.config.counters is not False)
-        out.append(Verdict(name, res, traces[name], problems))
+        out.append(Verdict(name, res, traces[name], problems, design.dir))
     return out

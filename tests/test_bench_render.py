@@ -149,6 +149,21 @@ def test_command_lists_what_differs_from_the_defaults():
     assert cmd("--network", "pdn13", "--depth", "2") == "cubenoc bench throughput --network pdn13 --depth 2"
 
 
+def test_points_past_saturation_are_marked_in_the_sweep_tables():
+    """A point that accepts under 95 % of its offered load is marked ``sat.``, and the table says what that means."""
+    from cubenoc.bench.model import SAT_NOTE, sweep_columns
+    from cubenoc.sim.model.perf import LoadPoint
+    below, at = LoadPoint(0.9, 0.8, 917.0, 0.5), LoadPoint(0.3, 0.3, 3.0, 1.0)
+    assert below.saturated and not at.saturated
+    row = {"network": "Q(3)", "routing": "ecube", "vcs": 1, "packet_len": 1, "saturation": 0.8,
+           "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "saturated": p.saturated}
+                      for p in (at, below)]}
+    cols = sweep_columns([0.3, 0.9])
+    cells = [cols[k][1](row) for k in ("load_0.3", "load_0.9")]
+    assert cells == ["0.300 / 3", "0.800 / 917 sat."]
+    assert "95 %" in SAT_NOTE
+
+
 def test_performance_headline_figures_are_cells_of_the_results():
     """Every number in the value column of docs/performance.md's headline table is a figure of some table
     rendered from docs/results/ (the headline cannot drift from the data it summarises)."""

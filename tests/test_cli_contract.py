@@ -118,3 +118,43 @@ def test_an_option_the_run_would_ignore_is_an_error(capsys, tmp_path):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--write FILE.md only goes with --bench-speed" in err[0]
     assert not (tmp_path / "p.md").exists()
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_synth_report_build_and_prove_take_the_positional_network(capsys, monkeypatch, tmp_path):
+    """The network is named as in generate and simulate: NETWORK first, not only --network."""
+    assert main(["synth-report", "pdn:set=0,1,3,9", "--no-pnr", "--list", "--targets", "up5k"]) == 0
+    assert "PerfectDifferenceNetwork(set='0,1,3,9')" in capsys.readouterr().out
+    assert main(["build", "--board", "ulx3s-25f", "pdn:set=0,1,3", "--estimate-only",
+                 "--build-dir", str(tmp_path)]) == 0
+    assert "PerfectDifferenceNetwork" in capsys.readouterr().out
+    import cubenoc.rtl.formal.plan as plan
+    seen = []
+
+    def stop(label, *a, **k):
+        seen.append(label)
+        raise _Stop
+    monkeypatch.setattr(plan, "prove_network", stop)
+    with pytest.raises(_Stop):
+        main(["prove", "pdn:set=0,1,3", "--work-dir", str(tmp_path / "p")])
+    assert seen == ["PerfectDifferenceNetwork(set='0,1,3')"]
+
+
+def test_demo_builds_in_the_current_folder_and_says_where(capsys, monkeypatch, tmp_path):
+    """``cubenoc demo`` from an empty folder: the Verilator build goes to ./build there, and the run says so
+    (the build itself is stopped here)."""
+    import cubenoc.tb.verify as verify
+    seen = []
+
+    def stop(*a, build_dir=None, **k):
+        seen.append(build_dir)
+        raise _Stop
+    monkeypatch.setattr(verify, "build_network", stop)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(_Stop):
+        main(["demo", "--packets", "2"])
+    assert seen == [tmp_path / "build"]
+    assert "building it with Verilator in build/ (" in capsys.readouterr().out

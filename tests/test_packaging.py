@@ -99,11 +99,23 @@ def test_analyze_runs_with_the_core_dependencies_only(argv):
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.parametrize("argv", [["bench", "--help"], ["bench", "latency", "--n", "4", "--k", "0"],
+                                  ["bench", "model-speed", "--help"],
+                                  ["simulate", "q4", "--warmup", "10", "--measure", "100", "--drain", "100"]])
+def test_model_commands_run_with_the_core_dependencies_only(argv):
+    """The core install (no Amaranth) runs the model's commands and benchmarks, and lists the others."""
+    out = _core_only(*argv)
+    assert out.returncode == 0, out.stderr
+    if argv == ["bench", "--help"]:
+        text = " ".join(out.stdout.split())
+        assert "vc-area" in text and "needs pip install '.[fpga]'" in text
+
+
 def test_a_command_that_needs_an_extra_says_which():
     out = _core_only("generate", "q4", "-o", "/tmp/cubenoc-no-extras")
     assert out.returncode == 2
     assert out.stderr.strip() == ("cubenoc: error: cubenoc generate needs amaranth, which is not installed: "
-                                  "pip install 'cubenoc[fpga]'")
+                                  "pip install '.[fpga]' in the cubenoc folder")
 
 
 def test_constraints_pin_the_installed_tools():

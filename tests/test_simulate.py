@@ -183,7 +183,7 @@ def test_dask_missing_is_a_clear_error(monkeypatch):
             raise ImportError(name)
         return real(name, *a, **kw)
     monkeypatch.setattr(builtins, "__import__", fake)
-    with pytest.raises(CubenocError, match=r"cubenoc\[dask\]"):
+    with pytest.raises(CubenocError, match=r"pip install .\.\[dask\]. in the cubenoc folder"):
         S.sweep(["hypercube:n=3"], [0.1], S.SimConfig(**FAST), progress=False, dask=True)
 
 
@@ -278,3 +278,34 @@ def test_link_counters_past_the_loops_16_bit_span():
     assert sim.link_flits.dtype == np.int64
     assert sim.link_flits[0 * P + 0] == sim.link_flits[1 * P + 0] == cycles   # one flit per cycle each way
     assert (sim.counters[:, 1] == cycles).all()                            # and every one ejected
+
+
+def test_log_axis_ticks_read_as_plain_numbers():
+    """The latency plot's log axis: ticks like 2, 5, 10, 20, 50, 100, never 4x10^0 or 10^2."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from cubenoc.sim.analysis.report import log_axis
+    fig, ax = plt.subplots()
+    ax.plot([0.1, 0.5, 0.9], [2.5, 9.0, 140.0])
+    log_axis(ax, "y")
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.yaxis.get_majorticklabels() + ax.yaxis.get_minorticklabels()]
+    plt.close(fig)
+    shown = [t for t in labels if t]
+    assert "10" in shown and "100" in shown and "5" in shown and "20" in shown
+    assert all(t.replace(".", "").isdigit() for t in shown), shown
+
+
+def test_the_comparison_plot_labels_each_saturation_line(tmp_path, monkeypatch):
+    import matplotlib.axes
+    from cubenoc.sim.simulator import PointResult, plot_latency
+    labels = []
+    real = matplotlib.axes.Axes.axvline
+    monkeypatch.setattr(matplotlib.axes.Axes, "axvline",
+                        lambda self, *a, **k: labels.append(k.get("label")) or real(self, *a, **k))
+    pts = [PointResult(net, "uniform", "1", r, r, r if r < 0.6 else 0.5, r >= 0.6, "ok", latency_mean=3.0 + r)
+           for net in ("Q(4)", "Q(4, 0)") for r in (0.2, 0.4, 0.6)]
+    plot_latency(pts, tmp_path / "p.png")
+    assert labels == ["Q(4): saturated at 0.6", "Q(4, 0): saturated at 0.6"]

@@ -231,8 +231,10 @@ def test_bench_model_speed_loop_only(capsys):
     assert small["ns_per_node_cycle_hop"] == pytest.approx(small["loop_cpu_s"] * 1e9 / (8 * 300 * small["hops"]))
     assert small["vs_smallest"] == 1.0 and big["nodes"] == 16 and big["vs_smallest"] > 0
     assert all(r["ns_median"] >= r["ns_per_node_cycle_hop"] for r in (small, big))   # best <= median
-    assert main(["bench", "model-speed", "--n", "3", "--loop-only", "--repeat", "0"]) == 2
-    assert "--repeat >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:                   # refused while parsing, before any run
+        main(["bench", "model-speed", "--n", "3", "--loop-only", "--repeat", "0"])
+    assert refused.value.code == 2
+    assert "argument --repeat: must be an integer of at least 1" in capsys.readouterr().err
 
 
 def test_loop_rounds_pair_each_round(monkeypatch):

@@ -49,3 +49,19 @@ def test_fig_8_queueing_validation_bh():
     assert not r["saturated"]
     assert r["Q_sim"] == pytest.approx(r["Q_model"], rel=0.15)
     assert r["source_wait"] == pytest.approx(St.port_wait(r["offered"], 8, 64), rel=0.15)
+
+
+def test_study_command_says_it_runs_and_explains_its_columns(monkeypatch, capsys):
+    """``simulate --study 12`` says on stderr that it runs (it takes minutes) and prints a legend under its wide
+    table (the study itself replaced by one row here)."""
+    import cubenoc.sim.sim_studies as St
+    from cubenoc.cli import main
+    row = {"network": "BH/BH", "alpha": 0.5, "offered": 0.17, "R_paper": 30.0, "Q_paper": 5.0,
+           "R_ours_kleinrock": 31.0, "Q_model": 6.0, "Q_sim": 6.5, "sim_network_latency": 20.0, "source_wait": 1.0,
+           "saturated": False, "routing": "least_used"}
+    monkeypatch.setattr(St, "hin_routing", lambda: [row])
+    assert main(["simulate", "--study", "12"]) == 0
+    out = capsys.readouterr()
+    assert "simulate --study 12: the paper's points on the model" in out.err
+    assert "columns:" in out.out
+    assert "  Q_sim: simulated network latency minus the simulated zero-load latency" in out.out

@@ -51,17 +51,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: this checkout's docs/)")
     sub = parser.add_subparsers(dest="bench", parser_class=type(parser), metavar="NAME")
     parser._bench_parsers = {}
+    from ..cli import extra_of, install_hint
     for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
+        try:
+            mod = importlib.import_module(f"{__name__}.{module}")
+        except ModuleNotFoundError as exc:      # a benchmark of an extra that is not installed: listed, refused
+            if extra_of(exc) is None:           # when run (the model benchmarks need only the core install)
+                raise
+            text = f"{help_text} (needs {install_hint(extra_of(exc))})"
+            p = sub.add_parser(name, help=text, description=text)
+            p.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            p.set_defaults(bench_run=_missing(exc), bench_parser=p)
+            p.built_in_defaults = {}
+            parser._bench_parsers[name] = p
+            continue
         p = sub.add_parser(name, help=help_text, description=help_text)
-        mod = importlib.import_module(f"{__name__}.{module}")
         getattr(mod, add_fn)(p)
+        if any("--network" in a.option_strings for a in p._actions):     # NETWORK as in every command
+            p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs "
+                           "(docs/networks.md), the same as --network")
         p.set_defaults(bench_run=getattr(mod, run_fn), bench_parser=p)
         p.built_in_defaults = {a.dest: a.default for a in p._actions}   # before --config changes them
         parser._bench_parsers[name] = p
 
 
+def _missing(exc: ModuleNotFoundError):
+    def run(args):
+        raise exc
+    return run
+
+
 def run(args) -> int:
     from ..errors import CubenocError
+    from ..netargs import one_network
     from ..outputs import writable_file
     if args.render:
         from .render import render_results
@@ -73,6 +95,9 @@ def run(args) -> int:
         raise CubenocError("--check goes with --render")
     if args.bench is None:
         raise CubenocError(f"a benchmark NAME ({', '.join(BENCHES)}) or --render is required")
+    if getattr(args, "networks", None):          # NETWORK ...: instead of --network (or its default list)
+        given = None if args.network == args.bench_parser.built_in_defaults.get("network") else args.network
+        args.network = one_network(args.networks, given)
     if isinstance(getattr(args, "write", None), str):
         writable_file(args.write, "--write")
     return int(args.bench_run(args) or 0)

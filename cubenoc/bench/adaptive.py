@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
+from ..errors import at_least
 from .render import Table, add_output_arguments, command, publish
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
@@ -38,14 +39,14 @@ def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: in
                      cmd: str = "cubenoc bench adaptive --throughput") -> Table:
     from ..sim.topology.pdn import PerfectDifferenceNetwork
     from ..sim.router_config import RouterConfig
-    from .model import sweep_columns, sweep_rows
+    from .model import SAT_NOTE, sweep_columns, sweep_rows
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
     rows = [r for label, routing, _ in pdn_routings(topo)
             for r in sweep_rows(topo, label, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
     return Table(rows, sweep_columns(loads), name="throughput", marks=(MARK_BEGIN, MARK_END),
                  before="#### Saturation throughput, PDN {0, 1, 3, 9} (model)\n\nAccepted throughput "
                         "(flits/node/cycle) / mean packet latency (cycles) per offered load:",
-                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
+                 after=f"FIFO depth {depth} per VC; {SAT_NOTE}; command: `{cmd}`.")
 
 
 def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> list[dict]:
@@ -90,8 +91,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 def _sweep_arguments(ap, loads) -> None:
     ap.add_argument("--loads", type=float, nargs="+", default=list(loads), help="offered loads, flits/node/cycle")
-    ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
-    ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+    ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
 
 
 def run(args) -> int:

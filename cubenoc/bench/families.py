@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from ..errors import CubenocError
+from ..errors import CubenocError, at_least
 from .render import Table, add_output_arguments, command, progress, publish
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
@@ -117,8 +117,8 @@ def run(args) -> int:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="+", help="substrings of network names to run (default all)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads (default 0.1..1.0)")
-    p.add_argument("--window", type=int, default=4000, help="measurement window in cycles (default 4000)")
-    p.add_argument("--packet-len", type=int, default=4, help="flits per packet (default 4)")
+    p.add_argument("--window", type=at_least(1), default=4000, help="measurement window in cycles (default 4000)")
+    p.add_argument("--packet-len", type=at_least(1), default=4, help="flits per packet (default 4)")
     p.add_argument("--no-area", action="store_true", help="skip the yosys area runs")
-    p.add_argument("--jobs", type=int, default=2, help="parallel yosys runs (default 2)")
+    p.add_argument("--jobs", type=at_least(1), default=2, help="parallel yosys runs (default 2)")
     add_output_arguments(p, "families")

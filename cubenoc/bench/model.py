@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CubenocError
+from ..errors import CubenocError, at_least
 from ..netargs import add_router_flags, router_config
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
@@ -84,7 +84,7 @@ def throughput_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
     p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
-    p.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
+    p.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
     p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq", "pipe"],
                    help="router options: one FIFO per input (fifo), per-output queues (voq), the pipelined "
                         "router (pipe, 2 cycles/hop); default fifo voq")
@@ -103,16 +103,16 @@ def load_columns(loads, cell, digits: int = 2) -> dict:
 
 def throughput_run(args) -> int:
     from ..sim.model.perf import throughput_rows
-    if args.window < 1 or (args.loads and not all(0 < r <= 1 for r in args.loads)):
-        raise CubenocError("--window must be >= 1 and --loads in (0, 1] flits/node/cycle")
+    if args.loads and not all(0 < r <= 1 for r in args.loads):     # (--window: at_least(1))
+        raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
     rows = throughput_rows(_nets(args), args.packet_len, args.loads, router_config(args, only=("depth",)),
-                           window=args.window, queues=args.queues)
+                           window=args.window, queues=args.queues, progress=progress)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
-            | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}")
+            | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
             | {"saturation": ("saturation", lambda r: f"**{trunc3(r['saturation'])}**")})
     before = (f"Command: `{_net_command(args)}`\n\nAccepted throughput (flits/node/cycle, truncated to 3 decimals) "
-              "/ mean packet latency (cycles) per offered load:")
+              f"/ mean packet latency (cycles) per offered load; {SAT_NOTE}:")
     return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args, _net_command(args))
 
 
@@ -126,16 +126,25 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
     for L in packet_lens:
         pts = saturation_sweep(model, L, loads, window=window)
         out.append({"network": repr(topo), "routing": label, "vcs": routing.num_vcs, "packet_len": L,
-                    "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency} for p in pts],
+                    "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,
+                                "saturated": p.saturated} for p in pts],
                     "saturation": saturation_throughput(pts)})
     return out
 
 
+#: what the mark of a point past saturation means (sim/model/perf.py ``LoadPoint.saturated``)
+SAT_NOTE = "sat.: past saturation, the network accepts under 95 % of the offered load and its latency grows with the run"
+
+
+def _sat(point: dict) -> str:
+    return " sat." if point.get("saturated") else ""
+
+
 def sweep_columns(loads, routing_heading: str = "routing") -> dict:
     """``| network | routing | V | packet | accepted / latency per load | saturation |`` (latency ``-``: nothing
-    created in the window was delivered)."""
+    created in the window was delivered; ``sat.``: past saturation, :data:`SAT_NOTE`)."""
     def cell(p):
-        return f"{p['accepted']:.3f} / " + ("-" if p["latency"] == float("inf") else f"{p['latency']:.0f}")
+        return f"{p['accepted']:.3f} / " + ("-" if p["latency"] == float("inf") else f"{p['latency']:.0f}") + _sat(p)
     return ({"network": "network", "routing": routing_heading, "vcs": "V", "packet_len": ("packet", _packet)}
             | load_columns(loads, cell, digits=1)
             | {"saturation": ("saturation", lambda r: f"**{r['saturation']:.3f}**")})
@@ -154,11 +163,11 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
     p.add_argument("--node-cycles", type=float, default=2e7,
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
-    p.add_argument("--cycles", type=int, help="simulated cycles per run at every size (overrides --node-cycles)")
+    p.add_argument("--cycles", type=at_least(1), help="simulated cycles per run at every size (overrides --node-cycles)")
     p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
                    "child runs): ns per node-cycle per hop, best and median of --repeat rounds, and the median "
                    "ratio to the smallest network of each family (the paired A/B figure)")
-    p.add_argument("--repeat", type=int, default=1, help="--loop-only: rounds, each running every network once "
+    p.add_argument("--repeat", type=at_least(1), default=1, help="--loop-only: rounds, each running every network once "
                    "in turn (all networks' state is held at once: ~2.5 GB per 2^20-node network; default 1)")
     add_output_arguments(p, "bench model-speed", json_alias=True)
 
@@ -187,16 +196,24 @@ def speed_run(args) -> int:
     cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``)."""
     from ..sim.catalog import NetworkSpec
     from ..sim.speed import cycles_for, loop_rounds, scaling_point
-    if not all(0 < r <= 1 for r in args.loads) or (args.cycles is not None and args.cycles < 1) or args.repeat < 1:
-        raise CubenocError("--loads must be in (0, 1] flits/node/cycle, --cycles >= 1 and --repeat >= 1")
+    if not all(0 < r <= 1 for r in args.loads):                    # (--cycles, --repeat: at_least(1))
+        raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
     if args.loop_only and args.write:
         raise CubenocError("--loop-only rows are not the model-speed table: give --write without --loop-only")
     specs = args.network or [f"hypercube:n={n}" if fam == "hypercube" else f"enhanced:n={n},k={args.k}"
                              for fam in args.family for n in args.n]
     parsed = [NetworkSpec.parse(s) for s in specs]
     nodes = [p.build("model")[0].num_nodes for p in parsed]   # bad specs fail first
+    if not args.node_cycles > 0:
+        raise CubenocError(f"--node-cycles must be positive, got {args.node_cycles:g}")
     points = [(spec, r, args.cycles or cycles_for(N, args.node_cycles), (p.family, r))
               for spec, p, N in zip(specs, parsed, nodes) for r in args.loads]
+    if args.cycles is None:                     # cycles_for keeps a run within 20..200,000 cycles: say so
+        for spec, N in zip(specs, nodes):
+            if cycles_for(N, args.node_cycles) != args.node_cycles // N:
+                progress(f"model-speed: warning: --node-cycles {args.node_cycles:g} on {N:,} nodes is "
+                         f"{args.node_cycles / N:,.0f} cycles; running {cycles_for(N, args.node_cycles):,} "
+                         f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
     if args.loop_only:
         depth = router_config(args, only=("depth",)).fifo_depth
         rows = loop_rounds(points, args.repeat, depth=depth, each=lambda s: progress(f"model-speed: {s} ..."))

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CubenocError
+from ..errors import CubenocError, at_least
 
 FORMATS = ("md", "json", "csv")
 
@@ -125,7 +125,7 @@ def add_target_arguments(ap, block: str) -> None:
     """``--targets``, ``--limit`` and the output options of the benchmarks that synthesise for both FPGA families."""
     ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
                     help="yosys synthesis targets (default ice40 ecp5)")
-    ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
+    ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
     add_output_arguments(ap, block)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CubenocError
+from ..errors import CubenocError, at_least
 from .render import Table, add_output_arguments, progress, publish
 
 MARKS = "<!-- simulate-speed:begin -->", "<!-- simulate-speed:end -->"
@@ -30,6 +30,8 @@ def speed_rows(cases=CASES, repeat: int = 3, quiet: bool = False) -> tuple[list[
     rows, notes = [], []
     for spec, loads, cycles in cases:
         for r in loads:
+            if not quiet:
+                progress(f"sim-speed: {spec} load {r:.2f}, {cycles:,} cycles x {repeat} ...")
             try:
                 m = measure(spec, r, cycles, repeat)
             except CubenocError as exc:
@@ -70,18 +72,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
                    help="catalog specs to measure instead of the benchmark's networks (docs/networks.md)")
     p.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.1 0.5)")
-    p.add_argument("--cycles", type=int, default=None,
+    p.add_argument("--cycles", type=at_least(1), default=None,
                    help="simulated cycles per repeat (default per network: 200,000 at 64 nodes .. 1,000 at 16,384)")
-    p.add_argument("--repeat", type=int, default=3, help="seeds per point, the best counts (default 3)")
+    p.add_argument("--repeat", type=at_least(1), default=3, help="seeds per point, the best counts (default 3)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     add_output_arguments(p, "simulate-speed", json_alias=True)
 
 
 def run(args) -> int:
-    if (args.cycles is not None and args.cycles < 1) or args.repeat < 1 or (
-            args.loads and not all(0 < r <= 1 for r in args.loads)):
-        raise CubenocError("--cycles and --repeat must be >= 1 and --loads in (0, 1] flits/node/cycle")
+    if args.loads and not all(0 < r <= 1 for r in args.loads):     # (--cycles, --repeat: at_least(1))
+        raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
     cases = CASES
+    if args.network:                            # a spec the user typed: a typo is an error, not an empty table
+        from ..sim.catalog import NetworkSpec
+        for s in args.network:
+            NetworkSpec.parse(s).build("model")
     if args.network or args.loads or args.cycles:
         cases = tuple((spec, tuple(args.loads or loads), args.cycles or cycles)
                       for spec, loads, cycles in (CASES if not args.network else

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import at_least
 from ..sim.router_config import RouterConfig
-from .model import sweep_columns, sweep_rows
+from .model import SAT_NOTE, sweep_columns, sweep_rows
 from .render import Table, add_output_arguments, code, command, publish
 
 
@@ -42,7 +43,7 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, w
     return Table(rows, sweep_columns(loads) | {"routing": ("routing", code("routing"))},
                  before="Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
                         "(`-` : nothing created in the window was delivered: deadlocked):",
-                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.", marks=MARKS)
+                 after=f"FIFO depth {depth} per VC; {SAT_NOTE}; command: `{cmd}`.", marks=MARKS)
 
 
 def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
@@ -61,9 +62,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
     ap.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.2..1.0; "
                     "0.6..1.0 with --voq)")
-    ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
-    ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
-    ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
+    ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
+    ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
     add_output_arguments(ap, "vc-throughput")
 
 

@@ -14,7 +14,7 @@ from ..topology.hypercube import Hypercube
 from .hierarchical_formulas import LEVEL2_OF, exists, level2_size
 from .hierarchical_measure import (EXPLICIT_MAX_NODES, ccc_distance_table, figure_6, figure_7, figure_10, figure_11,
                                    figure_static_alpha, figure_static_size, row, sec_ivb, table_ii)
-from .report import AnalysisResult, table
+from .report import AnalysisResult, log_axis, table
 
 FIGURES = ("2", "3", "4", "5", "6", "7", "10", "11", "12", "table2", "ccc")
 
@@ -70,6 +70,10 @@ def _check(args) -> tuple[int, int, list[tuple[str, int]]]:
         raise CubenocError("all level-2 networks must have the same number of clusters: "
                            + ", ".join(f"{c}: K={k}" for c, k in nets))
     k = nets[0][1]
+    if args.explicit and k * 2 ** d > EXPLICIT_MAX_NODES:
+        raise CubenocError(f"--explicit computes on the explicit graph of at most {EXPLICIT_MAX_NODES} nodes, "
+                           f"these networks have {k * 2 ** d}: drop --explicit or give --nodes {EXPLICIT_MAX_NODES} "
+                           f"or fewer")
     if k < 2 or k & (k - 1):
         # the BH reference (and eqs 1-5) need N = 2^D
         raise CubenocError(f"the BH reference needs a power-of-two number of clusters, got K={k}")
@@ -201,7 +205,7 @@ def _plot_xy(series: dict, x: str, keys, path: str, logx: bool = False) -> None:
             ax.plot([p[x] for p in pts], [p[key] for p in pts], marker="o", label=net)
         ax.set_xlabel(x), ax.set_ylabel(key), ax.grid(True)
         if logx:
-            ax.set_xscale("log", base=2)
+            log_axis(ax, "x", base=2)
     axes[0][0].legend()
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)

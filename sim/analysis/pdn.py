@@ -11,7 +11,7 @@ from ..topology.pdn import PerfectDifferenceNetwork, parse_pds, registry_set, ze
 from . import pdn_claims
 from .pdn_claims import MAX_COLLECTIVE_N
 from .pdn_measure import product_properties, product_sizes, properties, table1, table2
-from .report import AnalysisResult, table
+from .report import AnalysisResult, log_axis, table
 
 
 def add_arguments(parser) -> None:
@@ -189,7 +189,7 @@ def _plot(t1, path: str) -> None:
     hc = [r for r in t1 if "hypercube" in r]
     ax.plot([r["hypercube"] for r in hc], [r["hc_closest"] for r in hc], "o--", label="hypercube closest")
     ax.plot([r["hypercube"] for r in hc], [r["hc_next"] for r in hc], "s--", label="hypercube next size")
-    ax.set_xscale("log")
+    log_axis(ax, "x")
     ax.set_xlabel("network size n")
     ax.set_ylabel("worst relative size difference")
     ax.set_title("PDN scalability (Parhami and Rakov Table 1)")

@@ -25,3 +25,22 @@ def _fmt(c) -> str:
     if isinstance(c, float):
         return f"{c:.4f}"
     return str(c)
+
+
+def log_axis(ax, which: str = "y", base: float = 10) -> None:
+    """A logarithmic ``which`` axis of ``ax`` whose ticks read as plain numbers (4, 20, 500; not 4x10^0), the
+    minor ticks labelled at 2 and 5 times a power of ten when the axis spans less than two decades."""
+    import math
+
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log", base=base)
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+    def minor(v, _):
+        lo, hi = (ax.get_ylim() if which == "y" else ax.get_xlim())
+        if v <= 0 or lo <= 0 or hi / lo >= 100:
+            return ""
+        lead = round(v / 10 ** math.floor(math.log10(v)), 6)
+        return f"{v:g}" if lead in (2, 5) else ""
+    axis.set_minor_formatter(FuncFormatter(minor) if base == 10 else NullFormatter())

@@ -55,6 +55,12 @@ class LoadPoint:
     latency: float            # mean packet latency (creation to tail ejection) of packets created in the window
     delivered_fraction: float # packets created in the window that were delivered by the end of the run
 
+    @property
+    def saturated(self) -> bool:
+        """Past saturation: the network accepts less than :data:`SATURATED_BELOW` of the offered load (its
+        latency then grows with the run's length)."""
+        return self.accepted < SATURATED_BELOW * self.offered
+
 
 def load_point(model: NetworkModel, rate: float, packet_len: int, warmup: int = 2000, window: int = 10000,
                seed: int = 1) -> LoadPoint:
@@ -72,6 +78,10 @@ def load_point(model: NetworkModel, rate: float, packet_len: int, warmup: int = 
     done = ej[last] >= 0
     lat = float((ej[last][done] - stim.pkt_release[k][done]).mean()) if done.any() else float("inf")
     return LoadPoint(rate, float(accepted), lat, float(done.mean()) if k.size else 1.0)
+
+
+#: a point is past saturation when it accepts less than this share of its offered load
+SATURATED_BELOW = 0.95
 
 
 def saturation_sweep(model: NetworkModel, packet_len: int, loads, **kw) -> list[LoadPoint]:
@@ -98,11 +108,11 @@ ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"
 
 
 def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig | None = None, warmup: int = 2000,
-                    window: int = 10000, queues=("fifo", "voq")) -> list[dict]:
+                    window: int = 10000, queues=("fifo", "voq"), progress=None) -> list[dict]:
     """One saturation sweep per (network, router option, packet length) of ``config``'s routers (the option
     ``queues``: fifo, voq or pipe, over it): dicts with the network, the option, whether its Verilog is
     verified against the model (and by which test), the packet length, the points (offered, accepted,
-    latency) and the saturation throughput."""
+    latency, past saturation or not) and the saturation throughput. ``progress(text)``: told before each sweep."""
     base = config or RouterConfig()
     depth = base.fifo_depth
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
@@ -113,10 +123,12 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig |
             model = NetworkModel(topo, routing, base.replace(**option))
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
+                if progress is not None:
+                    progress(f"throughput: {topo!r}, {label}, {L}-flit packets, {len(loads)} loads ...")
                 pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
                 rows.append({"network": repr(topo), "queues": q, "router": label, "verified": True,
                              "verified_by": test, "depth": depth, "packet_len": L,
-                             "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency}
-                                        for p in pts],
+                             "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,
+                                         "saturated": p.saturated} for p in pts],
                              "saturation": saturation_throughput(pts)})
     return rows

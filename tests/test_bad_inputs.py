@@ -1,0 +1,107 @@
+"""Bad input across the commands: each is refused up front, in one line (``cubenoc: error: ...`` or argparse's
+``cubenoc COMMAND: error: ...``), with exit status 2, within 10 seconds (docs/cli.md). Every case here
+was once accepted, refused only after minutes of work, silently changed or a traceback."""
+from __future__ import annotations
+
+import re
+import signal
+import time
+
+import pytest
+
+from cubenoc.cli import main
+
+LIMIT_S = 10
+
+#: (command line, words the one error line must contain); {tmp} is a fresh folder
+CASES = [
+    # tracebacks
+    ("generate q4 --payload 100000", "payload width"),
+    ("simulate q4 --seed -1", "--seed"),
+    ("simulate q4 --plot {tmp}/p.txt", "plot format"),
+    ("simulate q4 --plot {tmp}/p.jpg2", "plot format"),
+    ("demo --seed -1", "--seed"),
+    ("bench families --jobs 0", "--jobs"),
+    # a silent hang: the size is estimated from the spec before any work
+    ("generate enhanced:n=16,k=0", "would take about"),
+    ("synth-report enhanced:n=16,k=0 --no-pnr", "would take about"),
+    ("prove enhanced:n=16,k=0", "prove would take about"),
+    ("demo enhanced:n=16,k=0", "demo would take about"),
+    # refused late
+    ("build --board icebreaker --network enhanced:n=10,k=0", "at most 256 nodes"),
+    ("build --board icebreaker --network enhanced:n=10,k=0 --estimate-only", "at most 256 nodes"),
+    ("prove --work-dir /proc/cubenoc-x", "--work-dir"),
+    # accepted with exit 0
+    ("simulate q4 --sweep=", "--sweep"),
+    ("bench sim-speed --network bad:spec", "unknown network"),
+    ("bench vc-area --limit -1", "--limit"),
+    ("bench vc-throughput --limit 0", "--limit"),
+    ("bench adaptive --window 0", "--window"),
+    ("bench families --window -1", "--window"),
+    ("bench model-speed --node-cycles 0", "--node-cycles"),
+    ("analyze hin --explicit --nodes 2048", "--explicit"),
+    ("demo --network q4 --n 5", "--n/--k"),
+    ("demo q4 --network q4", "not both"),
+    ("generate enhanced:n=4,,k=0", "empty parameter"),
+    ("generate enhanced:n=4,k=0,", "empty parameter"),
+    ("generate enhanced:", "nothing after the colon"),
+    ("build --board icebreaker --seed -1 --estimate-only", "--seed"),
+    ("synth-report q4 --seed -1 --list", "--seed"),
+    ("simulate q4 --hotspot 3", "--hotspot"),
+    ("simulate q4 --traffic uniform --g 3", "--g"),
+    ("prove q4 --network q4", "not both"),
+    ("bench latency q4 --network q4", "not both"),
+]
+
+
+class _TooSlow(Exception):
+    pass
+
+
+@pytest.mark.parametrize("line, words", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_one_line_exit_2_within_10_s(line, words, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)                           # anything a regression writes stays in the test's folder
+
+    def too_slow(*_):
+        raise _TooSlow(f"`cubenoc {line}` still running after {LIMIT_S} s")
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(LIMIT_S)
+    t0 = time.monotonic()
+    try:
+        status = main(line.replace("{tmp}", str(tmp_path)).split())
+    except SystemExit as exc:                             # argparse's own errors
+        status = exc.code
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    seconds = time.monotonic() - t0
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert status == 2, f"exit {status}; stderr: {err[-3:]}"
+    assert len(err) == 1, err
+    assert re.match(r"cubenoc( [\w-]+)*: error: ", err[0]), err[0]
+    assert words in err[0], err[0]
+    assert seconds < LIMIT_S
+
+
+def test_model_speed_says_when_it_changes_node_cycles(capsys, monkeypatch):
+    """``--node-cycles 1`` on 64 nodes is under the least run (20 cycles): a warning line says what runs."""
+    import cubenoc.sim.speed as speed
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(speed, "scaling_point", stop)
+    assert main(["bench", "model-speed", "--network", "q6", "--node-cycles", "1"]) == 130
+    err = capsys.readouterr().err
+    assert "warning: --node-cycles 1 on 64 nodes" in err and "running 20" in err
+
+
+def test_generate_says_its_estimate_for_a_long_network(capsys, monkeypatch, tmp_path):
+    """A network that takes minutes is elaborated, with the estimate said first (the 512-node 9-cube)."""
+    import cubenoc.rtl.emit as emit
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(emit, "write_network", stop)
+    assert main(["generate", "enhanced:n=9,k=0", "-o", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert re.search(r"cubenoc generate: enhanced:n=9,k=0: 512 nodes, expect about \d+ (s|minutes)", err), err
