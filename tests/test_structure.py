@@ -94,7 +94,7 @@ def test_no_import_cycles():
 
 
 #: the router's units and the model's loop, lines of code (the docstring below says what each raise bought)
-ROUTER_AND_LOOP_LINES = 1372
+ROUTER_AND_LOOP_LINES = 1386
 
 
 def test_router_and_model_loop_stay_within_their_line_budget():
@@ -131,7 +131,8 @@ def test_router_and_model_loop_stay_within_their_line_budget():
     dataclasses the router derives from its config and plan, +40 with the router's two builders), the five
     route stages as components of their own files (``RouteAtWrite``, ``LateRoute`` with its ``HopSignature``,
     ``AdaptiveSelect``, ``ForkStage``, ``PipeStage``: their signatures and the input unit's wiring to them,
-    +140) and the package's exports (+9): 1372, cap 1372."""
+    +140) and the package's exports (+9): 1372, cap 1372. Then the seeded bugs' switches (docs/formal.md
+    "Seeded bugs": a ``mutant(NAME)`` test in the unit each bug breaks, and its import; +14): 1386, cap 1386."""
     files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / "kernel.py"]
     total = sum(code_lines(f) for f in files)
     assert 300 < total <= ROUTER_AND_LOOP_LINES, f"{total} lines of code in {[f.name for f in files]}"
