@@ -43,6 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=None,
                    help="check properties 1, 2, 3 and 6 to this many cycles (BMC) instead of proving them for "
                         "every cycle")
+    p.add_argument("--timeout", type=int, default=600,
+                   help="seconds a proof may take; one without a verdict by then is checked to 10 cycles (BMC) and "
+                        "listed as bounded (default 600)")
+    p.add_argument("--jobs", type=int, default=2, help="solvers run at once (default 2)")
     p.add_argument("--fifo-depth", type=int, default=2, help="input FIFO depth of the proved routers (default 2)")
     p.add_argument("--work-dir", default="build/prove", help="solver runs and counterexample VCDs (default build/prove)")
     p.add_argument("--mutate", metavar="NAME", default=None,
@@ -59,6 +63,7 @@ def run(args) -> int:
     from .synth_report import network_specs, router_shapes
     depth = None if args.depth is None else require_int(args.depth, "--depth", 2, 40)
     fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
+    timeout, jobs = require_int(args.timeout, "--timeout", 1, 86400), require_int(args.jobs, "--jobs", 1, 64)
     if args.mutate is not None and args.mutate not in MUTATIONS:
         raise CubenocError(f"--mutate takes one of {', '.join(MUTATIONS)}, got {args.mutate!r}")
     if args.mutate is not None and MUTATIONS[args.mutate].check == "fork" and not args.broadcast:
@@ -98,7 +103,8 @@ def run(args) -> int:
     t0 = time.monotonic()
     outcomes = []
     for label, plan, shapes in plans:
-        outcomes += prove_network(label, plan, shapes, args.work_dir, depth=depth, seeded_bug=args.mutate, report=show)
+        outcomes += prove_network(label, plan, shapes, args.work_dir, depth=depth, timeout=timeout, jobs=jobs,
+                                  seeded_bug=args.mutate, report=show)
     failed = [o for o in outcomes if o.status == "failed"]
     if args.json:
         print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),

@@ -16,6 +16,8 @@ from cubenoc.errors import CubenocError
 
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes)
 MAX_PORTS, MAX_VCS = 7, 2
+#: cycles a property is checked to when its proof gives no verdict in time
+FALLBACK_DEPTH = 10
 GROUP_TITLES = {"stream": "1 stream rules", "conservation": "2 conservation", "wormhole": "3 wormhole exclusivity",
                 "counters": "6 counters"}
 
@@ -57,13 +59,17 @@ def arbiter_shapes(router) -> list[tuple[list[int], int]]:
     return out
 
 
-def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None, seeded_bug: str | None = None,
-                  report=lambda outcome: None) -> list[Outcome]:
+def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None, timeout: int | None = None,
+                  jobs: int = 2, seeded_bug: str | None = None, report=lambda outcome: None) -> list[Outcome]:
     """Every check of every shape (``shapes``: ``(node, nodes using it, router)``) of the network ``plan``
     (its config: the routers' options); ``report`` is called with each :class:`Outcome` as it finishes.
-    Properties 1, 2, 3 and 6 are proved for every cycle (ABC's pdr), or with ``depth`` checked to that
-    many cycles (BMC). With broadcast routers conservation is the tracked flit's: it leaves by exactly its
-    fork set. ``seeded_bug`` (rtl/router/mutations.py) builds every checked unit with that bug."""
+    Properties 1, 2, 3 and 6 are proved for every cycle (ABC's pdr; a proof without a verdict after
+    ``timeout`` seconds is checked to :data:`FALLBACK_DEPTH` cycles instead and listed as bounded), or with
+    ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
+    conservation is the tracked flit's: it leaves by exactly its fork set. ``seeded_bug``
+    (rtl/formal/mutations.py) builds every checked unit with that bug."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     from .arbiter import ArbiterHarness
     from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
@@ -85,6 +91,25 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
                  failed=[repr(b) for b in bad[:5]]))
     tag = "".join(ch if ch.isalnum() else "_" for ch in label)
     fifo = f"FIFO depth {plan.config.fifo_depth}"
+
+    def arbiter(shape, name, positions, size):
+        res = prove(ArbiterHarness(positions, size, seeded_bug), name, work, depth=len(positions) + 2)
+        return _outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
+
+    def group_check(shape, name, node, group):
+        def harness():
+            return RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug)
+        if depth is not None:
+            res, how = prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}"
+        else:
+            res, how = prove(harness(), name, work, engine="pdr", timeout=timeout), f"induction (ABC pdr), {fifo}"
+            if res.timed_out:
+                res = prove(harness(), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
+                how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s)"
+        title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
+        return _outcome(label, shape, title, res, how)
+
+    checks = []
     for node, count, router in shapes:
         shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
         deps = ready_dependencies(router, seeded_bug)
@@ -94,21 +119,12 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
                      "structural: no combinational path valid -> ready (yosys cone)"
                      + (f"; payload -> ready only on {', '.join(on_payload)}" if on_payload else ""),
                      failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
-        for k, (positions, size) in enumerate(arbiter_shapes(router)):
-            res = prove(ArbiterHarness(positions, size, seeded_bug), f"{tag}_n{node}_arbiter{k}", work,
-                        depth=len(positions) + 2)
-            done(_outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction"))
-        for group in GROUPS:
-            harness = RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug)
-            name = f"{tag}_n{node}_{group}"
-            if depth is None:
-                res = prove(harness, name, work, engine="pdr")
-                how = f"induction (ABC pdr: an inductive invariant), {fifo}"
-            else:
-                res = prove(harness, name, work, depth=depth, mode="bmc")
-                how = f"BMC depth {depth}, {fifo}"
-            title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
-            done(_outcome(label, shape, title, res, how))
+        checks += [(arbiter, shape, f"{tag}_n{node}_arbiter{k}", positions, size)
+                   for k, (positions, size) in enumerate(arbiter_shapes(router))]
+        checks += [(group_check, shape, f"{tag}_n{node}_{group}", node, group) for group in GROUPS]
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for future in as_completed([pool.submit(*c) for c in checks]):
+            done(future.result())
     return outcomes
 
 

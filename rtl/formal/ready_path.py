@@ -1,4 +1,4 @@
-"""Issue 15 property 1, second half: an input's ``ready`` does not depend combinationally on its ``valid``
+"""Property 1 of docs/formal.md, second half: an input's ``ready`` does not depend combinationally on its ``valid``
 (docs/formal.md). Structural and exact for every state: yosys flattens the router, maps its FIFO
 memories to flip-flops, and selects the forward cone of ``<input>__valid`` stopping at flip-flops; the
 input's ``ready`` must not be in it. The payload is reported too: a link input's ``ready`` is its FIFO's

@@ -185,7 +185,7 @@ class RouterHarness(Elaboratable):
             arrived.append(mine & (tracked_lane == j))
             with m.If(valid & (vc == c)):
                 m.d.comb += Assume((s.payload.head == ~in_packet) & (tag == j))
-                with m.If(tracked_lane == j):       # the followed lane's labels
+                with m.If((tracked_lane == j) if "conservation" in self.groups else 0):   # the followed lane's labels
                     m.d.comb += Assume((seq == in_seq) & (hbit == s.payload.head) & (tbit == s.payload.tail))
                     with m.If(seq == tracked_seq):
                         m.d.comb += Assume(s.payload.data == tracked_data)
