@@ -93,6 +93,24 @@ def test_two_vc_router_holds_to_depth_6(group, tmp_path):
     assert res.passed, (res.failed, res.log[-1500:])
 
 
+@pytest.mark.parametrize("group", ["conservation", "counters"])
+def test_router_without_loopback_holds_to_depth_6(group, tmp_path):
+    """Without loopback a packet to its own node is dropped at the source and counted in ``dropped``: the
+    harness's legal upstream and the counters' restatement say so (a head to node 0 is not injected)."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(_plan(t, r, loopback=False), 0, groups=(group,), local_free=group == "counters"),
+                f"noloop_{group}", tmp_path, depth=6, mode="bmc")
+    assert res.passed, (res.failed, res.log[-1500:])
+
+
+def test_pipelined_router_is_refused_in_one_line(capsys):
+    from cubenoc.cli import main
+    assert main(["prove", "--family", "hypercube", "--n", "2", "--pipeline"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "proofs of the pipelined router are not supported" in err and len(err.splitlines()) == 1
+
+
 def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
     """Property 2 for the broadcast fork (Algorithm B on Q(2)): the tracked flit leaves by no output
     outside its fork set, once per output, and by all of them before its lane's next flit; the counters

@@ -42,6 +42,10 @@ def supported(label: str, routing, router) -> None:
     if getattr(routing, "selection", None) is not None:
         raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
                            f"({routing.selection}) is not supported")
+    if router.pipeline:
+        raise CubenocError(f"{label}: proofs of the pipelined router are not supported (its ejection buffer lets "
+                           f"a lane's next packet leave by a link before the previous one leaves local_out, which "
+                           f"the harness's per-lane order does not allow)")
     if router.num_ports > MAX_PORTS or router.num_vcs > MAX_VCS:
         raise CubenocError(f"{label}: proofs are supported for routers of up to {MAX_PORTS} ports and "
                            f"{MAX_VCS} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")

@@ -100,6 +100,8 @@ class RouterHarness(Elaboratable):
             raise CubenocError("with any flits on the local input only the stream and counters groups apply")
         self.topology, self.routing, self.node, self.depth = topology, routing, node, plan.config.fifo_depth
         self.local_free, self.seeded_bug = local_free, seeded_bug
+        self.upstream_axi = True
+        self.watched = None
         self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
         self.plan = NetworkPlan(topology, routing,
@@ -150,11 +152,13 @@ class RouterHarness(Elaboratable):
         leaving = [self._watch_output(m, r, o, out_seq, tracked_lane, tracked_seq, tracked_data) for o in range(P)]
         if self.broadcast is not None and "conservation" in self.groups:
             m.d.sync += self.departed.eq(self.departed | Cat(*self.departing))
-        left = Cat(*leaving)
+        left = Cat(*(here for here, _ in leaving))
         m.d.sync += occupancy.eq(occupancy + arrived - left.any())
         with m.If(left.any()):
             m.d.sync += out_seq.eq(out_seq + 1)
         if "conservation" in self.groups and self.broadcast is None:
+            for o, (here, seq) in enumerate(leaving):
+                check(m, self, f"in order {self._name(r, o)}", ~here | (seq == out_seq))
             check(m, self, "one output", (left & (left - 1)) == 0)
             check(m, self, "no creation", ~left.any() | (occupancy != 0) | arrived)
             check(m, self, "bounded occupancy", occupancy <= self.depth)
@@ -171,9 +175,10 @@ class RouterHarness(Elaboratable):
         lanes_here = 1 if i == local else V
         vc = s.payload.vc if (i != local and V > 1) else Const(0, 1)
         taken = valid & (s.ready.bit_select(vc, 1) if i != local and V > 1 else s.ready)
-        stalled, held = Signal(name=f"in{i}_stalled"), Signal(len(payload), name=f"in{i}_held")
-        m.d.sync += [stalled.eq(valid & ~taken), held.eq(payload)]
-        m.d.comb += Assume(~stalled | (valid & (payload == held)))            # the AXI rule upstream
+        if self.upstream_axi:           # the AXI rule upstream
+            stalled, held = Signal(name=f"in{i}_stalled"), Signal(len(payload), name=f"in{i}_held")
+            m.d.sync += [stalled.eq(valid & ~taken), held.eq(payload)]
+            m.d.comb += Assume(~stalled | (valid & (payload == held)))
         tag, seq, hbit, tbit = self._fields(s.payload.data)
         if i == local and self.local_free:
             return Const(0)
@@ -192,8 +197,7 @@ class RouterHarness(Elaboratable):
                 if self.broadcast is not None:
                     self._broadcast_input(m, r, i, j, s, mine, tag == tracked_lane, seq == tracked_seq)
                 elif i == local:
-                    num = r.topology.num_nodes
-                    m.d.comb += Assume(~s.payload.head | (s.payload.data[:DEST_WIDTH] < num))
+                    m.d.comb += Assume(~s.payload.head | self._delivered(r, s.payload.data[:DEST_WIDTH]))
                 else:
                     words = sorted(self.arrivals.get((i, c), ()))
                     route = s.payload.route.as_value() if hasattr(s.payload.route, "as_value") else s.payload.route
@@ -207,20 +211,21 @@ class RouterHarness(Elaboratable):
         """Check output ``o``; returns "a flit of the tracked lane leaves here"."""
         V, local = r.num_vcs, r.local
         out = r.output_stream(o)
-        name = "local_out" if o == local else f"out_p{o}"
+        name = self._name(r, o)
         ready = AnySeq(len(out.ready))
-        if self.broadcast is not None and o != local:
-            # a broadcast head waits for an empty downstream FIFO: model that FIFO (the same depth),
-            # which the far router pops at will
+        if (self.broadcast is not None or self.config.pipeline) and o != local:
+            # a broadcast head waits for an empty downstream FIFO, a pipelined router's grant for room for
+            # two: model that FIFO (the same depth), which the far router pops at will
             level, pop = Signal(range(self.depth + 1), name=f"{name}_downstream_level"), AnySeq(1)
             ready = Signal(name=f"{name}_downstream_ready")
-            m.d.comb += [ready.eq(level < self.depth), out.empty.eq(level == 0)]
+            m.d.comb += ready.eq(level < self.depth)
+            m.d.comb += out.empty.eq(level == 0) if self.broadcast is not None else out.ready2.eq(level + 2 <= self.depth)
             m.d.sync += level.eq(level + (out.valid & ready) - (pop & (level != 0)))
         m.d.comb += out.ready.eq(ready)
         vc = out.payload.vc if (o != local and V > 1) else Const(0, 1)
         xfer = out.valid & ready.bit_select(vc, 1)
         word = out.payload.as_value()
-        if "stream" in self.groups:
+        if "stream" in self.groups and (self.watched is None or o in self.watched):
             stalled, held = Signal(name=f"{name}_stalled"), Signal(len(word), name=f"{name}_held")
             m.d.sync += [stalled.eq(out.valid & ~xfer), held.eq(word)]
             check(m, self, f"stream rule {name}", ~stalled | (out.valid & (word == held)))
@@ -230,8 +235,6 @@ class RouterHarness(Elaboratable):
         if "conservation" in self.groups:
             if self.broadcast is not None:
                 self._broadcast_output(m, r, o, name, here, seq, tracked_seq)
-            else:
-                check(m, self, f"in order {name}", ~here | (seq == out_seq))
             check(m, self, f"unchanged {name}", ~here | ((hbit == out.payload.head) & (tbit == out.payload.tail)))
             check(m, self, f"unchanged {name}", ~(here & (seq == tracked_seq)) | (out.payload.data == tracked_data))
         if "wormhole" in self.groups:
@@ -246,7 +249,11 @@ class RouterHarness(Elaboratable):
                         m.d.sync += owner.eq(tag)
         if o == local:
             self.local_xfer_tail = xfer & out.payload.tail
-        return here
+        return here, seq
+
+    @staticmethod
+    def _name(r, o):
+        return "local_out" if o == r.local else f"out_p{o}"
 
     def _broadcast_input(self, m, r, i, j, s, mine, is_lane, is_seq):
         """A legal upstream of a broadcast router: heads are unicast (a route word that arrives here) or
@@ -299,11 +306,16 @@ class RouterHarness(Elaboratable):
         check(m, self, "every copy before the next flit", ~(from_lane & (seq == tracked_seq + 1)) |
               ~self.tracked_in | (self.departed == self.tracked_mask))
 
+    def _delivered(self, r, dest):
+        """A head to ``dest`` is injected, not dropped: in range, and not this node without loopback."""
+        ok = dest < r.topology.num_nodes
+        return ok if self.config.loopback else ok & (dest != self.node)
+
     def _counters(self, m, r):
         """The source framing of docs/verification.md, restated: IDLE / FORWARD / DROP."""
         s = r.local_in
         take = s.valid & s.ready
-        dest_ok = s.payload.data[:DEST_WIDTH] < r.topology.num_nodes
+        dest_ok = self._delivered(r, s.payload.data[:DEST_WIDTH])
         if self.broadcast is not None:         # 0xFFFF: a broadcast from here (docs/router.md)
             dest_ok = dest_ok | (s.payload.data[:DEST_WIDTH] == BROADCAST_DEST)
         expect = {n: Signal(16, name=f"expected_{n}") for n in COUNTERS}
