@@ -57,7 +57,8 @@ def test_prove_q2_proves_every_property(tmp_path, capsys):
     got = {o["property"]: (o["status"], o["detail"]) for o in out["outcomes"]}
     assert out["failed"] == 0
     assert got["1 input ready independent of valid"][0] == "proved"
-    for prop in ("1 stream rules", "2 conservation", "3 wormhole exclusivity", "6 counters"):
+    for prop in ("1 stream rules out_p0", "1 stream rules out_p1", "1 stream rules local_out", "2 conservation",
+                 "3 wormhole exclusivity", "6 counters"):
         assert got[prop][0] == "proved" and got[prop][1].startswith("induction (ABC pdr"), got[prop]
     assert not [o for o in out["outcomes"] if o["status"] == "bounded"]
     assert got["5 route units"][0] == "exhaustive" and got["5 route units"][1].startswith("32 ")

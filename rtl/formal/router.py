@@ -17,10 +17,11 @@ sequence, and asserts (names as reported):
 6. ``counter <name>``: ``injected``, ``dropped``, ``malformed`` count what docs/verification.md's
    source framing says, ``ejected`` the tails taken at ``local_out``, one cycle later (``gates.count_after``).
 
-What a legal upstream sends (assumed): the AXI rule on every input; whole packets per lane (head
-first, tail last); on a link, heads whose route word is one some packet arrives with on that port and VC
-(:func:`arrivals`, walking every source/destination pair); on the local input, with ``local_free``
-any flits at all (the counters' proof), else well-formed packets to in-range destinations.
+What a legal upstream sends (assumed): whole packets per lane (head first, tail last); on a link, heads
+whose route word is one some packet arrives with on that port and VC (the plan's arrivals, walking every
+source/destination pair); on the local input, with ``local_free`` any flits at all (the counters'
+proof), else well-formed packets to destinations it delivers. Not assumed: the AXI rule upstream (an
+input may withdraw or change a stalled offer; the router's properties hold all the same).
 ``seeded_bug`` (a name of :data:`~cubenoc.rtl.formal.mutations.MUTATIONS`) builds the router with a broken
 unit, which a proof must catch.
 """
@@ -86,9 +87,9 @@ def output_sets(routing, alg, node: int) -> dict:
 
 class RouterHarness(Elaboratable):
     def __init__(self, plan: NetworkPlan, node: int, *, groups=GROUPS, local_free: bool = False,
-                 seeded_bug: str | None = None):
+                 seeded_bug: str | None = None, outputs=None):
         """``plan``: the network's plan (its config: the router's options); the harness widens the payload
-        to carry its labels."""
+        to carry its labels. ``outputs``: the outputs whose stream rule is checked (None: all)."""
         topology, routing = plan.topology, plan.routing
         if getattr(routing, "selection", None) is not None:
             raise CubenocError("formal proofs cover oblivious routers (no run-time selection) so far")
@@ -100,8 +101,7 @@ class RouterHarness(Elaboratable):
             raise CubenocError("with any flits on the local input only the stream and counters groups apply")
         self.topology, self.routing, self.node, self.depth = topology, routing, node, plan.config.fifo_depth
         self.local_free, self.seeded_bug = local_free, seeded_bug
-        self.upstream_axi = True
-        self.watched = None
+        self.outputs = None if outputs is None else tuple(outputs)
         self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
         self.plan = NetworkPlan(topology, routing,
@@ -158,7 +158,7 @@ class RouterHarness(Elaboratable):
             m.d.sync += out_seq.eq(out_seq + 1)
         if "conservation" in self.groups and self.broadcast is None:
             for o, (here, seq) in enumerate(leaving):
-                check(m, self, f"in order {self._name(r, o)}", ~here | (seq == out_seq))
+                check(m, self, f"in order {self.output_name(o, r.local)}", ~here | (seq == out_seq))
             check(m, self, "one output", (left & (left - 1)) == 0)
             check(m, self, "no creation", ~left.any() | (occupancy != 0) | arrived)
             check(m, self, "bounded occupancy", occupancy <= self.depth)
@@ -175,10 +175,6 @@ class RouterHarness(Elaboratable):
         lanes_here = 1 if i == local else V
         vc = s.payload.vc if (i != local and V > 1) else Const(0, 1)
         taken = valid & (s.ready.bit_select(vc, 1) if i != local and V > 1 else s.ready)
-        if self.upstream_axi:           # the AXI rule upstream
-            stalled, held = Signal(name=f"in{i}_stalled"), Signal(len(payload), name=f"in{i}_held")
-            m.d.sync += [stalled.eq(valid & ~taken), held.eq(payload)]
-            m.d.comb += Assume(~stalled | (valid & (payload == held)))
         tag, seq, hbit, tbit = self._fields(s.payload.data)
         if i == local and self.local_free:
             return Const(0)
@@ -211,7 +207,7 @@ class RouterHarness(Elaboratable):
         """Check output ``o``; returns "a flit of the tracked lane leaves here"."""
         V, local = r.num_vcs, r.local
         out = r.output_stream(o)
-        name = self._name(r, o)
+        name = self.output_name(o, r.local)
         ready = AnySeq(len(out.ready))
         if (self.broadcast is not None or self.config.pipeline) and o != local:
             # a broadcast head waits for an empty downstream FIFO, a pipelined router's grant for room for
@@ -225,7 +221,7 @@ class RouterHarness(Elaboratable):
         vc = out.payload.vc if (o != local and V > 1) else Const(0, 1)
         xfer = out.valid & ready.bit_select(vc, 1)
         word = out.payload.as_value()
-        if "stream" in self.groups and (self.watched is None or o in self.watched):
+        if "stream" in self.groups and (self.outputs is None or o in self.outputs):
             stalled, held = Signal(name=f"{name}_stalled"), Signal(len(word), name=f"{name}_held")
             m.d.sync += [stalled.eq(out.valid & ~xfer), held.eq(word)]
             check(m, self, f"stream rule {name}", ~stalled | (out.valid & (word == held)))
@@ -252,8 +248,8 @@ class RouterHarness(Elaboratable):
         return here, seq
 
     @staticmethod
-    def _name(r, o):
-        return "local_out" if o == r.local else f"out_p{o}"
+    def output_name(o: int, local: int) -> str:
+        return "local_out" if o == local else f"out_p{o}"
 
     def _broadcast_input(self, m, r, i, j, s, mine, is_lane, is_seq):
         """A legal upstream of a broadcast router: heads are unicast (a route word that arrives here) or
