@@ -138,7 +138,7 @@ def vc_factor(vcs: int) -> float:
     return 1 + 0.95 * (vcs - 1) + 0.1 * (vcs - 1) * (vcs - 2)
 
 
-#: the --safety panel (boards/safety_demo.py): per node an SL(1) unit (docs/performance.md "safety-area":
+#: the --safety panel (boards/safety_demo.py): per node an SL(1) unit (docs/safety_hw.md "Cost":
 #: 30-60 LUT4), its two UART digits and snapshot registers; fixed: three debouncers, select/fault
 #: registers. yosys synth_ice40 of the panel alone: 104 LUT4 + 42 carry, 67 FF (n = 2); 475 + 124, 125 (n = 4);
 #: the iCEBreaker Q(2) demo with the panel: +199 LUT4, +82 FF, +230 logic cells over the plain demo

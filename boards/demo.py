@@ -215,10 +215,10 @@ class DemoTop(wiring.Component):
 
 
 def safety_dimension(topology) -> int:
-    """n of an n-cube demo network (the safety levels of seed 002 are defined on hypercubes)."""
+    """n of an n-cube demo network (Wu's safety levels are defined on hypercubes)."""
     from ..sim.topology import Hypercube
     from cubenoc.errors import CubenocError
     if type(topology) is not Hypercube or topology.n < 2:
-        raise CubenocError(f"--safety needs a hypercube network (the safety levels of seed 002 are defined on "
+        raise CubenocError(f"--safety needs a hypercube network (Wu's safety levels are defined on "
                            f"the n-cube), got {topology!r}; use --family hypercube --n N (N >= 2)")
     return topology.n

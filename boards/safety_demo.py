@@ -1,4 +1,4 @@
-"""Fault injection from buttons into the hardware safety levels of seed 002 (``cubenoc build --safety``).
+"""Fault injection from buttons into the hardware safety levels of Wu (``cubenoc build --safety``).
 
 :class:`SafetyPanel` holds a :class:`~cubenoc.rtl.safety.unit.SafetyNetwork` (SL(1) by default, Definition 2)
 for the demo's n-cube, beside the traffic network, and three debounced buttons:

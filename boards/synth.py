@@ -41,7 +41,7 @@ TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5"}
 #: nextpnr placement options per family, in synth-report and in board builds. iCE40: clock enables stay on
 #: the fabric (``--no-promote-ce``): nextpnr otherwise gives the widest ones a global buffer, and a FIFO head
 #: register's load enable (one grant -> pop -> enable path of the one-cycle router) then ran 5.7 ns to the
-#: buffer at the die's edge and 2.3 ns through it (docs/performance.md "Clock enables on fabric routing")
+#: buffer at the die's edge and 2.3 ns through it (docs/decisions/one-cycle-router-clock.md)
 PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": []}
 
 #: what yosys optimises for: goal -> family -> (script before ``synth_<family>``, its options); the same
@@ -52,7 +52,7 @@ PNR_PLACE = {"ice40": ["--no-promote-ce"], "ecp5": []}
 #: ECP5 gets LUT4s alone (``-nowidelut``). "balanced": on the iCE40 a 4 ns target, about the depth-mapped
 #: length of a one-cycle router without counters (ABC keeps the longer paths as short as it can and maps the
 #: rest for area); on the ECP5 LUT4s alone with ABC9's own delay mapping (the "area" of before 2026-11-25:
-#: the target costs the ECP5 router clock). Figures: docs/performance.md "Synthesis goal".
+#: the target costs the ECP5 router clock). Figures: docs/decisions/synthesis-goal.md.
 SYNTH_GOALS = {
     "speed": {"ice40": ("", ""), "ecp5": ("", "")},
     "balanced": {"ice40": ("scratchpad -set abc9.D 4000", ""), "ecp5": ("", "-nowidelut")},

@@ -16,12 +16,12 @@ from .errors import CubenocError, ToolError
 
 #: ``cubenoc analyze FAMILY``: family name -> (analysis module, help)
 ANALYSES = {
-    "hypercube": ("cubenoc.sim.analysis.enhanced", "hypercube Q_n: the plain cube's measures from the enhanced-hypercube paper (seed 000)"),
-    "enhanced": ("cubenoc.sim.analysis.enhanced", "enhanced hypercube Q(n, k): the paper's tables and figures (seed 000)"),
-    "hin": ("cubenoc.sim.analysis.hierarchical", "hierarchical networks: the paper's tables and figures (seed 001)"),
-    "safety": ("cubenoc.sim.analysis.safety", "safety levels in injured hypercubes: Table 1, Figure 5 (seed 002)"),
-    "metacube": ("cubenoc.sim.analysis.metacube", "metacube MC(k, m): Tables 1-2, routing vs BFS (seed 003)"),
-    "pdn": ("cubenoc.sim.analysis.pdn", "perfect difference networks: Tables 1-2, products, Theorem 3 (seed 004)"),
+    "hypercube": ("cubenoc.sim.analysis.enhanced", "hypercube Q_n: the plain cube's measures from the enhanced-hypercube paper (Tzeng and Wei)"),
+    "enhanced": ("cubenoc.sim.analysis.enhanced", "enhanced hypercube Q(n, k): the paper's tables and figures (Tzeng and Wei)"),
+    "hin": ("cubenoc.sim.analysis.hierarchical", "hierarchical networks: the paper's tables and figures (Dandamudi and Eager)"),
+    "safety": ("cubenoc.sim.analysis.safety", "safety levels in injured hypercubes: Table 1, Figure 5 (Wu)"),
+    "metacube": ("cubenoc.sim.analysis.metacube", "metacube MC(k, m): Tables 1-2, routing vs BFS (Li, Peng and Chu)"),
+    "pdn": ("cubenoc.sim.analysis.pdn", "perfect difference networks: Tables 1-2, products, Theorem 3 (Parhami and Rakov)"),
 }
 
 #: other sub-commands: name -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)

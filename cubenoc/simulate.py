@@ -25,8 +25,8 @@ def add_arguments(p) -> None:
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
     t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
-    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (seed 000; default 2)")
-    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (seed 001; default 0.8)")
+    t.add_argument("--g", type=float, default=2.0, help="locality: p_l proportional to g^-l (Tzeng & Wei; default 2)")
+    t.add_argument("--alpha", type=float, default=0.8, help="alpha: intracluster probability (Dandamudi & Eager; default 0.8)")
     t.add_argument("--cluster-size", type=int, help="alpha: cluster size when the network is not hierarchical")
     t.add_argument("--hotspot", type=int, default=0, help="hotspot node (default 0)")
     t.add_argument("--hotspot-fraction", type=float, default=0.1,
@@ -61,8 +61,9 @@ def add_arguments(p) -> None:
     p.add_argument("--bench-speed", action="store_true",
                    help="deprecated: moved to `cubenoc bench sim-speed` (this runs that)")
     p.add_argument("--write", metavar="FILE.md", help="with --bench-speed: update that section of FILE.md")
-    p.add_argument("--study", choices=("density", "8", "9", "11", "12"),
-                   help="the papers' studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 Figs 8/9/11/12")
+    p.add_argument("--study", metavar="NAME",
+                   help="a paper's study on the model (`--study list` lists them; --plot draws the paper's curve "
+                        "beside ours)")
 
 
 #: the network a bare family name simulates (the 64-node networks of docs/simulator.md)
@@ -155,21 +156,31 @@ def _study(args) -> int:
     import json
     from cubenoc.sim import sim_studies as St
     from cubenoc.sim.analysis.report import table
-    if args.study == "density":
+    from cubenoc.sim.study_plots import COLUMNS, plot_study
+    name = St.STUDY_ALIASES.get(args.study, args.study)
+    if name == "list":
+        print(table([[k, v] for k, v in St.STUDIES.items()], ["study", "reproduces"]))
+        print("earlier names: " + ", ".join(f"{a} = {b}" for a, b in St.STUDY_ALIASES.items()))
+        return 0
+    if name not in St.STUDIES:
+        raise CubenocError(f"unknown study {args.study!r}; `cubenoc simulate --study list` lists "
+                           f"{', '.join(St.STUDIES)}")
+    from .outputs import writable_file
+    writable_file(args.plot, "--plot")
+    if name == "density":
         rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
                 for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
-        cols = ["k", "g", "TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula",
-                "util_skip_max", "util_regular_max"]
     else:
-        rows = {"8": St.figure_8, "9": St.figure_9, "11": St.hin_replication, "12": St.hin_routing}[args.study]()
-        cols = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
-                "sim_network_latency", "source_wait", "saturated"]
-        if args.study == "11":
-            cols += ["replication", "LR_paper", "LR_sim"]
-        if args.study == "12":
-            cols += ["routing"]
+        rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
+                "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig12-scaled": St.hin_routing,
+                "fig12": St.figure_12}[name]()
+    cols = COLUMNS[name]
     if args.json:
         print(json.dumps(rows, indent=2, default=float))
     else:
         print(table([[r.get(c) for c in cols] for r in rows], cols))
+    if args.plot:
+        plot_study(name, rows, args.plot)
+        if not args.json:
+            print(f"plot written to {args.plot}")
     return 0

@@ -11,7 +11,7 @@ harness for Fmax (boards/synth.py).
 Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
 target, the harness version, the seed, the synthesis goal and the tool versions: a rerun only synthesises what changed
 (``--force`` ignores the cache). ``--write`` replaces the block between ``<!-- synth-report:begin -->``
-and ``<!-- synth-report:end -->`` of docs/performance.md (bench/render.py replace_section). Networks are
+and ``<!-- synth-report:end -->`` of docs/families.md (bench/render.py replace_section). Networks are
 built by the catalog (sim/catalog.py): ``--network SPEC ...``, or ``--family/--size``, a shorthand that
 :func:`size_spec` turns into specs; each family's default networks are the specs in ``SYNTH_FAMILIES``
 (the sizes the family issues verify).
@@ -169,7 +169,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="what yosys optimises for (default: the goal the target's default router was measured with: "
                         "balanced on the UP5K, area on the ECP5, speed for --pipeline): speed (yosys' default), area (ABC with a relaxed delay target; ECP5: "
                         "LUT4s without wide-LUT muxes) or balanced (ECP5: LUT4s without wide-LUT muxes, ABC's delay "
-                        "mapping; iCE40: a 4 ns delay target, area below it); docs/performance.md \"Synthesis goal\"")
+                        "mapping; iCE40: a 4 ns delay target, area below it); docs/decisions/synthesis-goal.md")
     p.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS),
                    help=f"FPGA parts to synthesise for (default {' '.join(TARGETS)})")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
@@ -183,8 +183,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work-dir", default="build/synth-report", help="tool logs and cache (default build/synth-report)")
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument("--list", action="store_true", help="list the networks and router shapes, run no tool")
-    p.add_argument("--write", action="store_true", help="update the synth-report section of docs/performance.md")
-    p.add_argument("--doc", default=None, help="page to update (default docs/performance.md of the project)")
+    p.add_argument("--write", action="store_true", help="publish: write docs/results/synth-report.json and render the synth-report block of docs/families.md")
+    p.add_argument("--doc", default=None, help="page to update (default docs/families.md of the project)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -309,7 +309,7 @@ def run(args) -> int:
     from .outputs import writable_dir, writable_file
     writable_dir(args.work_dir, "--work-dir")
     if args.write:
-        writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "performance.md", "--doc")
+        writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "families.md", "--doc")
     tools = tool_versions(args.toolchain)
     # shape by shape, each with every target (the order of the rows)
     tasks = [(s, t) for _k, _ti, s, t in sorted((k, ti, s, t) for ti, (t, shapes) in enumerate(by_target.items())
@@ -353,9 +353,15 @@ def run(args) -> int:
         raise ToolError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
                            + "; ".join(failures) + (" -- docs not updated" if args.write else ""))
     if args.write:
-        doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "performance.md"
-        write_section(doc, section_text(markdown_table(rows), args, rows))
-        print(f"updated {doc}")
+        doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "families.md"
+        from .bench.render import RESULTS, provenance, render_block, write_results
+        headings, body = table_cells(rows)
+        block = {"block": "synth-report", "page": doc.name, "marks": [BEGIN, END], "command": write_command(args),
+                 **provenance(), "tables": [{"name": "rows", "before": section_head(args, rows), "after": "",
+                                             "headings": headings, "cells": body, "rows": rows}]}
+        write_results(doc.parent / RESULTS / "synth-report.json", block)
+        render_block(doc.parent, block)
+        print(f"updated {doc} and {doc.parent / RESULTS / 'synth-report.json'}")
     return 0
 
 
@@ -375,19 +381,25 @@ def _row_text(r: dict) -> str:
 
 def markdown_table(rows: list[dict]) -> str:
     """One line per (network, router shape, target); ✓/✗ against the area and clock targets."""
-    out = ["| network | routing | router shape: P ports, V VCs (nodes) | target | LUT4 | LUT4/port | FF | carry "
-           "| BRAM | LUTRAM | DSP | Fmax (MHz) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    from .bench.render import grid
+    return grid(*table_cells(rows))
+
+
+def table_cells(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The headings and cells of :func:`markdown_table`."""
+    headings = ["network", "routing", "router shape: P ports, V VCs (nodes)", "target", "LUT4", "LUT4/port", "FF",
+                "carry", "BRAM", "LUTRAM", "DSP", "Fmax (MHz)"]
+    body = []
     for r in rows:
         fm = f"{r['fmax_mhz']:.1f}" if r["fmax_mhz"] else ("does not fit" if r.get("note") else "-")
         goal = TARGET_MHZ.get(r["target"])
         if r["fmax_mhz"] and goal:
             fm += " ✓" if r["fmax_mhz"] >= goal else " ✗"
         lpp = r["lut4"] / r["ports"]
-        out.append(f"| {r['network']} | {r['routing']} | P={r['ports']}, V={r['vcs']} ({r['nodes']}) | {r['target']} "
-                   f"| {r['lut4']} | {lpp:.0f}{' ✓' if lpp <= TARGET_LUT_PER_PORT else ' ✗'} | {r['ff']} | "
-                   f"{r['carry']} | {r['bram']} | {r['lutram']} | {r.get('dsp', 0)} | {fm} |")
-    return "\n".join(out)
+        body.append([r["network"], r["routing"], f"P={r['ports']}, V={r['vcs']} ({r['nodes']})", r["target"],
+                     str(r["lut4"]), f"{lpp:.0f}{' ✓' if lpp <= TARGET_LUT_PER_PORT else ' ✗'}", str(r["ff"]),
+                     str(r["carry"]), str(r["bram"]), str(r["lutram"]), str(r.get("dsp", 0)), fm])
+    return headings, body
 
 
 def target_summary(rows: list[dict]) -> str:
@@ -425,6 +437,11 @@ def overall_summary(rows: list[dict]) -> str:
 
 
 def section_text(table: str, args, rows: list[dict] | None = None) -> str:
+    return f"{section_head(args, rows)}\n\n{table}\n"
+
+
+def write_command(args) -> str:
+    """The ``cubenoc synth-report --write ...`` that measures a report like this one."""
     cmd = "cubenoc synth-report --write"
     if set(args.family) != set(SYNTH_FAMILIES):
         cmd += " --family " + " ".join(args.family)
@@ -437,6 +454,13 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
     sd = seeds(args)
     if sd != [1]:
         cmd += " --seed " + " ".join(map(str, sd))
+    return cmd
+
+
+def section_head(args, rows: list[dict] | None = None) -> str:
+    """The text above the report's table."""
+    cmd = write_command(args)
+    sd = seeds(args)
     seed_text = f"seed {sd[0]}" if len(sd) == 1 else f"Fmax the median over seeds {', '.join(map(str, sd))}"
     summary = " ".join(x for x in (target_summary(rows or []), overall_summary(rows or [])) if x)
     return (f"## Synthesis report (yosys + nextpnr, every router shape)\n\n"
@@ -444,10 +468,10 @@ def section_text(table: str, args, rows: list[dict] | None = None) -> str:
             f"routers). One row per distinct router shape of each network (P ports including the local one, V "
             f"virtual channels, how many nodes use it) and target. LUT4 / FF / carry / RAM from yosys `stat` of "
             f"the bare router (ECP5 LUT4 excludes the CCU2C carry cells); Fmax from nextpnr with the router in "
-            f"a shift-chain harness (boards/synth.py). Issue 7 targets for a 5-port router with a 32-bit "
+            f"a shift-chain harness (boards/synth.py). The design targets for a 5-port router with a 32-bit "
             f"payload: at most {TARGET_LUT_PER_PORT} LUT4 per port, at least {TARGET_MHZ['up5k']:.0f} MHz on "
             f"the UP5K, {TARGET_MHZ['ecp5-25f']:.0f} MHz on the ECP5-25F (✓ met, ✗ missed; marked on every "
-            f"row as a yardstick).{(chr(10) * 2 + summary) if summary else ''}\n\n{table}\n")
+            f"row as a yardstick).{(chr(10) * 2 + summary) if summary else ''}")
 
 
 def write_section(doc: Path, body: str) -> None:

@@ -102,7 +102,7 @@ def _table(fn) -> int:
     return sum(1 << k for k in range(16) if fn(k & 1, k >> 1 & 1, k >> 2 & 1, k >> 3 & 1))
 
 
-#: docs/performance.md "Router area and clock": a 4:1 mux of d0..d3 by a binary select (s1 s0) in two LUT4s
+#: docs/decisions/one-cycle-router-clock.md: a 4:1 mux of d0..d3 by a binary select (s1 s0) in two LUT4s
 #: (ABC maps the six-input function to three): t = s1 ? s0 : (s0 ? d1 : d0); out = s1 ? (t ? d3 : d2) : t.
 #: The late inputs first (the selects from the arbiter, then t): ``lut4`` puts them on the fastest pins
 MUX4_T = _table(lambda s0, s1, d0, d1: s0 if s1 else (d1 if s0 else d0))
@@ -130,7 +130,7 @@ def lut_onehot_mux(m: Module, pairs, name: str, prim: tuple | None):
     sources as the two-LUT4 4:1 mux per bit (``MUX4_T``, ``MUX4_OUT``) on that index. Primitives because
     ABC folds the two-LUT form back into three or four LUT4s. Any other count is ``onehot_mux``: ABC's
     2:1 and 3:1 are one and two LUT4s per bit already, and the form inside a 5:1 (the local output) cost
-    the UP5K router about 5 MHz (docs/performance.md "Router area and clock")."""
+    the UP5K router about 5 MHz (docs/decisions/one-cycle-router-clock.md)."""
     if len(pairs) != 4:
         return onehot_mux(pairs)
     sel, data = [Value.cast(s) for s, _ in pairs], [Value.cast(v) for _, v in pairs]
@@ -184,3 +184,11 @@ def fix_bits(v, fixed):
     docs/router.md "Fixed route bits"."""
     v = Value.cast(v)
     return v if not fixed else (v & ~Const(fixed[0], len(v))) | (fixed[1] & fixed[0])
+
+
+def inline(elaboratable, platform) -> Module:
+    """``elaboratable``'s module to extend in place: its logic one hierarchy level up, in the caller's module
+    rather than a submodule of it (marked used, as ``Fragment.get`` marks what it elaborates)."""
+    m = elaboratable.elaborate(platform)
+    elaboratable._MustUse__used = True
+    return m

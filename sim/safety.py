@@ -1,4 +1,4 @@
-"""Safety levels of seed 002 (J. Wu, "Optimal Broadcasting in Injured Hypercubes Using Directed Safety
+"""Wu's safety levels (J. Wu, "Optimal Broadcasting in Injured Hypercubes Using Directed Safety
 Levels"): SL(1) (Definition 2), SL(2) (Sec. 3.2), DSL(1) with the adjustment process, ADSL and the global
 safety level GSL (Sec. 3.3), DSL(2) (Sec. 3.4), and the exact r-node test ``Opt`` (Sec. 1, 2.2).
 
@@ -375,11 +375,11 @@ def compute_all(faults: FaultSet) -> dict[str, Levels]:
 
 
 # ---- the exact r-node test (Opt) ------------------------------------------------------------------------
-def r_nodes(NF: np.ndarray, LF: np.ndarray) -> np.ndarray:
-    """Exact r-node set ``[B, N]`` (Sec. 2.2): u is an r-node of the subcube through u with free
-    dimensions R iff u is non-faulty and R can be split one dimension d at a time so that each split-off
-    half (u^d with the remaining free dimensions) either holds no non-faulty node, or is reached over a
-    non-faulty link and u^d is an r-node of it. Dynamic programming over (node, R): O(4^n n) per fault
+def r_table(NF: np.ndarray, LF: np.ndarray) -> list[np.ndarray]:
+    """``r[S][b, v]``: v is an r-node of the subcube through v whose free dimensions are the mask S
+    (Sec. 2.2): v is non-faulty and S can be split one dimension d at a time so that each split-off
+    half (v^d with the remaining free dimensions) either holds no non-faulty node, or is reached over a
+    non-faulty link and v^d is an r-node of it. Dynamic programming over (node, S): O(4^n n) per fault
     set, exact for every n (the analysis runs it up to ``OPT_MAX_N``)."""
     NF = np.asarray(NF, bool)
     LF = np.asarray(LF, bool)
@@ -390,7 +390,7 @@ def r_nodes(NF: np.ndarray, LF: np.ndarray) -> np.ndarray:
     ok = ~NF
     full = (1 << n) - 1
     empty = [None] * (full + 1)      # empty[S][b, v]: subcube (v, S) holds no non-faulty node
-    r = [None] * (full + 1)          # r[S][b, v]: v is an r-node of subcube (v, S)
+    r = [None] * (full + 1)
     g = [None] * (full + 1)          # g[S][b, v]: the split exists (v's own status aside)
     empty[0], r[0], g[0] = NF, ok, np.ones_like(ok)
     for S in range(1, full + 1):
@@ -405,8 +405,25 @@ def r_nodes(NF: np.ndarray, LF: np.ndarray) -> np.ndarray:
                 acc |= child & g[S2]
         g[S] = acc
         r[S] = ok & acc
-        # free what no larger mask needs any more is not worth the bookkeeping for n <= OPT_MAX_N
-    return r[full]
+    return r
+
+
+def r_nodes(NF: np.ndarray, LF: np.ndarray) -> np.ndarray:
+    """Exact r-node set ``[B, N]``: r-nodes of the whole cube (:func:`r_table`)."""
+    r = r_table(NF, LF)
+    return r[-1]
+
+
+def r_levels(NF: np.ndarray, LF: np.ndarray) -> np.ndarray:
+    """``[B, N]``: the largest k such that v is an r-node of every subcube of dimension <= k through v
+    (0 for a faulty node) -- what a safety level k promises (Wu, Sec. 1: 'a spanning incomplete binomial
+    tree rooted at u in any m-subcube (m <= l) containing u'), computed exactly."""
+    r = r_table(NF, LF)
+    n = int(len(r)).bit_length() - 1
+    level = np.where(r[0], n, 0)
+    for S in range(1, len(r)):
+        level = np.where(r[0] & ~r[S], np.minimum(level, bin(S).count("1") - 1), level)
+    return level
 
 
 def r_node_order(faults: FaultSet, u: int, free: int | None = None) -> dict | None:

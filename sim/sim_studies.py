@@ -2,8 +2,8 @@
 docs/simulator.md).
 
 * :func:`enhanced_density`: measured traffic density per link class of Q(n, k) against eqs (6)-(7) of
-  seed 000 (the skip vs the regular links).
-* :func:`hin_delay`: seed 001's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
+  Tzeng & Wei (the skip vs the regular links).
+* :func:`hin_delay`: Dandamudi & Eager's queueing validation (Figs 8-9): the paper's M/M/1 delay R (eqs 15, 18)
   against the model, with the M/M/1 parameters mapped onto cycles:
 
   - a link moves one flit per cycle; a message of mean length ``Lbar`` flits (exponential: geometric
@@ -11,7 +11,7 @@ docs/simulator.md).
     means one time unit is ``T = mu_CL * Lbar`` cycles;
   - ``lam`` messages per node per time unit is ``lam / T`` messages = ``lam / mu_CL`` flits per node
     per cycle (the offered load);
-  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (seed 001 Sec. IV-A: the ratio *is* the
+  - ``mu_NCL = i mu_CL`` is ``i`` replicated level-2 links (Dandamudi & Eager Sec. IV-A: the ratio *is* the
     number of parallel wires); a message uses lane ``source mod i``;
   - delays in time units times ``T`` are cycles.
 
@@ -21,7 +21,10 @@ docs/simulator.md).
   is of the *queueing* part: the paper's R minus its zero-load value, against the simulated network
   latency minus the simulated zero-load latency. The source queue (one injection port of one flit per
   cycle, which the paper's node does not have) is reported separately.
-* :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12).
+* :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12) at scaled loads;
+  :func:`figure_8b`, :func:`figure_9b` (delay against N), :func:`figure_11` and :func:`figure_12` at the
+  paper's own parameters where the model can run them. :data:`STUDIES` names them for
+  ``cubenoc simulate --study``; :mod:`.study_plots` draws them.
 """
 from __future__ import annotations
 
@@ -36,10 +39,10 @@ from .router_config import RouterConfig
 from .simulator import SimConfig, build_network, simulate_point
 
 
-# ---- seed 000: traffic density per link class ---------------------------------------------------------
+# ---- Tzeng & Wei: traffic density per link class ---------------------------------------------------------
 def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: SimConfig | None = None) -> dict:
     """Measured TD (messages per link per unit time, both directions, one message per node per unit
-    time: seed 000 Sec. IV) of the skip and the regular links with 1-flit packets and the locality
+    time: Tzeng & Wei Sec. IV) of the skip and the regular links with 1-flit packets and the locality
     traffic ``p_l ~ g^-l``, against eqs (6)-(7)."""
     base = cfg or SimConfig(warmup=500, measure=4000, drain=2000)
     cfg = SimConfig(**{**base.__dict__, "traffic": "locality", "traffic_args": {"g": g}, "length": "1"})
@@ -54,17 +57,31 @@ def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: Sim
             "util_skip_max": p.util_max_by_port[n], "util_regular_max": max(p.util_max_by_port[:n])}
 
 
-# ---- seed 001: queueing validation ---------------------------------------------------------------------
+# ---- Dandamudi & Eager: queueing validation ---------------------------------------------------------------------
 def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") -> str:
     if code is None:
         return f"hypercube:n={d + K.bit_length() - 1}"
     return f"hin:d={d},level2=bh,size={K.bit_length() - 1},r={r}" + (f",routing={routing}" if routing != "ecube" else "")
 
 
+_ZERO_LOAD: dict = {}
+
+
+def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
+    """The simulated zero-load network latency of ``spec`` under ``cfg``'s traffic (rate 0.002; it
+    depends on alpha through the hop count), once per network and setting."""
+    key = (spec, cfg.length, cfg.seed, measure, str(cfg.traffic_args))
+    if key not in _ZERO_LOAD:
+        cfg0 = SimConfig(**{**cfg.__dict__, "warmup": 200, "measure": measure})
+        _ZERO_LOAD[key] = simulate_point(spec, 0.002, cfg0).network_latency_mean
+    return _ZERO_LOAD[key]
+
+
 def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
               mean_len: float = 8.0, warmup: int = 2000, measure: int = 20000, seed: int = 1,
-              routing: str = "ecube") -> dict:
-    """One point of Figs 8-9: BH(D) (``code=None``) or BH/BH with K clusters of BH(d)."""
+              routing: str = "ecube", zero_measure: int = 20000) -> dict:
+    """One point of Figs 8-9: BH(D) (``code=None``) or BH/BH with K clusters of BH(d). The zero-load
+    latency is simulated over ``zero_measure`` cycles."""
     ratio = mu_ncl / mu_cl
     r = int(round(ratio))
     if code is not None and abs(ratio - r) > 1e-9:
@@ -95,8 +112,7 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
                     length=f"exp:{mean_len:g}:64", traffic="alpha",
                     traffic_args={"alpha": alpha, "cluster_size": n})
     sim = simulate_point(spec, rate, cfg)
-    cfg0 = SimConfig(**{**cfg.__dict__, "warmup": 200, "measure": 20000})
-    zero = simulate_point(spec, 0.002, cfg0)
+    zero = _zero_load(spec, cfg, zero_measure)
     fin = (lambda x: x * T if math.isfinite(x) else math.inf)
     pk = port_wait(rate, mean_len, 64)
     return {"network": label, "alpha": alpha, "lam": lam, "mu_CL": mu_cl, "mu_NCL": mu_ncl, "T": T,
@@ -105,9 +121,9 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
             "max_util_ours": max(kr["max_util_CL"], kr["max_util_NCL"]),
             "saturated": sim.saturated, "message": sim.message,
             "sim_latency": sim.latency_mean, "sim_network_latency": sim.network_latency_mean,
-            "sim_zero_load": zero.network_latency_mean,
+            "sim_zero_load": zero,
             "Q_port_pk": pk, "Q_model": fin(kr["R"] - kr0["R"]) + pk,
-            "Q_sim": sim.network_latency_mean - zero.network_latency_mean,
+            "Q_sim": sim.network_latency_mean - zero,
             "source_wait": sim.latency_mean - sim.network_latency_mean,
             "sim_link_util_max": sim.link_util_max}
 
@@ -158,3 +174,101 @@ def hin_routing(alphas=(0.5, 0.6, 0.7, 0.8), d: int = 3, K: int = 8, lam: float 
     BH/BH, mu_CL = 1.5, mu_NCL = 3."""
     return [dict(hin_delay("BH/BH", d, K, a, lam, 1.5, 3.0, routing=rt, **kw), routing=rt)
             for a in alphas for rt in routings]
+
+
+# ---- Dandamudi & Eager at the paper's own parameters (delay against N; Figs 11-12) ----------------------
+#: short runs for the default study (a minute or two each on a busy 2-core machine)
+QUICK = {"warmup": 500, "measure": 2500}
+
+
+def _zero_measure(nodes: int) -> int:
+    """Enough zero-load cycles for ~250 packets of mean length 8 at rate 0.002."""
+    return max(3000, 1_000_000 // nodes)
+
+
+def figure_8b(sizes=(5, 6, 7, 8), ds=(3, 2), alpha: float = 0.8, lam: float = 0.5, mu: float = 1.0, **kw) -> list[dict]:
+    """Fig. 8(b): BH against N = 2^D (log2 N = 5..8), alpha = 0.8, mu = 1, clusters of 2^d for the
+    locality. The paper's lambda = 1 is 1 flit/node/cycle on our one injection port, so we run lam
+    (default 0.5, link utilisation half the paper's) and print the paper's R at its own lambda too."""
+    kw = {**QUICK, **kw}
+    rows = []
+    for d in ds:
+        for D in sizes:
+            r = hin_delay(None, d, 2 ** (D - d), alpha, lam, mu, mu, zero_measure=_zero_measure(2 ** D), **kw)
+            r.update({"network": f"BH({D})", "log2N": D, "d": d, "R_paper_own_lambda": H.r_bh(alpha, D, d, 1.0, mu, mu)})
+            rows.append(r)
+    return rows
+
+
+def figure_9b(sizes=(5, 6, 7, 8), alpha: float = 0.8, lam: float = 0.4, **kw) -> list[dict]:
+    """Fig. 9(b): BH/BH against N, alpha = 0.8; d = 3 with mu_CL = 1.2, mu_NCL = 1.5 and d = 2 with
+    mu_CL = mu_NCL = 1.2. A level-2 link of 1.25 mu_CL is not a whole number of wires: d = 3 runs one
+    lane (mu_NCL = mu_CL) and prints the paper's R at 1.25 beside the formula at 1. lam = 0.4 (offered
+    0.33 flits/node/cycle) instead of 1 (0.83, beyond our BH/BH's saturation)."""
+    kw = {**QUICK, **kw}
+    rows = []
+    for d, mu_cl, mu_ncl_paper in ((3, 1.2, 1.5), (2, 1.2, 1.2)):
+        for D in sizes:
+            K = 2 ** (D - d)
+            r = hin_delay("BH/BH", d, K, alpha, lam, mu_cl, mu_cl, zero_measure=_zero_measure(2 ** D), **kw)
+            r.update({"network": f"BH({d})/BH({D - d})", "log2N": D, "d": d, "mu_NCL_paper": mu_ncl_paper,
+                      "R_paper_own_lambda": H.queueing("BH/BH", alpha, d, K, 1.0, mu_cl, mu_ncl_paper)["R"]})
+            rows.append(r)
+    return rows
+
+
+def figure_11(ratios=(1, 2, 3, 4), D: int = 8, d: int = 4, alpha: float = 0.8, lam: float = 1.0, mu_cl: float = 3.0,
+              **kw) -> list[dict]:
+    """Fig. 11 at the paper's d = 4, lambda = 1, mu_CL = 3, alpha = 0.8 (offered 1/3 flit/node/cycle:
+    feasible) on BH(4)/BH(4) (D = 8, 256 nodes) instead of D = 15 (32,768 nodes: hours per point on the
+    model); the paper's LR ratio at D = 15 (its formula) is printed beside."""
+    kw = {**QUICK, "zero_measure": _zero_measure(2 ** D), **kw}
+    rows = hin_replication(ratios, d, 2 ** (D - d), alpha, lam, mu_cl, **kw)
+    for r in rows:
+        r["network"] = f"BH({d})/BH({D - d})"
+        i = r["replication"]
+        r["LR_paper_D15"] = H.lr_ratio("BH/BH", alpha, d, 2 ** (15 - d), lam, mu_cl, i * mu_cl, replication=i)
+    return rows
+
+
+#: Sec. IV-B's simulated delays (time units) for D = 6, d = 3: (alpha, routing) -> R
+PAPER_FIG12 = {(0.5, "random"): 15.2, (0.5, "improved"): 6.3, (0.6, "random"): 5.3, (0.6, "improved"): 3.8}
+
+
+def figure_12(alphas=(0.5, 0.6, 0.8, 1.0), sizes=((3, 8), (2, 2)), lam: float = 1.0,
+              routings=("ecube", "least_used"), **kw) -> list[dict]:
+    """Fig. 12 at the paper's lambda = 1 (mu_CL = 1.5, mu_NCL = 3: 2 level-2 lanes), both of its
+    networks (D = 6, d = 3 and D = 3, d = 2), e-cube against the run-time least-used selection. Delays
+    in the paper's time units (cycles / T); the queueing part Q = R - R(lam -> 0) compares."""
+    kw = {**QUICK, **kw}
+    rows = []
+    for d, K in sizes:
+        D = d + K.bit_length() - 1
+        for a in alphas:
+            for rt in routings:
+                r = hin_delay("BH/BH", d, K, a, lam, 1.5, 3.0, routing=rt, zero_measure=_zero_measure(2 ** D), **kw)
+                r0 = H.queueing("BH/BH", a, d, K, 1e-12, 1.5, 3.0)["R"]
+                quoted = PAPER_FIG12.get((a, "random" if rt == "ecube" else "improved")) if D == 6 else None
+                r.update({"network": f"BH({d})/BH({D - d})", "routing": rt, "log2N": D, "d": d,
+                          "R_sim_units": r["sim_network_latency"] / r["T"] if not r["saturated"] else math.inf,
+                          "Q_sim_units": r["Q_sim"] / r["T"] if not r["saturated"] else math.inf,
+                          "Q_paper_units": r["Q_paper"] / r["T"],
+                          "R_paper_quoted": quoted, "Q_paper_quoted": quoted - r0 if quoted else None})
+                rows.append(r)
+    return rows
+
+
+#: ``cubenoc simulate --study NAME``: what each study reproduces
+STUDIES = {
+    "density": ("Tzeng & Wei eqs (6)-(7): traffic density per link class of Q(6, k)"),
+    "fig8a": ("Dandamudi & Eager Fig. 8(a): BH delay against alpha (lambda scaled to 0.375)"),
+    "fig8b": ("Dandamudi & Eager Fig. 8(b): BH delay against N = 2^5..2^8, alpha 0.8, mu 1 (lambda 0.5)"),
+    "fig9a": ("Dandamudi & Eager Fig. 9(a): BH/BH delay against alpha (lambda scaled to 0.5)"),
+    "fig9b": ("Dandamudi & Eager Fig. 9(b): BH/BH delay against N = 2^5..2^8, alpha 0.8 (lambda 0.4)"),
+    "fig11-d6": ("Dandamudi & Eager Fig. 11 on BH(3)/BH(3): LR ratio against level-2 replication (lambda 0.5)"),
+    "fig11": ("Dandamudi & Eager Fig. 11 at the paper's d = 4, lambda = 1, mu_CL = 3 on 256 nodes (D = 15 beside, by formula)"),
+    "fig12-scaled": ("Dandamudi & Eager Fig. 12 at lambda 0.5, D = 6: e-cube, fixed pick, run-time least used"),
+    "fig12": ("Dandamudi & Eager Fig. 12 at the paper's lambda = 1, D = 6 and D = 3: e-cube vs run-time least used"),
+}
+#: the earlier names
+STUDY_ALIASES = {"8": "fig8a", "9": "fig9a", "11": "fig11-d6", "12": "fig12-scaled"}

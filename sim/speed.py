@@ -1,5 +1,5 @@
-"""Model speed: ``measure`` for ``cubenoc bench sim-speed`` (cubenoc/bench/sim_speed.py; docs/performance.md,
-section "simulate-speed"): simulated network-cycles per second of wall time, Bernoulli uniform traffic of
+"""Model speed: ``measure`` for ``cubenoc bench sim-speed`` (cubenoc/bench/sim_speed.py; docs/performance.md
+"Model speed"): simulated network-cycles per second of wall time, Bernoulli uniform traffic of
 1-flit packets, 4-flit input FIFOs (the simulator benchmark), stimulus generation, table building and
 compilation excluded; ``scaling_point`` for ``cubenoc bench model-speed`` (below).
 """

@@ -6,7 +6,7 @@ Q_n/Q(n, k): T = every address bit (one orbit, representative node 0); MC(k, m):
 (``2**k`` orbits, one per class, representatives ``c << (m * 2**k)``: a cube or cross edge keeps its
 port under a change of the fields). When the routing function commutes with the translation too --
 its header is either relative (the e-cube tag of Algorithms A and C: invariant) or holds the
-destination in a ``dest`` field that moves with the node (metacube, seed 003 Sec. 4.1; ``cdiff``,
+destination in a ``dest`` field that moves with the node (metacube, Li, Peng and Chu Sec. 4.1; ``cdiff``,
 ``pos`` and ``vc`` are class data: invariant) -- then, with ``x = v & T`` and ``r = v ^ x``:
 
 * ``route(v, word) = route(r, word ^ X) ^ X`` on the new word, ``X = x << offset(dest)`` (0 for a

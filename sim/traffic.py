@@ -5,9 +5,9 @@ Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(n
 
 =================  ===========================================================================================
 ``uniform``        uniform over the other N - 1 nodes (as ``bernoulli_traffic`` and BookSim's ``uniform``)
-``locality``       seed 000 Sec. II-A: a given node at Hamming distance l >= 1 with ``p_l = alpha0 g^-l``
+``locality``       Tzeng and Wei Sec. II-A: a given node at Hamming distance l >= 1 with ``p_l = alpha0 g^-l``
                    (:func:`cubenoc.sim.analysis.enhanced_formulas.phi`; g = 1 is uniform); N = 2^n
-``alpha``          seed 001 Sec. III-A: with probability alpha a node of the source's cluster (itself
+``alpha``          Dandamudi and Eager Sec. III-A: with probability alpha a node of the source's cluster (itself
                    included, as the paper allows), otherwise uniform over the nodes of the other clusters
 ``bitcomp``        bit-complement ``d = ~s`` (N = 2^n)
 ``transpose``      swap the high and low halves of the address (N = 2^n, n even)
@@ -19,7 +19,7 @@ Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(n
 =================  ===========================================================================================
 
 Packet lengths (``LengthDist``): ``fixed:L``, ``uniform:A:B`` (inclusive), ``exp:M`` (geometric on
-1, 2, ...: the discrete exponential with mean M, as the memoryless message lengths of seed 001; cut at
+1, 2, ...: the discrete exponential with mean M, as the memoryless message lengths of Dandamudi and Eager; cut at
 ``max`` flits, 16 * M by default).
 
 Injection: each cycle each node creates a packet with probability ``rate / mean_length`` (``rate`` =

@@ -1,6 +1,6 @@
 """The model of the adaptive / fault-aware router (docs/router.md, "Adaptive selection and run-time
-faults"): availability selection (seed 004 Algorithm 2) takes the free candidate, least-used selection
-(seed 001 Sec. IV-B) alternates between equally used links, faults discard unroutable packets whole and
+faults"): availability selection (Parhami and Rakov Algorithm 2) takes the free candidate, least-used selection
+(Dandamudi and Eager Sec. IV-B) alternates between equally used links, faults discard unroutable packets whole and
 never wedge the network, a faulty node refuses injection, routers without a selection are unchanged,
 and the deadlock checker clears the candidate set with its VCs."""
 from __future__ import annotations

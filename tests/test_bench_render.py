@@ -1,4 +1,5 @@
-"""The one renderer of the benchmarks and the writer of docs pages' marked blocks (cubenoc/bench/render.py)."""
+"""The one renderer of the benchmarks, their results files and the docs pages' blocks rendered from them
+(cubenoc/bench/render.py, ``cubenoc bench --render [--check]``)."""
 import csv
 import io
 import json
@@ -36,7 +37,7 @@ def test_render_markdown_json_csv_agree():
         render(ROWS, cols, "xml")
 
 
-def test_publish_prints_one_format_and_writes_the_markdown(tmp_path, capsys):
+def test_publish_prints_one_format_and_writes_the_markdown(tmp_path, capsys, monkeypatch):
     """--format picks what stdout gets; --write always puts the Markdown (with the text around the table)
     in the page's block; tables sharing marks share the block."""
     import argparse
@@ -52,8 +53,66 @@ def test_publish_prints_one_format_and_writes_the_markdown(tmp_path, capsys):
     text = page.read_text()
     assert text.startswith(f"head\n{B}\nCommand: `x`\n\n| network | LUT4 |\n|---|---|\n| Q(4) | 1,098 |") and "old" not in text
     assert f"note\n\n| network | LUT4 |\n|---|---|\n| Q(4) | 1,098 |\n{E}\ntail\n" in text
+    monkeypatch.chdir(tmp_path)
     publish(t1, argparse.Namespace(format="csv", write=None))
     assert capsys.readouterr().out.splitlines() == ["network,lut4", "Q(4),1098", "PDN,900"]     # raw values
+    assert (tmp_path / "build" / "results" / "x.json").exists()      # every run keeps its results
+
+
+def test_write_publishes_a_results_file_and_renders_the_page_from_it(tmp_path, capsys):
+    """--write PAGE: the results file beside the page holds the rows, the command, date, machine and tool
+    versions; the page's block is that file's rendering, and a hand edit of the page fails the check."""
+    import argparse
+
+    from cubenoc.bench.render import Table, publish, render_results
+    page = tmp_path / "p.md"
+    page.write_text(f"head\n{B}\nold\n{E}\ntail\n")
+    cols = {"network": "network", "lut4": ("LUT4", lambda r: f"{r['lut4']:,}")}
+    publish(Table(ROWS, cols, before="Command: `x`", marks=(B, E)), argparse.Namespace(format="md", write=str(page)))
+    capsys.readouterr()
+    data = json.loads((tmp_path / "results" / "x.json").read_text())
+    assert data["page"] == "p.md" and data["marks"] == [B, E] and data["tables"][0]["rows"] == ROWS
+    assert data["tables"][0]["cells"] == [["Q(4)", "1,098"], ["PDN", "900"]]
+    assert set(data) >= {"command", "date", "machine", "tools"} and data["tools"]["python"]
+    assert render_results(tmp_path, check=True) == []
+    page.write_text(page.read_text().replace("1,098", "1,099"))              # a hand edit
+    problems = render_results(tmp_path, check=True)
+    assert len(problems) == 1 and "differs from" in problems[0]
+    render_results(tmp_path)                                                 # --render puts the data back
+    assert "1,098" in page.read_text() and render_results(tmp_path, check=True) == []
+
+
+def test_every_docs_table_block_is_its_results_file():
+    """``cubenoc bench --render --check`` on this checkout: every page block with a results file in
+    docs/results/ is that file's rendering, and every results file names its command and provenance."""
+    from cubenoc.bench import DOCS
+    from cubenoc.cli import main
+    assert main(["bench", "--render", "--check"]) == 0
+    files = sorted((DOCS / "results").glob("*.json"))
+    assert len(files) >= 15
+    for f in files:
+        data = json.loads(f.read_text())
+        assert data["command"] and data["date"] and data["machine"] and data["tools"], f.name
+        assert all(len(row) == len(t["headings"]) for t in data["tables"] for row in t["cells"]), f.name
+
+
+def test_check_exits_1_when_a_page_is_edited_by_hand(tmp_path, capsys):
+    import shutil
+
+    from cubenoc.bench import DOCS
+    from cubenoc.cli import main
+    shutil.copytree(DOCS / "results", tmp_path / "results")
+    shutil.copy(DOCS / "performance.md", tmp_path / "performance.md")
+    for f in (tmp_path / "results").glob("*.json"):                     # only this page's blocks
+        if json.loads(f.read_text())["page"] != "performance.md":
+            f.unlink()
+    assert main(["bench", "--render", "--check", "--docs", str(tmp_path)]) == 0
+    page = tmp_path / "performance.md"
+    page.write_text(page.read_text().replace("| **0.795** |", "| **0.800** |", 1))
+    assert main(["bench", "--render", "--check", "--docs", str(tmp_path)]) == 1
+    assert "bench throughput" in capsys.readouterr().err
+    assert main(["bench", "--render", "--docs", str(tmp_path)]) == 0
+    assert main(["bench", "--render", "--check", "--docs", str(tmp_path)]) == 0
 
 
 def test_published_tables_render_back_identically():
@@ -88,3 +147,26 @@ def test_command_lists_what_differs_from_the_defaults():
     assert cmd("--json", "--loads", "0.5", "1", "--queues", "fifo", "--window", "300") == \
         "cubenoc bench throughput --n 6 --k 0 --loads 0.5 1 --window 300 --queues fifo"
     assert cmd("--network", "pdn13", "--depth", "2") == "cubenoc bench throughput --network pdn13 --depth 2"
+
+
+def test_performance_headline_figures_are_cells_of_the_results():
+    """Every number in the value column of docs/performance.md's headline table is a figure of some table
+    rendered from docs/results/ (the headline cannot drift from the data it summarises)."""
+    import re
+
+    from cubenoc.bench import DOCS
+    page = (DOCS / "performance.md").read_text()
+    head = page.split("## Headline", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[2] for line in head.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    number = r"\d[\d,]*\.?\d*"
+    cells = set()
+    for f in (DOCS / "results").glob("*.json"):
+        for t in json.loads(f.read_text())["tables"]:
+            for row in t["cells"]:
+                for c in row:
+                    cells.update(re.findall(number, c))
+    figures = [x for v in rows for x in re.findall(number, re.sub(r"\b(h \+ 1|Q\(\d, \d\)|Q_\d+|\d-flit|W = \d+|"
+                                                                    r"\d+ ports|\d+,000 cycles|\d-cube)", "", v))]
+    assert len(figures) >= 15
+    missing = [x for x in figures if x not in cells]
+    assert not missing, missing

@@ -1,7 +1,7 @@
 """Every ``cubenoc bench NAME`` runs at its smallest size: the benchmark package's modules are
 commands, and each one is exercised here end to end in one run: ``--format json`` on stdout (parsed, a
-known row checked) and the Markdown of the same tables (what ``--format md`` and ``--write`` print,
-checked for a known table line)."""
+known row checked), the Markdown of the same tables (what ``--format md`` and ``--write`` print,
+checked for a known table line) and the results file the run writes (the same rows)."""
 from __future__ import annotations
 
 import importlib
@@ -45,18 +45,24 @@ def test_every_benchmark_has_a_smoke_case():
 
 
 @pytest.mark.parametrize("name", sorted(SMALLEST))
-def test_benchmark_runs_at_its_smallest_size_in_md_and_json(name, capsys, monkeypatch):
+def test_benchmark_runs_at_its_smallest_size_in_md_and_json(name, capsys, monkeypatch, tmp_path):
     argv, line, (key, value) = SMALLEST[name]
     mod = importlib.import_module(f"cubenoc.bench.{BENCHES[name][0]}")
     tables = []
 
-    def keep(t, args):
+    def keep(t, args, *command):
         tables.extend(t if isinstance(t, list) else [t])
-        return real(t, args)
+        return real(t, args, *command)
     real = mod.publish
     monkeypatch.setattr(mod, "publish", keep)
+    monkeypatch.chdir(tmp_path)
     assert main(["bench", name, *argv, "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     rows = out if isinstance(out, list) else [r for rs in out.values() for r in rs]
     assert rows and any(r.get(key) == value for r in rows), rows
     assert line in "\n\n".join(t.markdown() for t in tables)
+    # and the run's results file (build/results/) holds the same rows, with its command and provenance
+    saved = [json.loads(f.read_text()) for f in (tmp_path / "build" / "results").glob("*.json")]
+    assert saved and all(s["command"].startswith(f"cubenoc bench {name}") and s["tools"] for s in saved)
+    assert sorted(json.dumps(r, sort_keys=True, default=str) for s in saved for t in s["tables"] for r in t["rows"]) \
+        == sorted(json.dumps(r, sort_keys=True, default=str) for r in json.loads(json.dumps(rows, default=str)))

@@ -1,6 +1,6 @@
 """Fault-injection buttons of the board demo (boards/safety_demo.py): the button inputs are driven in
 amaranth.sim and the levels the panel shows, and those the UART line reports, equal sim/safety.py's
-SL(1) for the same faults (seed 002, Definition 2)."""
+SL(1) for the same faults (Wu, Definition 2)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,8 +1,8 @@
 """Broadcast forks in the model (docs/router.md "Broadcast and multicast") and their deadlock check.
 
 * zero load, from every source: every node but the source ejects one copy, the last at accept +
-  steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2), seed 000 Theorem 3; metacube Sec. 4.2:
-  (m+1) 2**k + k - 1, seed 003 Theorem 3; PDN Algorithm 3: 2 steps);
+  steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2), Tzeng & Wei Theorem 3; metacube Sec. 4.2:
+  (m+1) 2**k + k - 1, Li, Peng & Chu Theorem 3; PDN Algorithm 3: 2 steps);
 * the channel dependency graph with fork edges (sim/deadlock.py) is acyclic exactly where the model
   drains loaded broadcast traffic, and the cycles it finds (Algorithm D when floor((n-k)/2) >= 2 and
   k >= 1; metacube in one VC) are real: the model deadlocks there;
@@ -24,10 +24,10 @@ from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import StimulusBuilder, random_traffic
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
-from cubenoc.sim.routing.pdn import ObliviousPDNRouting
+from cubenoc.sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRouting
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.topology.metacube import Metacube
-from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN
 
 
 def network(name):
@@ -41,22 +41,27 @@ def network(name):
     if kind == "mc":
         t = Metacube(int(p[0]), int(p[1]))
         return t, MetacubeRouting(t, vcs=False)
+    if kind == "h2":                                 # H^2 of the PDN on the set p
+        t = ProductPDN([tuple(int(x) for x in p)] * 2)
+        return t, DimensionOrderPDNRouting(t)
     t = PerfectDifferenceNetwork(tuple(int(x) for x in p))
     return t, ObliviousPDNRouting(t)
 
 
 ZERO_LOAD = ["q_3", "q_4", "q_5", "e_3_1", "e_4_0", "e_4_1", "e_5_0", "e_5_1", "e_6_2", "mc_1_1", "mc_1_2", "mc_2_1",
-             "pdn_0_1_3", "pdn_0_1_3_9"]
+             "pdn_0_1_3", "pdn_0_1_3_9", "h2_0_1", "h2_0_1_3"]
 
 
 def paper_steps(topo) -> int:
     if isinstance(topo, EnhancedHypercube):
-        return topo.k + -(-(topo.n - topo.k) // 2)          # seed 000 Theorem 3
+        return topo.k + -(-(topo.n - topo.k) // 2)          # Tzeng & Wei Theorem 3
     if isinstance(topo, Hypercube):
         return topo.n                                        # Algorithm B: log2 N
     if isinstance(topo, Metacube):
-        return theorem3_steps(topo.k, topo.m)                # seed 003 Theorem 3
-    return 2                                                 # seed 004 Algorithm 3
+        return theorem3_steps(topo.k, topo.m)                # Li, Peng & Chu Theorem 3
+    if isinstance(topo, ProductPDN):                         # H^2: "a total of four steps" (Sec. 4);
+        return 2 * len(topo.dims) if topo.dims[0].delta >= 2 else len(topo.dims)   # {0,1} = K_3: 1 each
+    return 2                                                 # Parhami & Rakov Algorithm 3
 
 
 @pytest.mark.parametrize("name", ZERO_LOAD)
@@ -98,7 +103,7 @@ def test_metacube_rule_is_the_schedule():
 
 LOADED = {  # name: the fork dependency graph is acyclic (and the model drains under load)
     "q_3": True, "q_4": True, "e_3_1": True, "e_4_0": True, "e_4_1": True, "e_5_0": True, "pdn_0_1_3": True,
-    "pdn_0_1_3_9": True, "e_5_1": False, "mc_1_1": False,
+    "pdn_0_1_3_9": True, "e_5_1": False, "mc_1_1": False, "h2_0_1": True,
 }
 
 

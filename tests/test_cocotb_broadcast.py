@@ -1,11 +1,11 @@
 """cocotb (Verilator): routers with broadcast forks (docs/router.md "Broadcast and multicast") equal the
 model cycle for cycle, and the papers' broadcast step counts hold in the Verilog's own trace: a lone
 broadcast's last copy ejects at cycle accept + steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2),
-seed 000 Theorem 3; metacube: (m+1) 2**k + k - 1, seed 003 Theorem 3; PDN Algorithm 3: 2), every node but
+Tzeng and Wei Theorem 3; metacube: (m+1) 2**k + k - 1, Li, Peng and Chu Theorem 3; PDN Algorithm 3: 2), every node but
 the source ejects exactly one copy, payload bit for bit. Loaded scenarios (random unicast + broadcast,
 random ejection backpressure, multi-flit broadcasts) run where the fork dependency graph is acyclic
 (tests/test_broadcast_model.py checks which). Fast: every algorithm at its smallest network (Q_3 for
-B, Q(3, 1) for D, PDN {0, 1, 3} for Algorithm 3, MC(1, 1) for the metacube); the larger ones are slow."""
+B, Q(3, 1) for D, PDN {0, 1, 3} for Algorithm 3, {0, 1}^2 for the H^2 broadcast, MC(1, 1) for the metacube); the larger ones are slow."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,14 +15,14 @@ from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.broadcast.fork import BROADCAST_DEST
 from cubenoc.sim.broadcast.hypercube import BinomialBroadcast, EnhancedBroadcast
 from cubenoc.sim.broadcast.metacube import MetacubeBroadcast
-from cubenoc.sim.broadcast.pdn import PDNBroadcast
+from cubenoc.sim.broadcast.pdn import PDNBroadcast, ProductPDNBroadcast
 from cubenoc.sim.model.stimulus import StimulusBuilder, random_traffic
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
-from cubenoc.sim.routing.pdn import ObliviousPDNRouting
+from cubenoc.sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRouting
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.topology.metacube import Metacube
-from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN
 from cubenoc.tb.verify import verify_network
 
 
@@ -40,9 +40,14 @@ def _pdn(pds):
     return t, ObliviousPDNRouting(t), PDNBroadcast(t)
 
 
+def _h2(pds):
+    t = ProductPDN([pds, pds])
+    return t, DimensionOrderPDNRouting(t), ProductPDNBroadcast(t)
+
+
 # name: (builder, loaded scenarios too (the fork dependency graph is acyclic), fast). The names say the
 # algorithm: alg_b_* = Algorithm B (binomial), alg_d_* = Algorithm D (enhanced hypercube Q(n, k)),
-# pdn_alg3_* = PDN Algorithm 3, metacube_* = the metacube broadcast (seed 003 Sec. 4.2). Every algorithm
+# pdn_alg3_* = PDN Algorithm 3, metacube_* = the metacube broadcast (Li, Peng and Chu Sec. 4.2). Every algorithm
 # runs at its smallest network in the fast set (tests/test_variant_coverage.py checks that it stays so).
 CASES = {
     "alg_b_q3": (lambda: _hc(Hypercube(3), BinomialBroadcast), True, True),
@@ -56,6 +61,10 @@ CASES = {
     "alg_d_q5k1": (lambda: _hc(EnhancedHypercube(5, 1), EnhancedBroadcast), False, False),   # 2-cycle: docs/deadlock.md
     "pdn_alg3_pdn7": (lambda: _pdn((0, 1, 3)), True, True),
     "pdn_alg3_pdn13": (lambda: _pdn((0, 1, 3, 9)), True, False),
+    # H^2 (Parhami & Rakov Sec. 4): Algorithm 3 in the rows, each copy starting it in its column; {0,1}^2
+    # (3 x 3) takes 1 + 1 steps, {0,1,3}^2 the paper's 4
+    "pdn_h2_pdn3x3": (lambda: _h2((0, 1)), True, True),
+    "pdn_h2_pdn7x7": (lambda: _h2((0, 1, 3)), True, False),
     "metacube_mc11": (lambda: _mc(1, 1), False, True),      # class cycle in one VC: docs/deadlock.md
     "metacube_mc12": (lambda: _mc(1, 2), False, False),
 }

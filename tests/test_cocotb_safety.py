@@ -1,5 +1,5 @@
 """cocotb (Verilator) on whole SafetyNetworks: fault inputs switched at run time, levels sampled every
-cycle and compared with sim/safety.py (seed 002).
+cycle and compared with sim/safety.py (Wu).
 
 * 4-cube, all four models (SL(1), SL(2), DSL(1), DSL(2)): every set of up to 3 faults (nodes, links and
   mixed: 18,472 sets) one after another in one run. Per set: switched on the settled network, every

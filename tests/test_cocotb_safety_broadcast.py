@@ -1,4 +1,4 @@
-"""cocotb (Verilator): the safety-level broadcast through the routers (seed 002 Sec. 2.2, 2.3;
+"""cocotb (Verilator): the safety-level broadcast through the routers (Wu Sec. 2.2, 2.3;
 docs/safety_hw.md "Safety-level broadcast through the routers"). Per random fault set (node, link,
 mixed) the bench drives the fault inputs of :class:`~cubenoc.rtl.safety.broadcast_net.SafetyBroadcastNetwork`
 from cycle 0, the level units settle (n - 1 rounds), then a broadcast from every non-faulty node in turn

@@ -1,5 +1,6 @@
-"""docs/router.md runs as written: the packet-order measure ("Packet order between one source and one
-destination") and the worked example of "Simulating the generated Verilog with your own test bench"."""
+"""The docs' code runs as written: docs/router.md's packet-order measure ("Packet order between one source
+and one destination"), docs/families.md's hop table ("Routes and hop counts") and docs/tutorial.md's own
+cocotb bench ("Your own cocotb bench")."""
 import re
 import subprocess
 import sys
@@ -9,12 +10,13 @@ from pathlib import Path
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.cli import main
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "router.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
-def doc_block(name: str) -> str:
-    """The ```python block after ``<!-- docs-block: name -->`` in docs/router.md."""
-    blocks = dict(re.findall(r"<!-- docs-block: (\S+) -->\n\s*```python\n(.*?)\n\s*```", DOC.read_text(), re.S))
+def doc_block(name: str, page: str = "router.md") -> str:
+    """The ```python block after ``<!-- docs-block: name -->`` in a docs page."""
+    blocks = dict(re.findall(r"<!-- docs-block: (\S+) -->\n\s*```python\n(.*?)\n\s*```", (DOCS / page).read_text(),
+                             re.S))
     return textwrap.dedent(blocks[name])
 
 
@@ -39,7 +41,7 @@ def test_packet_order_kept_by_fixed_routes_not_by_run_time_selection():
 
 def test_hop_table_block():
     ns: dict = {}
-    exec(doc_block("hops"), ns)
+    exec(doc_block("hops", "families.md"), ns)
     hops = ns["HOPS"]
     assert hops["Q_4"][1] == 4 and hops["Q(4,1)"][1] == 3       # n; k + ceil((n-k)/2) (Theorem 2)
     assert hops["PDN"][1] == 2 and hops["PDN availability"][1] == 2
@@ -48,8 +50,8 @@ def test_hop_table_block():
 def test_own_bench_worked_example(tmp_path):
     """The two files of the worked example, on `cubenoc generate hypercube --n 2`: the bench's asserts
     (h + 1 = 3 cycles for 2 hops, the tail one cycle later, the data unchanged) pass on the Verilog."""
-    (tmp_path / "test_my_noc.py").write_text(doc_block("test_my_noc.py"))
-    (tmp_path / "run_my_noc.py").write_text(doc_block("run_my_noc.py"))
+    (tmp_path / "test_my_noc.py").write_text(doc_block("test_my_noc.py", "tutorial.md"))
+    (tmp_path / "run_my_noc.py").write_text(doc_block("run_my_noc.py", "tutorial.md"))
     out = tmp_path / "out"
     assert main(["generate", "hypercube", "--n", "2", "-o", str(out)]) in (0, None)
     proc = subprocess.run([sys.executable, "run_my_noc.py", "out"], cwd=tmp_path, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Seed 000 analysis: eqs. (1)-(8) against BFS and Algorithm C traversal counting, Theorems 1-2, the
+"""Enhanced hypercube analysis (Tzeng and Wei): eqs. (1)-(8) against BFS and Algorithm C traversal counting, Theorems 1-2, the
 prose claims of Secs. II-IV, Tables I-II against the printed values, and the CLI."""
 import json
 import math

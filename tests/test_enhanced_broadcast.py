@@ -1,4 +1,4 @@
-"""Seed 000 broadcast: Algorithm B (Sec. II-B) and Algorithm D (Sec. V, Theorem 3), every n <= 8, every k,
+"""Enhanced hypercube broadcast (Tzeng and Wei): Algorithm B (Sec. II-B) and Algorithm D (Sec. V, Theorem 3), every n <= 8, every k,
 every source -- exhaustive, although Q_n and Q(n, k) are Cayley graphs of Z_2^n and both algorithms decide
 by port number only, so the trace from any source is the trace from node 0 XORed with the source
 (checked below too)."""

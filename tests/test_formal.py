@@ -133,7 +133,7 @@ def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
 def test_broadcast_router_with_depth_1_fifos_holds_its_offer(tmp_path):
     """Found by this proof: with depth-1 FIFOs a downstream FIFO can be full one cycle and empty the next,
     and a fork then took a link output whose unicast offer was stalled, replacing it. A fork now waits
-    while any output holds a stalled offer (router.py _broadcast_selector, the model's bc.stall mask)."""
+    while any output holds a stalled offer (rtl/router/fork_select.py, the model's bc.stall mask)."""
     from cubenoc.rtl.formal.router import RouterHarness
     from cubenoc.sim.broadcast.fork import broadcast_algorithm_for
     t, r = _q2()

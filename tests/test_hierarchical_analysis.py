@@ -1,4 +1,4 @@
-"""Seed 001 analysis: eqs 1-21 against the explicit graph, the paper's quoted numbers, and the CLI."""
+"""Hierarchical network analysis (Dandamudi and Eager): eqs 1-21 against the explicit graph, the paper's quoted numbers, and the CLI."""
 import json
 import math
 

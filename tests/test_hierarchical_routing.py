@@ -1,4 +1,4 @@
-"""Seed 001 routing: every pair delivered, shortest within the hierarchy (= BFS on the HIN) for BH/BR/CC,
+"""Hierarchical routing (Dandamudi and Eager): every pair delivered, shortest within the hierarchy (= BFS on the HIN) for BH/BR/CC,
 the CCC sweep against BFS, Sec. IV-B balancing, and the deadlock checker with and without VCs."""
 import numpy as np
 import pytest

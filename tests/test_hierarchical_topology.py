@@ -1,4 +1,4 @@
-"""Seed 001 HINs: wiring, link counts against eqs (1), (6), (9), (11), (13), degrees, addresses, errors."""
+"""Hierarchical networks (Dandamudi and Eager): wiring, link counts against eqs (1), (6), (9), (11), (13), degrees, addresses, errors."""
 import networkx as nx
 import pytest
 
@@ -25,7 +25,7 @@ def test_level2_families_wiring(topo):
 
 
 def paper_link_cost(code, D, d, dc=None):
-    """Eqs (1), (6), (9), (11), (13) of seed 001."""
+    """Eqs (1), (6), (9), (11), (13) of Dandamudi and Eager."""
     return {"BH": D * 2 ** (D - 1),
             "BH/BH": d * 2 ** (D - 1) + (D - d) * 2 ** (D - d - 1),
             "BH/BR": 2 ** (D - d) * (d * 2 ** (d - 1) + 1),

@@ -1,4 +1,4 @@
-"""MC(k, m) of seed 003: wiring, notation, Tables 1-2 against BFS, Sec. 4.1 routing, deadlock, broadcast."""
+"""MC(k, m) of Li, Peng and Chu: wiring, notation, Tables 1-2 against BFS, Sec. 4.1 routing, deadlock, broadcast."""
 import itertools
 import random
 import re

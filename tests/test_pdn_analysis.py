@@ -1,4 +1,4 @@
-"""Seed 004: Table 1, Table 2, Theorems 3-5 by computation, and `cubenoc analyze pdn`."""
+"""Perfect difference networks (Parhami and Rakov): Table 1, Table 2, Theorems 3-5 by computation, and `cubenoc analyze pdn`."""
 import json
 import math
 

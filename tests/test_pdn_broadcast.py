@@ -1,4 +1,4 @@
-"""Seed 004 Sec. 4: Algorithms 3-6 and the Theorem 1 emulation, replayed step by step."""
+"""Parhami and Rakov Sec. 4: Algorithms 3-6 and the Theorem 1 emulation, replayed step by step."""
 import random
 
 import pytest

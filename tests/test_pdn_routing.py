@@ -1,4 +1,4 @@
-"""Seed 004 Sec. 3: Algorithm 1/2 routing, bipartite and dimension-order routing, against BFS and the
+"""Parhami and Rakov Sec. 3: Algorithm 1/2 routing, bipartite and dimension-order routing, against BFS and the
 deadlock checker (Theorem 2), with the VC assignments that make the cyclic cases acyclic."""
 import pytest
 

@@ -1,4 +1,4 @@
-"""Seed 004: perfect difference sets, the registry, and the PDN topologies (basic, 0-free, bipartite, products)."""
+"""Perfect difference networks (Parhami and Rakov): perfect difference sets, the registry, and the PDN topologies (basic, 0-free, bipartite, products)."""
 import itertools
 
 import pytest

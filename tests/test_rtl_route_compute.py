@@ -1,6 +1,6 @@
 """The route-compute and injection units in gates against sim/routing, exhaustively (amaranth.sim).
 
-Seed 000 Sec. VI-B: bit w first, then the highest set bit, a zero tag ejects; Algorithm C at injection.
+Tzeng and Wei Sec. VI-B: bit w first, then the highest set bit, a zero tag ejects; Algorithm C at injection.
 Every tag value for every Q_n and Q(n, k) with n <= 6; every destination from a spread of sources.
 """
 import pytest

@@ -1,7 +1,7 @@
 """The safety-level unit in gates (amaranth.sim) against sim/safety.py's local rules: every neighbour
 level combination for SL(1)/SL(2) and every relevant-level combination for DSL(1)/DSL(2) (n = 3, 4),
 the adjustment and global level on random matrices, and a small network against ``compute``.
-Seed 002: Definition 2, Sec. 3.2-3.4."""
+Wu: Definition 2, Sec. 3.2-3.4."""
 import itertools
 
 import numpy as np

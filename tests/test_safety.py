@@ -1,4 +1,4 @@
-"""Seed 002 safety levels: the local rules, hand-checkable cases, the round bounds, safe => r-node."""
+"""Safety levels (Wu): the local rules, hand-checkable cases, the round bounds, safe => r-node."""
 import itertools
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Safety-level broadcast (seed 002 Sec. 2.2): exactly one copy per non-faulty node over shortest paths."""
+"""Safety-level broadcast (Wu Sec. 2.2): exactly one copy per non-faulty node over shortest paths."""
 import random
 
 import pytest

@@ -1,5 +1,5 @@
 """The safety-level broadcast fork unit (rtl/safety/fork.py) in amaranth.sim against
-``sim.broadcast.safety.fork`` (seed 002 Sec. 2.2): on every fault set of up to 2 faults (n = 3, 4) and
+``sim.broadcast.safety.fork`` (Wu Sec. 2.2): on every fault set of up to 2 faults (n = 3, 4) and
 random larger node/link/mixed sets (n = 4, 5), for every node and every tag that occurs in a real
 broadcast, the unit's outputs equal the Python decision; played as a broadcast, the unit's answers give
 every non-faulty node exactly one copy over a shortest path, from safe sources and via the hand-over.
@@ -205,7 +205,7 @@ def test_random_larger_sets_n4_n5(model):
 def test_handoff_is_exercised():
     """The hand-over path is really taken on the unit: an unsafe source's origin decision is one
     port with handoff = 1, and the neighbour's answer keeps a copy and sends one nocopy copy back."""
-    fs = FaultSet.parse(4, "0000,1101", "0110-0111,1000-1010,1010-1110")      # seed 002 Fig. 2(b)
+    fs = FaultSet.parse(4, "0000,1101", "0110-0111,1000-1010,1010-1110")      # Wu Fig. 2(b)
     alg = SafetyBroadcast(fs, "DSL2")
     layout = alg.layout
     src = 4                                   # 0010 in the paper's notation: GSL 1 under DSL(2)

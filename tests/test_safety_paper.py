@@ -1,4 +1,4 @@
-"""Seed 002's worked examples: Figure 1, the Figure 2 recovery search, Table 1, the SL(2) list of Sec. 3.2."""
+"""Wu's worked examples: Figure 1, the Figure 2 recovery search, Table 1, the SL(2) list of Sec. 3.2."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Issue 17: streamed runs (memory flat in the run length), the table-free e-cube model for 2^20 nodes,
+"""Large networks: streamed runs (memory flat in the run length), the table-free e-cube model for 2^20 nodes,
 trace-driven traffic and the Dask sweep."""
 import numpy as np
 import pytest

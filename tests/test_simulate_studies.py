@@ -1,4 +1,4 @@
-"""Issue 6 studies on the model: seed 000 eqs (6)-(7) per link class, seed 001 queueing validation."""
+"""The papers' studies on the model: Tzeng and Wei eqs (6)-(7) per link class, Dandamudi and Eager queueing validation."""
 import pytest
 
 from cubenoc.sim import sim_studies as St
@@ -17,7 +17,7 @@ def test_measured_traffic_density_matches_eqs_6_7(k, g):
 
 @pytest.mark.parametrize("k", [0, 1, 2, 3])
 def test_the_skip_is_never_the_bottleneck(k):
-    """Seed 000's claim, measured: under uniform traffic up to high load the busiest skip channel carries
+    """Tzeng and Wei's claim, measured: under uniform traffic up to high load the busiest skip channel carries
     no more than the busiest regular channel (k = 0: equal by symmetry, up to noise)."""
     for rate in (0.2, 0.5):
         r = St.enhanced_density(6, k, 1.0, rate, SimConfig(warmup=300, measure=3000, drain=3000))

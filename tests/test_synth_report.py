@@ -44,7 +44,7 @@ def test_every_family_has_its_shapes_and_node_counts():
         assert len({s.router.shape_key for s in got}) == len(got), label     # one per Verilog module
         for s in got:
             assert s.ports == topo.num_ports(s.node) + 1 and s.router.num_vcs == routing.num_vcs
-    # PDN of order delta: 2*delta + 1 ports on every node (Definition 1 of seed 004)
+    # PDN of order delta: 2*delta + 1 ports on every node (Definition 1 of Parhami and Rakov)
     for label, delta in (("PDN {0,1,3} (7)", 2), ("PDN {0,1,3,9} (13)", 3), ("PDN {0,1,3,8,12,18} (31)", 5)):
         assert [(s.ports, s.nodes) for s in by_net[label]] == [(2 * delta + 1, {2: 7, 3: 13, 5: 31}[delta])]
     # BH(3)/BH(2): 4 clusters of 8, one interface node each (more ports), 28 inner nodes

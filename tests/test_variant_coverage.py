@@ -31,6 +31,7 @@ REQUIRED = {
     "broadcast: Algorithm D (enhanced)": r"test_cocotb_broadcast\.py::test_broadcast_matches_model\[alg_d_",
     "broadcast: PDN Algorithm 3": r"test_cocotb_broadcast\.py::test_broadcast_matches_model\[pdn_alg3_",
     "broadcast: metacube": r"test_cocotb_broadcast\.py::test_broadcast_matches_model\[metacube_",
+    "broadcast: PDN H^2 (row, then column)": r"test_cocotb_broadcast\.py::test_broadcast_matches_model\[pdn_h2_",
     "safety broadcast SL(1)": r"test_cocotb_safety_broadcast\.py::test_\w+\[SL1\]",
     "safety broadcast SL(2)": r"test_cocotb_safety_broadcast\.py::test_\w+\[SL2\]",
     "safety broadcast DSL(1)": r"test_cocotb_safety_broadcast\.py::test_\w+\[DSL1\]",

@@ -1,15 +1,19 @@
 """``cubenoc bench NAME``: every benchmark, one module each in this package (docs/performance.md).
 
 A module provides ``add_arguments(parser)`` and ``run(args) -> int`` (the model benchmarks share
-cubenoc/bench/model.py); each builds its rows and column map and prints them through :mod:`.render`, the
-one renderer (``--format md|json|csv``) and writer of a page's marked section (``--write PAGE``), which
-also builds the command a table records from the parsed arguments (``render.command``). The library packages (sim/, rtl/, tb/, boards/) keep the
+cubenoc/bench/model.py); each builds its rows and column map and hands them to :mod:`.render`, the one
+renderer (``--format md|json|csv``) and keeper of results: every run writes its tables as a results file
+(JSON with the command, tool versions, date and machine), ``--write PAGE`` publishes them in
+``docs/results/`` and renders the page's block. ``cubenoc bench --render`` renders every page block from
+the published results, ``--render --check`` only compares and exits 1 on a difference. The library packages (sim/, rtl/, tb/, boards/) keep the
 measurement primitives only.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import sys
+from pathlib import Path
 
 #: name -> (module, add_arguments, run, help)
 BENCHES = {
@@ -34,8 +38,18 @@ BENCHES = {
 }
 
 
+#: the folder of the pages whose tables are rendered from results files (their results in DOCS/results/)
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="bench", required=True, parser_class=type(parser), metavar="NAME")
+    parser.add_argument("--render", action="store_true", help="render every docs page table from its results "
+                        "file (docs/results/*.json) instead of running a benchmark")
+    parser.add_argument("--check", action="store_true", help="with --render: change nothing, exit 1 if a page's "
+                        "table differs from its results file")
+    parser.add_argument("--docs", default=str(DOCS), metavar="DIR", help="with --render: the docs folder "
+                        "(default: this checkout's docs/)")
+    sub = parser.add_subparsers(dest="bench", parser_class=type(parser), metavar="NAME")
     parser._bench_parsers = {}
     for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -47,7 +61,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    from ..errors import CubenocError
     from ..outputs import writable_file
+    if args.render:
+        from .render import render_results
+        problems = render_results(args.docs, check=args.check)
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 1 if problems else 0
+    if args.check:
+        raise CubenocError("--check goes with --render")
+    if args.bench is None:
+        raise CubenocError(f"a benchmark NAME ({', '.join(BENCHES)}) or --render is required")
     if isinstance(getattr(args, "write", None), str):
         writable_file(args.write, "--write")
     return int(args.bench_run(args) or 0)

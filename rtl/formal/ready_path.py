@@ -1,4 +1,4 @@
-"""Property 1 of docs/formal.md, second half: an input's ``ready`` does not depend combinationally on its ``valid``
+"""Formal property 1, second half: an input's ``ready`` does not depend combinationally on its ``valid``
 (docs/formal.md). Structural and exact for every state: yosys flattens the router, maps its FIFO
 memories to flip-flops, and selects the forward cone of ``<input>__valid`` stopping at flip-flops; the
 input's ``ready`` must not be in it. The payload is reported too: a link input's ``ready`` is its FIFO's
@@ -20,7 +20,7 @@ _FLOPS = "$dff,$adff,$sdff,$dffe,$adffe,$sdffe,$sdffce,$aldff,$dffsr"
 
 def ready_dependencies(router, seeded_bug: str | None = None) -> dict[str, set[str]]:
     """``{input port name: {"valid", "payload"} it reaches ready through}`` for every input stream
-    (``seeded_bug``: a seeded bug of rtl/router/mutations.py, switched on while the router is converted)."""
+    (``seeded_bug``: a seeded bug of rtl/formal/mutations.py, switched on while the router is converted)."""
     from .mutations import seeded
     from amaranth.back import rtlil
     names = [f"in_p{p}" for p in range(router.local)] + ["local_in"]

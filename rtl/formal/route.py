@@ -1,4 +1,4 @@
-"""Property 5 of docs/formal.md: the RTL route and injection units equal the Python routing function, by
+"""Formal property 5: the RTL route and injection units equal the Python routing function, by
 exhaustive simulation (amaranth.sim) over every (node, header) pair that any packet of any
 (source, destination) pair presents to a router, and every (source, destination) injection: port, new
 header and VC must equal ``routing.route``, the injected header ``routing.inject`` (docs/formal.md).

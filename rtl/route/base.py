@@ -103,6 +103,6 @@ class NodeUnit:
 
 
 def node_id_member(*units) -> dict:
-    """The ``node_id`` input a unit holding these :class:`NodeUnit`\ s needs (none when all are constant)."""
+    """The ``node_id`` input a unit holding these node units needs (none when all are constant)."""
     width = max((u.id_width for u in units if u is not None), default=0)
     return {"node_id": In(width)} if width else {}

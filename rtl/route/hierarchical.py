@@ -1,4 +1,4 @@
-"""Route-compute units of the two-level hierarchical networks (seed 001 Sec. II-C, IV-B), from
+"""Route-compute units of the two-level hierarchical networks (Dandamudi and Eager Sec. II-C, IV-B), from
 ``sim/routing/hierarchical.py`` and ``sim/routing/level2.py``.
 
 Node-generic: ``node_id`` is split into (cluster ``c``, node in cluster ``x``) -- bit slices when the

@@ -1,4 +1,4 @@
-"""Route compute of the hypercube and enhanced hypercube (seed 000 Sec. VI-B; Algorithms A and C)."""
+"""Route compute of the hypercube and enhanced hypercube (Tzeng and Wei Sec. VI-B; Algorithms A and C)."""
 from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal

@@ -1,4 +1,4 @@
-"""Route-compute units of the metacube MC(k, m) (seed 003 Sec. 4.1), from ``sim/routing/metacube.py``.
+"""Route-compute units of the metacube MC(k, m) (Li, Peng and Chu Sec. 4.1), from ``sim/routing/metacube.py``.
 
 Node-generic: one module serves every node (the node address arrives on ``node_id``). Gates for the
 per-node part, small ROMs for the class-path tables:

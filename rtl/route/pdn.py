@@ -1,4 +1,4 @@
-"""Route-compute units of the perfect difference networks (seed 004 Sec. 3), from ``sim/routing/pdn.py``.
+"""Route-compute units of the perfect difference networks (Parhami and Rakov Sec. 3), from ``sim/routing/pdn.py``.
 
 * :class:`ObliviousPDNRTL` -- Algorithm 1, node-generic (one chord-switch module serves every node):
   ``d = (dest - node_id) mod n`` (a subtractor and a conditional add of n), then a ROM of the ``n - 1``

@@ -5,8 +5,8 @@ are all faulty is discarded.
 ``AdaptiveSelect(num_ports, num_vcs, candidates, selection)``: ``route`` is the FIFO head's route word,
 ``head``/``tail`` its bits, ``ready`` the FIFO's not-empty, ``sent`` the lane's flit left. A candidate is
 available when its output is not faulty (``fault``), its (output, VC) unlocked (``locked``) with room
-(``room``). ``selection`` "availability" (Algorithm 2): the first available candidate; "least_used" (seed
-001 Sec. IV-B): the one whose output sent fewer heads (``use``), the second if the first is faulty. ``hop``
+(``room``). ``selection`` "availability" (Algorithm 2): the first available candidate; "least_used"
+(Dandamudi and Eager Sec. IV-B): the one whose output sent fewer heads (``use``), the second if the first is faulty. ``hop``
 is the choice; a head with both candidates faulty raises ``discard`` and the rest of its packet is popped
 as it comes (``dropping``); ``live`` (a flit to request with) and ``pop`` (the FIFO's read enable) follow.
 """

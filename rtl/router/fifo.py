@@ -5,7 +5,7 @@ uses (``w_data``, ``w_en``, ``w_rdy``, ``r_data``, ``r_en``, ``r_rdy``) and its 
 ``fifo_push``/``fifo_pop`` in sim/model/kernel.py): ``w_rdy`` is "not full" (a full FIFO takes no flit
 even in a cycle it pops), ``r_rdy`` "not empty", a flit written at an edge is readable after it, first
 word falls through. ``r_data`` is a flip-flop (``head``), not a read mux over the storage: the route ->
-arbiter -> crossbar path starts at a register (docs/performance.md "Router area and clock").
+arbiter -> crossbar path starts at a register (docs/decisions/one-cycle-router-clock.md).
 
 Behind the head, ``depth - 1`` entries in a circular buffer (``depth`` 2: one skid register). A written
 flit goes to the head when the FIFO is empty or its only flit leaves; otherwise to the buffer. A pop
@@ -20,7 +20,7 @@ buffer's thermometer ``occ``: a full FIFO has every buffer entry taken; depth 1:
 ``late=(lo, hi)``: bits ``lo:hi`` of an entry are only read late in the cycle (the flit's route and data,
 which only the crossbar reads); with Memory storage they live in a ring of ``depth`` entries written at a
 write counter, not in the head register and its buffer, which keep the other bits (head, tail, ``want``):
-no mux and no flip-flop per late bit at the head (docs/performance.md "Late bits in distributed RAM").
+no mux and no flip-flop per late bit at the head (docs/decisions/fifo-memory.md).
 The ring is read asynchronously at the read counter (distributed RAM), or with ``memory="block"`` (and
 ``True`` on an iCE40 platform) at the clock edge at the next head's address, the write of that edge
 passed through (``transparent_for``; block RAM, ``SB_RAM40_4K``, which has no asynchronous read). Same

@@ -8,7 +8,7 @@ VC) and raises ``request[r]``; the arbiter's one-hot ``grant`` selects it onto `
 grant and its VC's ready, not through the crossbar mux: the input pops on it). On a transfer the pointer
 moves past the winner; a head that is not a tail locks the flit's VC (``locked``), a tail frees it (the
 winner's head and tail bits as an AND-OR of the selects with each source's own bits, not the crossbar's
-mux: off the UP5K's critical path, docs/performance.md "Router area and clock"). A winner
+mux: off the UP5K's critical path, docs/decisions/one-cycle-router-clock.md). A winner
 that is not taken (``valid`` and not ``ready``) keeps the pointer on it, so it is granted again next cycle
 and the output holds its offer (docs/router.md "Streams hold their offer"). The crossbar mux is
 ``gates.crossbar_mux``: on an iCE40 or ECP5 platform a 4-source output is two LUT4 primitives per bit (docs/router.md
@@ -18,7 +18,7 @@ Broadcast policy (docs/router.md "Broadcast and multicast"): ``present[r]`` puts
 without the arbiter (the fork holds the lock); ``acquire`` locks the output for the fork ``acquirer``
 (one-hot) and moves the pointer past it; ``out.payload.bcast`` is set for presented flits; ``stalled``
 (registered) says last cycle's winner was not taken: a fork may not acquire the output then.
-Least-used policy (seed 001 Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
+Least-used policy (Dandamudi and Eager Sec. IV-B): ``use`` counts the heads sent (16 bits, wrapping).
 Fair arbitration (docs/router.md "Arbitration"): ``weights[r]`` maps the new route word of a head from
 source r to its weight (sim/routing/fairness.py; one entry ``{0: w}`` at the local output); the winner's
 head gives the weighted arbiter its weight from these constants, a body/tail flit the weight its head had
@@ -69,7 +69,7 @@ class OutputUnit(wiring.Component):
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant)]
         sel = [self.grant[r] | self.present[r] if self.broadcast else self.grant[r] for r in range(n)]
         # valid from the requests, not the grants (the arbiter grants whenever someone requests): it need not
-        # wait for the arbiter (docs/performance.md "Router area and clock")
+        # wait for the arbiter (docs/decisions/one-cycle-router-clock.md)
         m.d.comb += self.valid.eq(any_of(self.request[r] | self.present[r] if self.broadcast else self.request[r]
                                          for r in range(n)))
         # the crossbar: the selected source's flit, field by field (docs/router.md "Crossbar")
@@ -111,7 +111,13 @@ class OutputUnit(wiring.Component):
         """docs/router.md "Pipelined router" (V = 1, unicast): the requests already hold the downstream's
         room one cycle ahead, so every grant crosses: ``sent`` is the grant, registered in ``granted``;
         next cycle ``valid`` (registered) and the crossbar select that register over the sources' stage
-        registers. Lock and pointer move on the grant, the lock from each source's own tail bit."""
+        registers. Lock and pointer move on the grant, the lock from each source's own tail bit.
+
+        The request's lock mask, "o is not locked by another lane", is one register per source,
+        ``barred[r]`` = "locked, by a source other than r", set from the grant with the other sources'
+        tail bits (the model's PIPE mode of ``router_node`` checks ``lock[o] >= 0 and lock[o] != lane``): the same rule as
+        the one-stage router's "(a body flit, or o unlocked)", taken from registers so that a request is a
+        function of four registers and the output's room (docs/decisions/pipelined-router.md)."""
         n = len(self.positions)
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
         granted, any_req = Signal(n, name="granted"), self.request.any()

@@ -6,7 +6,11 @@ has P = num_ports(node) + 1 ports; port P-1 is local. It builds
 * a :class:`~.source.SourceInterface` in front of the local input;
 * an :class:`~.input_unit.InputUnit` per input that some turn starts from (FIFOs per VC + route stage);
 * an :class:`~.output_unit.OutputUnit` per output that some turn ends at (arbiter, crossbar, locks);
-* with broadcast forks, a :class:`~.arbiter.RoundRobinArbiter` over the inputs: the broadcast selector.
+* with broadcast forks, a :class:`~.fork_select.ForkSelect` (the broadcast selector); with adaptive routing or
+  run-time faults, a :class:`~.fault_status.FaultStatus`; pipelined, an :class:`~.eject_buffer.EjectBuffer`
+  in front of ``local_out``.
+
+``elaborate`` only instantiates these units and wires them.
 
 Requests only go where ``allowed`` (:func:`cubenoc.sim.routing.turns.allowed_matrix`) says a turn may
 ever happen: the other crossbar inputs are not built. The variants are policies of the units: V > 1
@@ -38,13 +42,12 @@ from __future__ import annotations
 from functools import partial
 
 from amaranth import Cat, Const, Module, Mux
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
-from ...sim.model.kernel import EJECT_DEPTH
 from ...sim.network_plan import NetworkPlan
 from ...sim.router_config import RouterConfig
 from ..flit import link_flit_layout, link_signature, local_signature
@@ -52,8 +55,9 @@ from ..gates import any_of, count_after, fix_bits, node_width
 from ..route import rtl_for
 from ..route.base import NodeUnit
 from ..route.candidates import candidate_unit, candidates_node_generic
-from .arbiter import RoundRobinArbiter
-from .fifo import HeadFifo
+from .eject_buffer import EjectBuffer
+from .fault_status import FaultStatus
+from .fork_select import ForkSelect
 from .fork_stage import fork_unit
 from .input_unit import InputParams, InputUnit
 from .output_unit import OutputUnit
@@ -204,8 +208,12 @@ class Router(wiring.Component):
                     m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
                 sent[i, c].append(ou.sent[r])
             m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
-            if o == local and self.pipeline:
-                self._eject_buffer(m, ou, platform)
+            if o == local and self.pipeline:             # docs/router.md "Pipelined router"
+                ej = m.submodules.eject = EjectBuffer(self.flit_layout, self.payload_width)
+                m.d.comb += [ej.valid.eq(ou.valid), ej.flit.eq(ou.payload)]
+                wiring.connect(m, ej.out, wiring.flipped(out))
+                if self.counters:
+                    count_after(m, [(self.ejected, ej.tail_taken)], platform, self.counter_dsp)
             elif o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
@@ -221,7 +229,7 @@ class Router(wiring.Component):
         room = Cat(*[Const((1 << V) - 1, V) if o == local else self.output_stream(o).ready for o in range(P)])
         if self.pipeline:           # room after this cycle's crossing: docs/router.md "Pipelined router"
             room = Cat(*[Const(0) if o not in outs else
-                         Mux(outs[o].valid, *((self._eject.w_rdy2, self._eject.w_rdy) if o == local else
+                         Mux(outs[o].valid, *((ej.room2, ej.room) if o == local else
                                               (self.output_stream(o).ready2, self.output_stream(o).ready)))
                          for o in range(P)])
         for i, u in units.items():
@@ -231,57 +239,28 @@ class Router(wiring.Component):
             m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
             for c in range(u.num_lanes):
                 m.d.comb += u.sent[c].eq(any_of(sent[i, c]))
-        if self.adaptive:
-            self._faults_and_discards(m, src, units, outs)
-        if bc:
-            self._broadcast_selector(m, units, outs)
+        if self.adaptive:           # docs/router.md "Run-time faults"
+            fs = m.submodules.faults = FaultStatus(local, len(lanes))
+            m.d.comb += [fs.link_fault.eq(self.link_fault), fs.node_fault.eq(self.node_fault),
+                         fs.discard.eq(Cat(units[i].discard[c] for i, c in lanes)),
+                         src.enable.eq(fs.enable), self.discarded.eq(fs.discarded)]
+            for u in units.values():
+                m.d.comb += u.fault.eq(fs.fault)
+                m.d.comb += [u.use[o].eq(outs[o].use) for o in range(local)
+                             if o in outs and "use" in outs[o].signature.members]
+        if bc:                      # docs/router.md "Broadcast and multicast"
+            sel = m.submodules.fork_select = ForkSelect(used, P)
+            m.d.comb += [sel.stalled[o].eq(outs[o].stalled) for o in outs]
+            m.d.comb += [sel.link_empty.eq(Cat(Const(1) if o == local else self.output_stream(o).empty
+                                               for o in range(P)))]
+            for r, i in enumerate(used):
+                u = units[i]
+                m.d.comb += [sel.eligible[r].eq(u.eligible), sel.want[r].eq(u.want), u.chosen.eq(sel.grant[r]),
+                             u.taken.eq(sel.taken), u.empty.eq(sel.empty),
+                             u.out_ready.eq(Cat(self.output_stream(o).ready for o in range(P)))]
+            for o, ou in outs.items():
+                srcs = [i for i in used if allowed[i][o]]
+                m.d.comb += [ou.acquire.eq(sel.taken[o])]
+                m.d.comb += [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
+                m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]
         return m
-
-    def _eject_buffer(self, m, ou, platform) -> None:
-        """docs/router.md "Pipelined router": ``local_out`` offers the ejection buffer's head (two entries),
-        else the flit crossing to it now; a crossing flit not taken at once waits in the buffer."""
-        out = self.local_out
-        buf = m.submodules.eject = self._eject = HeadFifo(self.flit_layout.size, EJECT_DEPTH)
-        head = data.View(self.flit_layout, buf.r_data)
-        m.d.comb += [buf.w_data.eq(ou.payload), buf.w_en.eq(ou.valid & (buf.r_rdy | ~out.ready)),
-                     buf.r_en.eq(out.ready), out.valid.eq(buf.r_rdy | ou.valid)]
-        for name in ("head", "tail", "data"):
-            m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(ou.payload, name)))
-        if self.counters:           # the tail bit from registers (not through the crossbar)
-            count_after(m, [(self.ejected, out.valid & out.ready & Mux(buf.r_rdy, head.tail, ou.tail))], platform,
-                        self.counter_dsp)
-
-    def _faults_and_discards(self, m, src, units, outs) -> None:
-        """docs/router.md "Run-time faults": an output is faulty when its link_fault bit or node_fault is set
-        (the local output never); a faulty node's source interface refuses injection."""
-        local = self.local
-        fault = Cat(self.link_fault[:local] | self.node_fault.replicate(local), Const(0, 1)) if local else Const(0, 1)
-        m.d.comb += src.enable.eq(~self.node_fault)
-        for u in units.values():
-            m.d.comb += u.fault.eq(fault)
-            for o in range(local):
-                if o in outs and "use" in outs[o].signature.members:
-                    m.d.comb += u.use[o].eq(outs[o].use)
-        m.d.sync += self.discarded.eq((self.discarded + sum(u.discard[c] for u in units.values()
-                                                            for c in range(u.num_lanes)))[:COUNTER_WIDTH])
-
-    def _broadcast_selector(self, m, units, outs) -> None:
-        """docs/router.md "Broadcast and multicast": one eligible broadcast head per cycle, round robin over
-        the inputs, takes every output it wants."""
-        P, local = self.num_ports, self.local
-        used = list(units)
-        sel = m.submodules.fork_select = RoundRobinArbiter(used, P)
-        taken = Cat(*[any_of(sel.grant[r] & units[i].want[o] for r, i in enumerate(used)) for o in range(P)])
-        # a fork waits while an output holds a stalled offer (the stream rule; on a link this matters with
-        # depth-1 FIFOs, where the downstream FIFO can be full one cycle and empty the next)
-        empty = Cat(*[(~outs[o].stalled if o in outs else Const(1)) &
-                      (Const(1) if o == local else self.output_stream(o).empty) for o in range(P)])
-        m.d.comb += sel.next.eq(sel.grant & taken.any().replicate(len(used)))
-        for r, i in enumerate(used):
-            u = units[i]
-            m.d.comb += [sel.requests[r].eq(u.eligible), u.chosen.eq(sel.grant[r]), u.taken.eq(taken),
-                         u.empty.eq(empty), u.out_ready.eq(Cat(*[self.output_stream(o).ready for o in range(P)]))]
-        for o, ou in outs.items():
-            srcs = [i for i in used if self.allowed[i][o]]
-            m.d.comb += [ou.acquire.eq(taken[o])] + [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
-            m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]

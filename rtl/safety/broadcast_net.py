@@ -1,4 +1,4 @@
-"""The safety-level broadcast through the routers (seed 002 Sec. 2.2, 2.3): an n-cube of broadcast
+"""The safety-level broadcast through the routers (Wu Sec. 2.2, 2.3): an n-cube of broadcast
 routers (docs/router.md "Broadcast and multicast") whose fork units are
 :class:`~cubenoc.rtl.safety.fork.SafetyBroadcastFork`, fed at run time by the node's
 :class:`~cubenoc.rtl.safety.unit.SafetyLevelUnit`; the units exchange levels over their sideband exactly as

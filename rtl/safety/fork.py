@@ -1,4 +1,4 @@
-"""The safety-level broadcast fork unit (seed 002 Sec. 2.2): :func:`cubenoc.sim.broadcast.safety.fork`
+"""The safety-level broadcast fork unit (Wu Sec. 2.2): :func:`cubenoc.sim.broadcast.safety.fork`
 in gates, for the router's multicast fork (one unit per input port).
 
 Interface (the multicast fork-unit contract, plus the node's run-time level and fault inputs)

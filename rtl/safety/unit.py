@@ -1,4 +1,4 @@
-"""Safety levels of seed 002 in hardware: one :class:`SafetyLevelUnit` per node, exchanging levels with
+"""Wu's safety levels in hardware: one :class:`SafetyLevelUnit` per node, exchanging levels with
 its n neighbours over sideband wires, and :class:`SafetyNetwork`, N units wired as an n-cube with flat
 fault inputs and level outputs. The rules are exactly those of ``sim/safety.py`` (``sl_rule``,
 ``dsl_rule``, ``adjust``, ``global_level``); docs/safety_hw.md explains the unit and its cost.

@@ -1,4 +1,4 @@
-"""``cubenoc analyze enhanced`` / ``analyze hypercube`` (seed 000, enhanced hypercubes): options, text,
+"""``cubenoc analyze enhanced`` / ``analyze hypercube`` (Tzeng and Wei, enhanced hypercubes): options, text,
 JSON, plots.
 
 The paper's closed forms and printed tables are in :mod:`.enhanced_formulas`, the direct computation on
@@ -26,6 +26,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--table", type=int, default=None, help="reproduce Table 1 or 2 next to the printed values")
     parser.add_argument("--figure", type=int, default=None, help=f"data of Fig. {', '.join(map(str, FIGURES))}")
     parser.add_argument("--no-check", action="store_true", help="formulas only (skip BFS and traversal counting)")
+    parser.add_argument("--claims", action="store_true", help="Secs. IV-VII's claims: diameter x degree, the "
+                        "recommended k, broadcast with few ports per step, the text's binomials (n up to --n)")
 
 
 def _parse_costs(text: str) -> tuple[float, float, float]:
@@ -46,6 +48,10 @@ def analyze(args) -> AnalysisResult:
         return _table_result(args.table)
     if args.figure is not None:
         return _figure_result(figure_data(args.figure))
+    if args.claims:
+        from . import enhanced_claims
+        data = enhanced_claims.claims(max(4, check_n(args.n, 2)))
+        return AnalysisResult(data, enhanced_claims.text(data))
     g = check_g(args.g)
     check = not args.no_check
     if family == "hypercube":
@@ -200,7 +206,7 @@ def _plot_figure(fd: dict, path: str) -> None:
             others = ("D_mean_Qn",) if f == 6 else ("TD_s", "TD")
             for o in others:
                 ax.plot(fd["n"], v[o], "--", label=f"{o}, {name}")
-    ax.set(xlabel=fd["x"], ylabel=fd.get("y", key if f in (6, 7, 8) else ""), title=f"seed 000, Fig. {f}")
+    ax.set(xlabel=fd["x"], ylabel=fd.get("y", key if f in (6, 7, 8) else ""), title=f"Tzeng and Wei, Fig. {f}")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

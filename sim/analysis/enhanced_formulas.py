@@ -1,4 +1,4 @@
-"""Enhanced hypercube Q(n, k) (seed 000, Tzeng and Wei): the paper's closed forms, one function per
+"""Enhanced hypercube Q(n, k) (Tzeng and Wei): the paper's closed forms, one function per
 equation or theorem, to check against the paper line by line, and the printed Tables I-II.
 
 Traffic model (Sec. II-A): a message from a node goes to a given node of regular-cube distance class

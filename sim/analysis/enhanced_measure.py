@@ -1,4 +1,4 @@
-"""Enhanced hypercube Q(n, k) (seed 000): the quantities of :mod:`.enhanced_formulas` computed directly
+"""Enhanced hypercube Q(n, k) (Tzeng and Wei): the quantities of :mod:`.enhanced_formulas` computed directly
 on the network, the rows that put both side by side, and the data of Tables I-II and the figures.
 
 Direct computation: BFS distances on :class:`EnhancedHypercube` weighted by p_l, and the link traversals

@@ -1,4 +1,4 @@
-"""``cubenoc analyze hin`` (seed 001, hierarchical interconnection networks): options, text, JSON, plots.
+"""``cubenoc analyze hin`` (Dandamudi and Eager, hierarchical interconnection networks): options, text, JSON, plots.
 
 The paper's formulas are in :mod:`.hierarchical_formulas`, the explicit-graph measurements and the
 figure data in :mod:`.hierarchical_measure`; docs/papers/hierarchical.md compares them with the paper.

@@ -1,4 +1,4 @@
-"""Hierarchical interconnection networks (seed 001, Dandamudi and Eager): the paper's formulas, one
+"""Hierarchical interconnection networks (Dandamudi and Eager): the paper's formulas, one
 function per equation, to check against the paper line by line.
 
 Notation of the paper: ``N = 2**D`` nodes, clusters of ``n = 2**d`` nodes (level 1 is BH(d)), ``K = N/n``

@@ -1,4 +1,4 @@
-"""Hierarchical interconnection networks (seed 001): the paper's quantities measured on the explicit
+"""Hierarchical interconnection networks (Dandamudi and Eager): the paper's quantities measured on the explicit
 graph (:class:`Hierarchical`, :class:`Hypercube`), the rows that put them next to the formulas of
 :mod:`.hierarchical_formulas`, and the data of the paper's figures and tables.
 

@@ -1,4 +1,4 @@
-"""Metacube MC(k, m) (seed 003): Tables 1-2, routing vs BFS, broadcast time, deadlock and VCs.
+"""Metacube MC(k, m) (Li, Peng and Chu): Tables 1-2, routing vs BFS, broadcast time, deadlock and VCs.
 
 ``cubenoc analyze metacube`` prints Table 1 (sizes), Table 2 (degree, diameter, cost, average distance,
 bisection, links) by the paper's formulas and by computation (BFS, explicit cuts), the routed path
@@ -146,6 +146,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-nodes", type=int, default=2 ** 14,
                         help="largest network measured by BFS/routing/broadcast (default 16384)")
     parser.add_argument("--no-deadlock", action="store_true", help="skip the deadlock checks")
+    parser.add_argument("--compare", action="store_true", help="Sec. 1: MC against CCC, HCN, RH and the Origin2000 "
+                        "fat hypercube (degree, nodes, diameter; formulas and BFS)")
 
 
 def _sizes(args) -> list[tuple[int, int]]:
@@ -172,6 +174,10 @@ def _route(args) -> AnalysisResult:
 
 def analyze(args) -> AnalysisResult:
     require_int(args.max_nodes, "--max-nodes", 8, 2 ** 20)
+    if args.compare:
+        from . import metacube_compare
+        data = metacube_compare.compare()
+        return AnalysisResult(data, metacube_compare.text(data))
     if args.route:
         return _route(args)
     sizes = _sizes(args)

@@ -1,4 +1,4 @@
-"""``cubenoc analyze pdn`` (seed 004, perfect difference networks): options, text, JSON, plot.
+"""``cubenoc analyze pdn`` (Parhami and Rakov, perfect difference networks): options, text, JSON, plot.
 
 The paper's formulas and printed Table 1 are in :mod:`.pdn_formulas`, the computations on the explicit
 graphs in :mod:`.pdn_measure`; docs/papers/pdn.md compares them.
@@ -8,6 +8,8 @@ from __future__ import annotations
 from cubenoc.errors import CubenocError, require_int
 
 from ..topology.pdn import PerfectDifferenceNetwork, parse_pds, registry_set, zero_free
+from . import pdn_claims
+from .pdn_claims import MAX_COLLECTIVE_N
 from .pdn_measure import product_properties, product_sizes, properties, table1, table2
 from .report import AnalysisResult, table
 
@@ -21,6 +23,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--exact-limit", type=int, default=16,
                         help="exhaustive fault sets and exact bisection up to this many nodes (default 16)")
     parser.add_argument("--samples", type=int, default=200, help="random fault sets above --exact-limit (default 200)")
+    parser.add_argument("--collectives", action="store_true",
+                        help="the H^2 all-to-all broadcast and complete exchange, bit reversal and H^2 sorting, "
+                             f"replayed step by step next to the paper's counts (n <= {MAX_COLLECTIVE_N})")
+    parser.add_argument("--claims", action="store_true",
+                        help="the VLSI layout, the bipartite PDN as a 2n-node network, edge vs node faults and the "
+                             "normal-form sets, next to the paper's claims")
 
 
 def _select_set(args) -> tuple[int, ...]:
@@ -42,6 +50,19 @@ def analyze(args) -> AnalysisResult:
     data = {"network": props, "table1": t1, "sec2_product_sizes": product_sizes()}
     if topo.delta >= 2 and not topo.zero_free:
         data["table2"] = table2(topo.delta, exact)
+    if args.collectives or args.claims:
+        if topo.zero_free:
+            raise CubenocError("--collectives and --claims take a basic PDN (a set containing 0), not --zero-free")
+        if args.collectives:
+            if topo.n > MAX_COLLECTIVE_N:
+                raise CubenocError(f"--collectives replays schedules on H^2: n must be <= {MAX_COLLECTIVE_N}, got {topo.n}")
+            data["collectives"] = pdn_claims.collectives(pds)
+        if args.claims:
+            if topo.n > 31:
+                raise CubenocError(f"--claims searches fault sets exhaustively: n must be <= 31, got {topo.n}")
+            data["claims"] = pdn_claims.claims(pds)
+    if "table2" in data:
+        data["table2"]["bisection_verdicts"] = pdn_claims.table2_bisection_verdicts(data["table2"])
     if args.product:
         try:
             orders = [int(t) for t in args.product.split(",")]
@@ -126,6 +147,9 @@ def _text(data) -> str:
         rows.append(["avg dist incl. self"] + [_fmtv(t2["ours"][k]["avg_distance_incl_self"]) for k in nets])
         lines += ["", f"Table 2 at delta = {t2['delta']} (ours | paper's formula; only hosts counted):",
                   table(rows, ["parameter"] + nets)]
+        lines.append("Table 2 bisection bounds against the exact bisection: " + "; ".join(
+            f"{k} {v['ours']} {v['bound']}: {v['verdict']}" for k, v in t2["bisection_verdicts"].items()))
+    lines += pdn_claims.text(data)
     rows = []
     for r in data["table1"]:
         rows.append([r["delta"], r["n"], f"{r['closest']:.3f}", f"{r['paper_closest']:.3f}", f"{r['next']:.3f}",
@@ -168,7 +192,7 @@ def _plot(t1, path: str) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("network size n")
     ax.set_ylabel("worst relative size difference")
-    ax.set_title("PDN scalability (seed 004 Table 1)")
+    ax.set_title("PDN scalability (Parhami and Rakov Table 1)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path)

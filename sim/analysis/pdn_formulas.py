@@ -1,4 +1,4 @@
-"""Perfect difference networks (seed 004, Parhami and Rakov): the paper's formulas and printed Table 1,
+"""Perfect difference networks (Parhami and Rakov): the paper's formulas and printed Table 1,
 to check against the paper line by line. Everything else the analysis reports is computed on the
 explicit graphs (:mod:`.pdn_measure`); docs/papers/pdn.md compares the two.
 """

@@ -1,4 +1,4 @@
-"""Perfect difference networks (seed 004): properties, Tables 1-2, Theorems 1-5 and Algorithms 1-6
+"""Perfect difference networks (Parhami and Rakov): properties, Tables 1-2, Theorems 1-5 and Algorithms 1-6
 checked by computation on the explicit graphs (BFS, exhaustive fault sets, replayed schedules), next to
 the paper's formulas and printed values of :mod:`.pdn_formulas`; docs/papers/pdn.md explains the
 differences.

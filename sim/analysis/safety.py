@@ -1,4 +1,4 @@
-"""Safety levels in injured hypercubes (seed 002): SL(1), SL(2), DSL(1), DSL(2), Opt per node; Table 1; Figure 5.
+"""Safety levels in injured hypercubes (Wu): SL(1), SL(2), DSL(1), DSL(2), Opt per node; Table 1; Figure 5.
 
 ``cubenoc analyze safety --n 4 --faulty-nodes 0000,1101 --faulty-links 1000-1010`` prints every node's
 levels under the four models and whether it is an r-node (Opt). Addresses are the paper's
@@ -18,7 +18,7 @@ from ..safety import (MAX_N, MODELS, OPT_MAX_N, FaultSet, compute, format_addres
                       r_nodes)
 from .report import AnalysisResult, table
 
-# ---- the paper's data (seed 002 Sec. 3.2, 3.5, Table 1) ---------------------------------------------------
+# ---- the paper's data (Wu Sec. 3.2, 3.5, Table 1) ---------------------------------------------------
 _T1_NODES = ("0000 0001 0010 0011 0100 0101 0110 0111 1000 1001 1010 1011 1100 1101 1110 1111").split()
 
 
@@ -311,13 +311,19 @@ def add_arguments(p) -> None:
     p.add_argument("--trials", default="100", help="Figure 5: random fault sets per point (default 100)")
     p.add_argument("--seed", default="1", help="Figure 5: random seed")
     p.add_argument("--no-opt", action="store_true", help="skip the exact r-node (Opt) computation")
+    p.add_argument("--claims", action="store_true", help="the safety level against the exact r-level, Lemmas 1a "
+                   "and 3a, rounds and messages of the level computation against the paper's bounds [~30 s]")
 
 
 def analyze(args) -> AnalysisResult:
     explicit = bool(args.faulty_nodes or args.faulty_links)
-    modes = sum([explicit, args.figure is not None, args.faults is not None, bool(args.recover)])
+    modes = sum([explicit, args.figure is not None, args.faults is not None, bool(args.recover), bool(args.claims)])
     if modes > 1:
-        raise CubenocError("use one of --faulty-nodes/--faulty-links, --figure, --recover or --faults")
+        raise CubenocError("use one of --faulty-nodes/--faulty-links, --figure, --recover, --faults or --claims")
+    if args.claims:
+        from . import safety_claims
+        data = safety_claims.claims(require_int(args.n if args.n is not None else 6, "n", 3, 8))
+        return AnalysisResult(data, safety_claims.text(data))
     if args.recover:
         rec = recover_figure2()
         data, text = {}, []

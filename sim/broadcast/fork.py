@@ -145,11 +145,12 @@ def build_fork_tables(alg: BroadcastAlgorithm, max_ports: int) -> ForkTables:
 
 
 def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
-    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (seed 000),
-    the Sec. 4.2 schedule on MC(k, m) (seed 003), Algorithm 3 on a basic PDN (seed 004)."""
+    """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (Tzeng & Wei), the
+    Sec. 4.2 schedule on MC(k, m) (Li, Peng & Chu), Algorithm 3 on a basic PDN and the row-then-column
+    broadcast on a product PDN (Parhami & Rakov, Sec. 4)."""
     from ..topology.hypercube import Hypercube
     from ..topology.metacube import Metacube
-    from ..topology.pdn import PerfectDifferenceNetwork
+    from ..topology.pdn import PerfectDifferenceNetwork, ProductPDN
     if isinstance(topology, Hypercube):
         from .hypercube import broadcast_for
         return broadcast_for(topology)
@@ -159,5 +160,8 @@ def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
     if isinstance(topology, PerfectDifferenceNetwork):
         from .pdn import PDNBroadcast
         return PDNBroadcast(topology)
-    raise CubenocError(f"no broadcast algorithm for {topology!r} (hypercube, enhanced, metacube and basic "
-                       "PDN networks have one)")
+    if isinstance(topology, ProductPDN):
+        from .pdn import ProductPDNBroadcast
+        return ProductPDNBroadcast(topology)
+    raise CubenocError(f"no broadcast algorithm for {topology!r} (hypercube, enhanced, metacube, basic PDN "
+                       "and product PDN networks have one)")

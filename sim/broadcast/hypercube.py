@@ -1,4 +1,4 @@
-"""Algorithm B (Q_n broadcast, Sullivan and Bashkow) and Algorithm D (Q(n, k) broadcast) of seed 000.
+"""Algorithm B (Q_n broadcast, Sullivan and Bashkow) and Algorithm D (Q(n, k) broadcast) of Tzeng and Wei.
 
 Ports as in :mod:`cubenoc.sim.topology.hypercube`: port ``i`` = dimension ``i`` (the paper's "link i"),
 port ``n`` = the skip (Sec. V item 1: "the skip is referred to as link n").

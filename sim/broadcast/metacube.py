@@ -1,4 +1,4 @@
-"""One-to-all broadcast in MC(k, m) (seed 003 Sec. 4.2, Table 3, Theorem 3) as a one-port schedule.
+"""One-to-all broadcast in MC(k, m) (Li, Peng and Chu Sec. 4.2, Table 3, Theorem 3) as a one-port schedule.
 
 The paper's algorithm is for the one-port model (a node sends at most one message and receives at most
 one per step) with globally synchronised phases, so it does not fit the all-port, forward-on-receipt

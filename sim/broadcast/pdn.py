@@ -1,4 +1,4 @@
-"""Collective communication in PDNs (seed 004 Sec. 4): Algorithms 3-6 and the Theorem 1 emulation.
+"""Collective communication in PDNs (Parhami and Rakov Sec. 4): Algorithms 3-6 and the Theorem 1 emulation.
 
 * :class:`PDNBroadcast` -- Algorithm 3 as routers run it (all-port, the :mod:`.base` framework): the
   source sends on every port; a copy that arrived on forward chord ``+s_i`` is fanned out on every

@@ -1,4 +1,4 @@
-"""Safety-level binomial-tree broadcast in an injured hypercube (seed 002 Sec. 2.2, 2.3, 3.3).
+"""Safety-level binomial-tree broadcast in an injured hypercube (Wu Sec. 2.2, 2.3, 3.3).
 
 Header (the broadcast tag): ``label`` (n bits, bit k = 1 when dimension k is still free, i.e. a ``*`` of
 the destination subcube: the paper's LABEL word), ``nocopy`` (forward without keeping a copy) and

@@ -117,7 +117,7 @@ def enqueue(q, n, f, word):
 @phase
 def clock_edge(mode, fifo, q, nd, ne, per_node):
     """The clock edge: the ``nd`` recorded dequeues, then the ``ne`` enqueues; returns the flits in flight
-    gained. PIPE (:func:`pipe_node`): a dequeue ``f >= 0`` is a flit that left node f // per_node, ``~f`` a
+    gained. PIPE: a dequeue ``f >= 0`` is a flit that left node f // per_node, ``~f`` a
     lane whose stage takes its FIFO's head (the FIFO's level before this edge's writes) or empties."""
     first, buf, fhead, fcnt, nocc, stage = fifo.first, fifo.buf, fifo.head, fifo.count, fifo.occupied, fifo.stage
     left = 0
@@ -200,10 +200,10 @@ def select(v, base, loc, word, e0, o0, c0, V, depth, ad, lock, link, fcnt):
     if f0 and f1:
         return e0, -1, 0
     pick1 = False
-    if e1 >= 0 and sel == 0:        # availability (seed 004 Algorithm 2)
+    if e1 >= 0 and sel == 0:        # availability (Parhami and Rakov Algorithm 2)
         pick1 = not available(o0, c0, f0, base, V, depth, lock, link, fcnt) and (
             f0 or available(o1, c1, f1, base, V, depth, lock, link, fcnt))
-    elif e1 >= 0:                   # least used (seed 001 Sec. IV-B)
+    elif e1 >= 0:                   # least used (Dandamudi and Eager Sec. IV-B)
         pick1 = f0 or ((not f1) and use[base + o1] < use[base + o0])
     return (e1, o1, c1) if pick1 else (e0, o0, c0)
 
@@ -265,21 +265,103 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
 
 
 @phase
+def route_lookup(w, v, tab):
+    """The route unit at node v on a head's route word (symmetric rows: tables.py): the table entry (new
+    route word << PORT_BITS | output), -1 for a route word no packet can carry."""
+    rx = tab.xor[v]
+    e = tab.route[tab.row[v], ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx]
+    return e if e < 0 else e ^ (rx << PORT_BITS)
+
+
+@phase
+def new_route(w, e):
+    """A head's word with the new route of its table entry ``e`` (a body flit unchanged)."""
+    return (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((e >> PORT_BITS) << ROUTE_SHIFT) if w & HEAD_MASK else w
+
+
+@phase
+def pipe_cross(v, P, tab, fifo, out, q, nd, ne):
+    """PIPE, stage 2 (rtl/router/pipe_stage.py, the output unit's registered grant): each lane's stage granted
+    last cycle (``trav``) crosses the crossbar; returns (nd, ne, the outputs crossed to, the word crossing to
+    the local output or -1)."""
+    stage, trav, link = fifo.stage, fifo.trav, tab.link
+    base, crossing, wl = v * P, 0, -1
+    for j in range(tab.nports[v]):
+        fi = base + j
+        o = trav[fi]
+        if o < 0:
+            continue
+        crossing |= 1 << o
+        w = stage[fi]
+        if w & HEAD_MASK:
+            w = new_route(w, route_lookup(w, v, tab))
+        d = link[base + o]
+        if d == -1:
+            wl = w
+        else:                                          # the flit leaves this router
+            nd = dequeue(q, nd, fi)
+            out.link_flits[base + o] += 1
+            ne = enqueue(q, ne, d, w)
+    return nd, ne, crossing, wl
+
+
+@phase
+def pipe_eject(t, v, P, fifo, out, q, nd, ntr, wl):
+    """PIPE (rtl/router/eject_buffer.py): ``local_out`` offers the ejection buffer's head, else the flit
+    crossing to it now (``wl``); a crossing flit not taken at once waits in the buffer."""
+    ej, ecnt = fifo.eject, fifo.ecount
+    e0 = ecnt[v]
+    ready = (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
+    if e0 and ready:                                   # the ejection buffer's head is taken
+        ntr = eject_record(t, v, ej[v, 0], out, ntr)
+        nd = dequeue(q, nd, v * P)
+        ej[v, 0], e0 = ej[v, 1], e0 - 1
+    elif wl >= 0 and ready:                            # empty buffer: the crossing flit is taken at once
+        ntr = eject_record(t, v, wl, out, ntr)
+        nd = dequeue(q, nd, v * P)
+        wl = -1
+    if wl >= 0:                                        # else it waits in the buffer
+        ej[v, e0] = wl
+        e0 += 1
+    ecnt[v] = e0
+    return nd, ntr
+
+
+@phase
 def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr, scratch):
-    """One router, one cycle: requests, broadcast selector, arbitration, transfers, presentation; new nd, ne, ntr."""
-    nports, arow, link, allowed, route_tab, route_vc, route_row, route_xor = tab
-    first, fcnt = fifo.first, fifo.count
+    """One router, one cycle, in its units' order: (PIPE: the registered grants cross), requests (route unit,
+    locks, room), broadcast selector, arbitration, transfers (PIPE: grants, registered), broadcast
+    presentation (PIPE: the ejection buffer); new nd, ne, ntr.
+
+    PIPE (docs/router.md "Pipelined router"; sim/model/pipeline.py): each lane's candidate is its FIFO head
+    while the stage is empty or crossing, else the stage; it requests when its output is not locked by
+    another lane and the output's downstream FIFO (the ejection buffer: EJECT_DEPTH) will have room after
+    this cycle's crossing; a grant moves the pointer past the winner and crosses next cycle."""
+    nports, arow, link, allowed, route_vc, route_row = tab.nports, tab.arow, tab.link, tab.allowed, tab.vc, tab.row
+    first, fcnt, stage, trav = fifo.first, fifo.count, fifo.stage, fifo.trav
     rr, lock, cur_out, cur_vc, wt, used, cur_w = arb
     req, tgt, tvc, ent = scratch[0], scratch[1], scratch[2], scratch[3]
     disc, use = ad.disc, ad.use
     Pv, base = nports[v], v * P
     loc, fbase = Pv - 1, base * V
+    crossing, wl = 0, -1
+    if mode == PIPE:
+        nd, ne, crossing, wl = pipe_cross(v, P, tab, fifo, out, q, nd, ne)
     outs = bmask = elig = 0
     for j in range(Pv * V):
         fi = fbase + j
-        if fcnt[fi] == 0:
+        if mode == PIPE:                               # the lane's candidate
+            adv = trav[fi] >= 0 or stage[fi] < 0
+            trav[fi] = -1
+            if adv:
+                nd = dequeue(q, nd, ~fi)               # at the edge the stage takes the FIFO head
+            if adv and fcnt[fi] == 0:
+                continue
+            w = first[fi] if adv else stage[fi]
+        elif fcnt[fi] == 0:
             continue
-        w = first[fi]
+        else:
+            w = first[fi]
         if mode == ADAPTIVE and disc[fi]:              # body of a discarded packet: dropped here
             nd = dequeue(q, nd, fi)
             disc[fi] = 0 if (w >> TAIL) & 1 else 1
@@ -290,14 +372,12 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             if fork_requests(v, j, fi, w, loc, base, bc, lock, link, fcnt, scratch):
                 elig |= 1 << j
             continue
-        if w & HEAD_MASK:                              # route compute (symmetric rows: tables.py)
-            rx = route_xor[v]
-            word = ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx
-            e = route_tab[route_row[v], word]
+        if w & HEAD_MASK:                              # the route unit
+            e = route_lookup(w, v, tab)
             if e < 0:                                  # a route word no packet can carry: stuck
                 continue
-            e ^= rx << PORT_BITS
             o = e & PORT_MASK
+            word = ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ tab.xor[v]
             cv = route_vc[route_row[v], word] if V > 1 and o != loc else 0
             if mode == ADAPTIVE:
                 e, o, cv = select(v, base, loc, word, e, o, cv, V, depth, ad, lock, link, fcnt)
@@ -306,14 +386,20 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
                     out.counters[v, DISCARDED] += 1
                     disc[fi] = 1 - ((w >> TAIL) & 1)
                     continue
-            if lock[(base + o) * V + (0 if mode == VOQ else cv)] >= 0:   # VOQ: one lock per output
+            if mode != PIPE and lock[(base + o) * V + (0 if mode == VOQ else cv)] >= 0:   # VOQ: one lock per output
                 continue
             ent[j] = e
         else:
             o, cv = cur_out[fi], cur_vc[fi]
-        d = link[base + o]          # V = 1 unicast/broadcast: requests are not masked by room (the RTL's)
-        if not (allowed[arow[v], j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
-                                                     fcnt[d * V + cv] >= depth):
+        d = link[base + o]
+        if mode == PIPE:            # not locked by another lane; room after this cycle's crossing
+            full = fcnt[d] if d >= 0 else fifo.ecount[v]
+            if (lock[base + o] >= 0 and lock[base + o] != j) or not (allowed[arow[v], j] >> o) & 1 or \
+                    full + ((crossing >> o) & 1) >= (depth if d >= 0 else EJECT_DEPTH):
+                continue
+        # V = 1 unicast/broadcast: requests are not masked by room (the RTL's)
+        elif not (allowed[arow[v], j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
+                                                       fcnt[d * V + cv] >= depth):
             continue
         req[o] |= 1 << (j // V if mode == VOQ else j)  # VOQ: round robin over the inputs
         tgt[j], tvc[j] = w, cv
@@ -335,6 +421,14 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             continue
         win = rr_pick(req[o], rr[base + o], NP)
         req[o] = 0
+        if mode == PIPE:                               # a registered grant: the flit crosses next cycle
+            w, fi = tgt[win], base + win
+            rr[base + o] = win + 1 if win + 1 < Pv else 0
+            lock[base + o] = lock_after(lock[base + o], win, w & HEAD_MASK, (w >> TAIL) & 1)
+            if w & HEAD_MASK:
+                cur_out[fi] = o
+            trav[fi] = o
+            continue
         d = link[base + o]
         lane = win * V + o if mode == VOQ else win      # VOQ: the winner input's queue for o
         w, cv, fi = tgt[lane], tvc[lane], fbase + lane
@@ -351,7 +445,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         nd = dequeue(q, nd, fi)
         head, tail = w & HEAD_MASK, (w >> TAIL) & 1
         if head:                                       # the head leaves with its new route
-            w = (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((ent[win] >> PORT_BITS) << ROUTE_SHIFT)
+            w = new_route(w, ent[win])
             cur_out[fi], cur_vc[fi] = o, cv
             if mode == ADAPTIVE and d != -1:
                 use[base + o] = (use[base + o] + 1) & USE_MASK
@@ -369,99 +463,8 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             if (bmask >> j) & 1 and bc.held[base + j] == scratch[4][j]:
                 nd, ne, ntr = fork_present(t, v, j, base + j, tgt[j], Pv, base, depth, bc, fcnt, lock, link, out,
                                            q, nd, ne, ntr, scratch)
-    return nd, ne, ntr
-
-
-@phase
-def new_route(w, v, tab):
-    """A head's word with the route its route unit gives at node v (a body flit unchanged)."""
-    if not w & HEAD_MASK:
-        return w
-    rx = tab.xor[v]
-    e = tab.route[tab.row[v], ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx] ^ (rx << PORT_BITS)
-    return (w & ~(ROUTE_MASK << ROUTE_SHIFT)) | ((e >> PORT_BITS) << ROUTE_SHIFT)
-
-
-@phase
-def pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch):
-    """The pipelined router, one cycle (docs/router.md "Pipelined router"; sim/model/pipeline.py): the stages
-    granted last cycle cross to their outputs (``trav``); each lane's candidate (its FIFO head when the
-    stage is empty or crossing, else the stage) requests as in the one-stage router, an output only when
-    its downstream FIFO (the ejection buffer: EJECT_DEPTH) will have room after this cycle's write (count
-    + crossing < depth); the round-robin winners are granted (lock, pointer, ``cur_out`` now; the crossing
-    next cycle). ``local_out`` offers the ejection buffer's head, else the flit crossing to it now."""
-    nports, arow, link, allowed = tab.nports, tab.arow, tab.link, tab.allowed
-    first, fcnt, stage, trav, ej, ecnt = fifo.first, fifo.count, fifo.stage, fifo.trav, fifo.eject, fifo.ecount
-    rr, lock, cur_out = arb.rr, arb.lock, arb.cur_out
-    req, tgt = scratch[0], scratch[1]
-    Pv, base = nports[v], v * P
-    loc = Pv - 1
-    crossing, wl, e0 = 0, -1, ecnt[v]
-    for j in range(Pv):                                # stage 2: the crossbar, from the registered grants
-        fi = base + j
-        o = trav[fi]
-        if o < 0:
-            continue
-        crossing |= 1 << o
-        w = new_route(stage[fi], v, tab)
-        d = link[base + o]
-        if d == -1:
-            wl = w
-        else:                                          # the flit leaves this router
-            nd = dequeue(q, nd, fi)
-            out.link_flits[base + o] += 1
-            ne = enqueue(q, ne, d, w)
-    outs = 0
-    for j in range(Pv):                                # stage 1: requests from each lane's candidate
-        fi = base + j
-        adv = trav[fi] >= 0 or stage[fi] < 0
-        trav[fi] = -1
-        if adv:
-            nd = dequeue(q, nd, ~fi)                   # at the edge the stage takes the FIFO head
-        if adv and fcnt[fi] == 0:
-            continue
-        w = first[fi] if adv else stage[fi]
-        if w & HEAD_MASK:
-            rx = tab.xor[v]
-            e = tab.route[tab.row[v], ((w >> ROUTE_SHIFT) & ROUTE_MASK) ^ rx]
-            if e < 0:                                  # a route word no packet can carry: stuck
-                continue
-            o = e & PORT_MASK
-        else:
-            o = cur_out[fi]
-        if lock[base + o] >= 0 and lock[base + o] != j:   # locked by another lane (its packet holds o)
-            continue
-        d = link[base + o]
-        full = fcnt[d] if d >= 0 else e0
-        if not (allowed[arow[v], j] >> o) & 1 or full + ((crossing >> o) & 1) >= (depth if d >= 0 else EJECT_DEPTH):
-            continue
-        req[o] |= 1 << j
-        tgt[j] = w
-        outs |= 1 << o
-    for o in range(Pv):                                # the arbiters: every grant crosses next cycle
-        if not (outs >> o) & 1:
-            continue
-        win = rr_pick(req[o], rr[base + o], Pv)
-        req[o] = 0
-        rr[base + o] = win + 1 if win + 1 < Pv else 0
-        w, fi = tgt[win], base + win
-        lock[base + o] = lock_after(lock[base + o], win, w & HEAD_MASK, (w >> TAIL) & 1)
-        if w & HEAD_MASK:
-            cur_out[fi] = o
-        trav[fi] = o
-    ready = (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
-    if e0 and ready:                                   # the ejection buffer's head is taken
-        ntr = eject_record(t, v, ej[v, 0], out, ntr)
-        nd = dequeue(q, nd, base)
-        ej[v, 0], e0 = ej[v, 1], e0 - 1
-    elif wl >= 0 and ready:                            # empty buffer: the crossing flit is taken at once
-        ntr = eject_record(t, v, wl, out, ntr)
-        nd = dequeue(q, nd, base)
-        wl = -1
-    if wl >= 0:                                        # else it waits in the buffer
-        ej[v, e0] = wl
-        e0 += 1
-    ecnt[v] = e0
+    if mode == PIPE:
+        nd, ntr = pipe_eject(t, v, P, fifo, out, q, nd, ntr, wl)
     return nd, ne, ntr
 
 
@@ -486,9 +489,7 @@ def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src
             pending -= taken
         if inflight > 0:
             for v in range(N):
-                if fifo.occupied[v] and mode == PIPE:
-                    nd, ne, ntr = pipe_node(t, v, P, depth, tab, fifo, arb, out, q, nd, ne, ntr, scratch)
-                elif fifo.occupied[v]:
+                if fifo.occupied[v]:
                     nd, ne, ntr = router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne, ntr,
                                               scratch)
         inflight += clock_edge(mode, fifo, q, nd, ne, P * V)

@@ -9,8 +9,8 @@ next FIFO (or ``local_out``: the ejection buffer's head, else the crossing flit)
 takes its FIFO's head at the edge. A lane buffers ``depth + 1`` flits and sends one per cycle; zero-load
 latency 2h + 2.
 
-In the model this is the kernel's PIPE mode (:data:`.kernel.PIPE`, :func:`.kernel.pipe_node`; the stage
-refill in :func:`.kernel.clock_edge`); its state is ``fifo.stage``, ``fifo.trav`` (the output a lane's
+In the model this is the kernel's PIPE mode (:data:`.kernel.PIPE`: :func:`.kernel.router_node` with
+:func:`.kernel.pipe_cross` and :func:`.kernel.pipe_eject`; the stage refill in :func:`.kernel.clock_edge`); its state is ``fifo.stage``, ``fifo.trav`` (the output a lane's
 stage crosses to this cycle), ``fifo.eject``/``fifo.ecount`` (:meth:`PipelineSimulation.pipe_state`).
 Built for one-VC unicast oblivious routing.
 """

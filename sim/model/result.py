@@ -1,4 +1,4 @@
-"""What a model run returns (docs/router.md "Stimulus and comparison"): the ejected-flit trace, counters
+"""What a model run returns (docs/router.md "The model and the comparison"): the ejected-flit trace, counters
 and per-flit cycles."""
 from __future__ import annotations
 

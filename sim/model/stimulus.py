@@ -1,4 +1,4 @@
-"""Stimulus shared by the cycle-accurate model and the cocotb bench (docs/router.md, "Stimulus").
+"""Stimulus shared by the cycle-accurate model and the cocotb bench (docs/router.md "The model and the comparison").
 
 A :class:`Stimulus` is, per node, an ordered list of local flits ``(head, tail, data)``, each with a
 release cycle (the flit is offered no earlier than that cycle and only after every earlier flit of its

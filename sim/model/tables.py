@@ -167,7 +167,7 @@ def inject_words(routing: RoutingFunction, src: np.ndarray, dst: np.ndarray, cac
 def ecube_inject(routing, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Algorithms A and C's injection tag (sim/routing/hypercube.py ``inject_tag``) from the addresses,
     vectorized: ``src ^ dst``; Q(n, k): when more than ceil((n-k)/2) of its low n-k bits are set, those
-    bits complemented and bit n set (seed 000 Sec. VI-B)."""
+    bits complemented and bit n set (Tzeng and Wei Sec. VI-B)."""
     tag = (np.asarray(src, dtype=np.int64) ^ np.asarray(dst, dtype=np.int64))
     if routing.k is None:
         return tag

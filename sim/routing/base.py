@@ -113,8 +113,8 @@ class RoutingFunction(ABC):
     #: virtual channels per link this function needs (the deadlock checker proves the assignment)
     num_vcs: int = 1
     #: run-time selection among the first two :meth:`candidates` (docs/router.md, "Adaptive selection"):
-    #: None (the router takes :meth:`route`), "availability" (seed 004 Algorithm 2) or "least_used"
-    #: (seed 001 Sec. IV-B)
+    #: None (the router takes :meth:`route`), "availability" (Parhami and Rakov Algorithm 2) or "least_used"
+    #: (Dandamudi and Eager Sec. IV-B)
     selection: str | None = None
 
     def __init__(self, topology: Topology):

@@ -1,4 +1,4 @@
-"""Hierarchical routing on a two-level HIN (seed 001, Sec. II-C and IV-B), as the routers run it.
+"""Hierarchical routing on a two-level HIN (Dandamudi and Eager, Sec. II-C and IV-B), as the routers run it.
 
 Route header (LSB first; the RTL carries these fields):
 
@@ -20,7 +20,7 @@ The phase is not stored: a router knows its own cluster ``c`` and node ``x`` (co
   replica ``lane`` of the level-2 port (``lane = source node in cluster mod r``, set at injection).
 
 Inside a BH(d) cluster :class:`HierarchicalRouting` uses e-cube (``route_ecube_skip`` on
-``x XOR target``, highest dimension first; seed 000 Algorithm A), so every message follows a shortest
+``x XOR target``, highest dimension first; Tzeng and Wei Algorithm A), so every message follows a shortest
 path of the HIN (the only way between clusters is interface -> level 2 -> interface) when the level-2
 rule is shortest (BH, BR, CC; CCC's sweep is not always). In a CC cluster it takes the direct link.
 

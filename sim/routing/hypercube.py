@@ -1,4 +1,4 @@
-"""Algorithm A (e-cube) and Algorithm C (enhanced hypercube) of seed 000, as the routers run them.
+"""Algorithm A (e-cube) and Algorithm C (enhanced hypercube) of Tzeng and Wei, as the routers run them.
 
 Header: one field ``tag``. For Q_n it is the n-bit relative address ``src XOR dest``. For Q(n, k) it
 has one more bit, bit ``w = n`` (the skip port's number, Sec. VI-B): the source interface applies

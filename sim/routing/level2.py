@@ -1,4 +1,4 @@
-"""Per-hop rules of the level-2 networks of seed 001 (BH, BR, CC, CCC), used between interface nodes.
+"""Per-hop rules of the level-2 networks of Dandamudi and Eager (BH, BR, CC, CCC), used between interface nodes.
 
 Each rule is ``step(node, dest, state) -> (port, new_state, vc)`` on the level-2 graph: ``port`` is a
 port of the level-2 family (``None`` once ``node == dest``), ``state`` a small unsigned value the route
@@ -8,7 +8,7 @@ the header. :class:`Level2Routing` runs a rule as a standalone :class:`RoutingFu
 network itself (for tests and the deadlock table); :mod:`.hierarchical` runs the same rule at the
 interface nodes of a HIN.
 
-* **BH** -- e-cube on ``node XOR dest``, highest dimension first (``route_ecube_skip``, seed 000
+* **BH** -- e-cube on ``node XOR dest``, highest dimension first (``route_ecube_skip``, Tzeng and Wei
   Algorithm A). Shortest; acyclic with one VC.
 * **CC** -- the direct link (``CompleteGraph.port_to``). One hop; one VC.
 * **BR** -- the shorter way round; a tie (``n`` even, ``n/2`` away) goes clockwise from an even node and

@@ -1,4 +1,4 @@
-"""Metacube routing along a weak Hamiltonian path of classes (seed 003 Sec. 4.1), as the routers run it.
+"""Metacube routing along a weak Hamiltonian path of classes (Li, Peng and Chu Sec. 4.1), as the routers run it.
 
 Class path (Sec. 4.1, Lemma 1 and Step 1): a *weak Hamiltonian path* of the class cube Q_k from the
 source class ``c^s`` to the destination class ``c^t``: a Hamiltonian path when one exists (``c^s XOR

@@ -1,4 +1,4 @@
-"""PDN routing (seed 004 Sec. 3): Algorithm 1 (oblivious), Algorithm 2 (adaptive, fault-aware),
+"""PDN routing (Parhami and Rakov Sec. 3): Algorithm 1 (oblivious), Algorithm 2 (adaptive, fault-aware),
 bipartite host/switch routing and dimension-order routing in multidimensional PDNs.
 
 Algorithm 1 as the chord switch runs it. Every destination ``y`` seen from node ``x`` is the distance

@@ -1,4 +1,4 @@
-"""Hierarchical interconnection networks (HINs) of seed 001 (Dandamudi and Eager) and their level-2 families.
+"""Hierarchical interconnection networks (HINs) of Dandamudi and Eager and their level-2 families.
 
 Level-2 families (each a standalone :class:`Topology`; the binary hypercube BH is
 :class:`~cubenoc.sim.topology.hypercube.Hypercube`):

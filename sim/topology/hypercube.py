@@ -1,8 +1,8 @@
-"""Binary hypercube Q_n and the enhanced hypercube Q(n, k) of seed 000 (Tzeng and Wei).
+"""Binary hypercube Q_n and the enhanced hypercube Q(n, k) of Tzeng and Wei.
 
 Port numbering (fixed; the routers use it): port ``i`` (0 <= i < n) is dimension ``i``, the link to
 ``x XOR 2**i``. The enhanced hypercube adds the skip on port ``w = n``: the link between ``x`` and ``x``
-with its low ``n-k`` bits complemented, ``x XOR (2**(n-k) - 1)`` (seed 000 Sec. III, Sec. VI-B). The
+with its low ``n-k`` bits complemented, ``x XOR (2**(n-k) - 1)`` (Tzeng and Wei Sec. III, Sec. VI-B). The
 local port is the next number (``n`` for Q_n, ``n+1`` for Q(n, k)).
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Hypercube(Topology):
 class EnhancedHypercube(Hypercube):
     """Q(n, k): a hypercube plus one skip per node on port ``w = n`` to ``x ^ (2**(n-k) - 1)``.
 
-    ``k`` is in ``0..n-2`` (seed 000 Sec. III): ``k = 0`` joins each node to its complement (the
+    ``k`` is in ``0..n-2`` (Tzeng and Wei Sec. III): ``k = 0`` joins each node to its complement (the
     farthest node); larger ``k`` joins nodes closer together. ``n-k >= 2`` keeps the skip distinct from
     the dimension-0 link.
     """

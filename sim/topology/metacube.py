@@ -1,4 +1,4 @@
-"""The metacube MC(k, m) of seed 003 (Li, Peng and Chu), Sec. 2.
+"""The metacube MC(k, m) of Li, Peng and Chu, Sec. 2.
 
 Address (Sec. 2, Fig. 2): ``n = m*2**k + k`` bits written ``(c, m_{h-1}, ..., m_1, m_0)`` with
 ``h = 2**k``: the k-bit class ``c`` on top, then ``h`` fields of m bits, field ``m_0`` in the lowest

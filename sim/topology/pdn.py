@@ -1,4 +1,4 @@
-"""Perfect difference sets and perfect difference networks (seed 004, Parhami and Rakov).
+"""Perfect difference sets and perfect difference networks (Parhami and Rakov).
 
 Perfect difference set (Definition 1): ``delta + 1`` residues mod ``n = delta**2 + delta + 1`` whose
 ``delta**2 + delta`` ordered differences are ``1 .. n-1``, each exactly once. Normal form:
@@ -199,7 +199,7 @@ def _field_powers(p: int, m: int):
 
 def singer_set(q: int) -> tuple[int, ...]:
     """Singer's perfect difference set of order q (a prime power): the exponents i (mod n) for which
-    ``Tr_{GF(q^3)/GF(q)}(g**i) == 0``, g a primitive element of GF(q^3) (ref. [25] of seed 004)."""
+    ``Tr_{GF(q^3)/GF(q)}(g**i) == 0``, g a primitive element of GF(q^3) (ref. [25] of Parhami and Rakov)."""
     pk = prime_power(q)
     if pk is None:
         raise CubenocError(f"Singer sets exist for prime-power orders, got {q}")

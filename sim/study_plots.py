@@ -1,0 +1,109 @@
+"""Tables and plots of the papers' simulation studies (:mod:`.sim_studies`): the paper's curve (its
+formula, or the values it quotes) beside ours (the cycle-accurate model), every curve labelled."""
+from __future__ import annotations
+
+import math
+
+_HIN = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
+        "sim_network_latency", "source_wait", "saturated"]
+
+#: the table columns of each study
+COLUMNS = {
+    "density": ["k", "g", "TD_s", "eq6_TD_s", "TD_r", "eq7_TD_r", "TD_r_max", "TD_r_max_formula",
+                "util_skip_max", "util_regular_max"],
+    "fig8a": _HIN, "fig9a": _HIN,
+    "fig8b": ["network", "d", "log2N", "R_paper_own_lambda", "offered", "R_paper", "Q_paper", "Q_model", "Q_sim",
+              "sim_network_latency", "saturated"],
+    "fig9b": ["network", "d", "log2N", "mu_CL", "mu_NCL_paper", "R_paper_own_lambda", "offered", "Q_paper",
+              "Q_model", "Q_sim", "sim_network_latency", "saturated"],
+    "fig11-d6": _HIN + ["replication", "LR_paper", "LR_sim"],
+    "fig11": ["network", "replication", "offered", "Q_paper", "Q_model", "Q_sim", "saturated", "LR_paper", "LR_sim",
+              "LR_paper_D15"],
+    "fig12-scaled": _HIN + ["routing"],
+    "fig12": ["network", "alpha", "routing", "offered", "R_paper", "R_paper_quoted", "Q_paper_units",
+              "Q_paper_quoted", "Q_sim_units", "R_sim_units", "source_wait", "saturated"],
+}
+
+
+def _finite(v):
+    return v if v is not None and math.isfinite(v) else math.nan
+
+
+def plot_study(name: str, rows: list[dict], path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 5))
+
+    def series(key_rows, x, y):
+        pts = sorted((r[x], _finite(r[y])) for r in key_rows)
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    def group(by):
+        out: dict = {}
+        for r in rows:
+            out.setdefault(tuple(r[b] for b in by), []).append(r)
+        return out
+
+    if name == "density":
+        for g, rs in group(["g"]).items():
+            ax.plot(*series(rs, "k", "eq6_TD_s"), "-", label=f"TD_s eq. (6), g = {g[0]:g} (paper)")
+            ax.plot(*series(rs, "k", "TD_s"), "o--", label=f"TD_s simulated, g = {g[0]:g}")
+            ax.plot(*series(rs, "k", "eq7_TD_r"), "-", label=f"TD_r eq. (7), g = {g[0]:g} (paper)")
+            ax.plot(*series(rs, "k", "TD_r"), "s--", label=f"TD_r simulated, g = {g[0]:g}")
+        ax.set_xlabel("k")
+        ax.set_ylabel("traffic density (messages per link per unit time)")
+    elif name in ("fig8a", "fig9a", "fig12-scaled"):
+        keys = ["network", "routing"] if name == "fig12-scaled" else ["network"]
+        for key, rs in group(keys).items():
+            lbl = " ".join(map(str, key))
+            if name != "fig12-scaled" or key[1] == "ecube":
+                ax.plot(*series(rs, "alpha", "Q_paper"), "-", label=f"{key[0]}: paper, M/M/1 formula")
+            ax.plot(*series(rs, "alpha", "Q_model"), ":", label=f"{lbl}: M/M/1 on our routes + ports")
+            ax.plot(*series(rs, "alpha", "Q_sim"), "o--", label=f"{lbl}: simulated")
+        ax.set_xlabel("alpha (locality)")
+        ax.set_ylabel("queueing delay (cycles)")
+    elif name in ("fig8b", "fig9b"):
+        ax2 = ax.twinx()
+        for key, rs in group(["d"]).items():
+            ax.plot(*series(rs, "log2N", "Q_paper"), "-", label=f"d = {key[0]}: paper's formula at our lambda")
+            ax.plot(*series(rs, "log2N", "Q_model"), ":", label=f"d = {key[0]}: M/M/1 on our routes + ports")
+            ax.plot(*series(rs, "log2N", "Q_sim"), "o--", label=f"d = {key[0]}: simulated")
+            ax2.plot(*series(rs, "log2N", "R_paper_own_lambda"), "x-." if key[0] == 3 else "+-.", color="grey",
+                     label=f"d = {key[0]}: paper, R at lambda = 1 (right axis, time units)")
+        ax.set_xlabel("log2 N")
+        ax.set_ylabel("queueing delay (cycles)")
+        ax2.set_ylabel("paper's R at its own lambda (time units)")
+        ax2.legend(loc="lower right", fontsize=7)
+    elif name in ("fig11", "fig11-d6"):
+        ax.plot(*series(rows, "replication", "LR_paper"), "-", label="paper's formula (eq. 18) at this size")
+        ax.plot(*series(rows, "replication", "LR_sim"), "o--", label="simulated")
+        if name == "fig11":
+            ax.plot(*series(rows, "replication", "LR_paper_D15"), "s-", label="paper's formula at D = 15 (Fig. 11)")
+        ax.set_xlabel("mu_NCL / mu_CL (level-2 lanes)")
+        ax.set_ylabel("LR ratio")
+    elif name == "fig12":
+        for key, rs in group(["network"]).items():
+            ec = [r for r in rs if r["routing"] == "ecube"]
+            ax.plot(*series(ec, "alpha", "Q_paper_units"), "-", label=f"{key[0]}: paper, random routing (eq. 18)")
+            for rt, mark in (("ecube", "o--"), ("least_used", "s--")):
+                line, = ax.plot(*series([r for r in rs if r["routing"] == rt], "alpha", "Q_sim_units"), mark,
+                                label=f"{key[0]}: simulated, {rt.replace('_', ' ')}")
+                sat = [r["alpha"] for r in rs if r["routing"] == rt and r["saturated"]]
+                if sat:                  # saturated points: a marker at the top of the axes
+                    ax.plot(sat, [0.97 - 0.03 * len(ax.lines) % 0.3] * len(sat), mark[0], color=line.get_color(),
+                            mfc="none", transform=ax.get_xaxis_transform(), clip_on=False,
+                            label=f"{key[0]}: {rt.replace('_', ' ')} saturated (top)")
+            for rt, mark in (("ecube", "kx"), ("least_used", "k+")):
+                pts = [(r["alpha"], r["Q_paper_quoted"]) for r in rs if r["routing"] == rt and r["Q_paper_quoted"]]
+                if pts:
+                    ax.plot(*zip(*pts), mark, markersize=10,
+                            label=f"{key[0]}: paper's simulated, {'random' if rt == 'ecube' else 'improved'}")
+        ax.set_xlabel("alpha (locality)")
+        ax.set_ylabel("queueing delay (time units)")
+        ax.set_yscale("log")
+    ax.set_title(f"cubenoc simulate --study {name}")
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

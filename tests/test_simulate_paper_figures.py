@@ -1,0 +1,51 @@
+"""Dandamudi & Eager's simulated figures at the paper's parameters (delay against N, Figs. 11-12), on the
+cycle-accurate model at a small size: the queueing analysis beside the simulation, the paper's curve beside
+ours in the plot, and the study list."""
+import math
+
+import pytest
+
+from cubenoc.cli import main
+from cubenoc.sim import sim_studies as St
+from cubenoc.sim.analysis import hierarchical_formulas as H
+from cubenoc.sim.analysis import hierarchical_measure as HM
+from cubenoc.sim.simulator import build_network
+from cubenoc.sim.study_plots import plot_study
+
+SHORT = {"warmup": 300, "measure": 1500}
+
+
+def test_fig_8b_delay_against_n_small():
+    rows = St.figure_8b(sizes=(5,), ds=(2,), **SHORT)
+    r = rows[0]
+    assert not r["saturated"] and r["network"] == "BH(5)"
+    # the paper's curve at its own lambda = 1, mu = 1: Kleinrock's formula on the explicit BH(5)
+    _topo, routing, _ = build_network("hypercube:n=5")
+    loads = HM.routed_loads(routing, 4)
+    assert r["R_paper_own_lambda"] == pytest.approx(HM.kleinrock(loads, 0.8, 1.0, 1.0, 1.0, 32)["R"], rel=1e-9)
+    assert r["Q_sim"] == pytest.approx(r["Q_model"], rel=0.3)
+
+
+def test_fig_11_paper_knee_and_fig_12_quoted_values():
+    # the paper's D = 15 LR ratios have their knee at mu_NCL = 2 mu_CL (Sec. IV-A), as the text says
+    lr = [H.lr_ratio("BH/BH", 0.8, 4, 2 ** 11, 1.0, 3.0, i * 3.0, replication=i) for i in (1, 2, 3, 4)]
+    assert min(range(4), key=lambda i: lr[i]) == 1
+    rows = St.figure_12(alphas=(0.8,), sizes=((2, 2),), routings=("ecube",), **SHORT)
+    r = rows[0]
+    assert r["network"] == "BH(2)/BH(1)" and r["R_paper_quoted"] is None and not r["saturated"]
+    assert r["Q_sim_units"] == pytest.approx(r["Q_sim"] / r["T"]) and r["T"] == 12
+    assert St.PAPER_FIG12[(0.5, "random")] == 15.2
+
+
+def test_study_plot_and_list(tmp_path, capsys):
+    rows = St.figure_8b(sizes=(5,), ds=(2,), **SHORT)
+    path = tmp_path / "f.png"
+    plot_study("fig8b", rows, str(path))
+    assert path.stat().st_size > 10000
+    assert main(["simulate", "--study", "list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("fig8b", "fig9b", "fig11", "fig12", "density"):
+        assert name in out
+    assert main(["simulate", "--study", "fig99"]) == 2
+    assert capsys.readouterr().err.startswith("cubenoc: error: unknown study")
+    assert not math.isnan(rows[0]["Q_sim"])
