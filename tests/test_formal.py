@@ -105,6 +105,15 @@ def test_router_without_loopback_holds_to_depth_6(group, tmp_path):
     assert res.passed, (res.failed, res.log[-1500:])
 
 
+def test_a_proof_without_a_verdict_in_time_says_so(tmp_path):
+    """``timeout``: a pdr run stopped before its verdict is neither passed nor failed (``cubenoc prove``
+    then checks the property to 10 cycles and lists it as bounded, with the reason)."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(_plan(t, r), 0, groups=("conservation",)), "late", tmp_path, engine="pdr", timeout=2)
+    assert res.timed_out and not res.passed and not res.failed
+
+
 def test_pipelined_router_is_refused_in_one_line(capsys):
     from cubenoc.cli import main
     assert main(["prove", "--family", "hypercube", "--n", "2", "--pipeline"]) == 2

@@ -108,8 +108,10 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
             res, how = prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}"
         else:
             res, how = prove(harness(), name, work, engine="pdr", timeout=timeout), f"induction (ABC pdr), {fifo}"
-            if res.timed_out:
+            if res.timed_out:                # the time spent is the proof's and the check's
+                spent = res.seconds
                 res = prove(harness(), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
+                res.seconds += spent
                 how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s)"
         title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
         if output is not None:

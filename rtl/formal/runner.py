@@ -99,7 +99,7 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove", engi
     log = p.stdout + p.stderr
     if "DONE (PASS" in log:
         return ProofResult(name, mode, depth, True, seconds, log=log, engine=engine)
-    if "DONE (TIMEOUT" in log:
+    if "DONE (TIMEOUT" in log or "Reached TIMEOUT" in log:      # (sby may stop before it says DONE)
         return ProofResult(name, mode, depth, False, seconds, log=log, engine=engine, timed_out=True)
     if "DONE (FAIL" not in log:
         raise ToolError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
