@@ -6,12 +6,13 @@ sequence, and asserts (names as reported):
 
 1. ``stream rule <out>``: once an output's ``valid`` is high it stays high, payload unchanged, until its
    ``ready`` (of the flit's VC) takes it (AXI4-Stream; DESIGN.md).
-2. Conservation, with each flit labelled at its input by its *lane* (input, VC) and a per-lane sequence
-   number in data bits the router never reads (``data[16:]``): ``in order <out>`` (a lane's flits
-   leave in the order they entered: none lost, none duplicated), ``one output`` (a flit leaves by one
-   output only), ``no creation`` (nothing leaves that did not enter), ``unchanged <out>`` (head/tail and
-   the whole data word of a tracked flit -- ``AnyConst`` lane, sequence number and data value -- leave as
-   they entered).
+2. Conservation, with each flit labelled at its input by its *lane* (input, VC) in data bits the router
+   never reads (``data[16:]``), and the flits of one lane (any: ``AnyConst``) also by a sequence number:
+   ``in order <out>`` (that lane's flits leave in the order they entered: none lost, none duplicated),
+   ``one output`` (a flit leaves by one output only), ``no creation`` (nothing leaves that did not
+   enter), ``bounded occupancy`` (at most the FIFO depth inside), ``unchanged <out>`` (head/tail and the
+   whole data word of a tracked flit -- ``AnyConst`` sequence number and data value -- leave as they
+   entered).
 3. ``wormhole <out>``: between a head and its tail on an output (and VC), every flit there belongs to
    the head's lane, and no flit leaves outside a packet.
 6. ``counter <name>``: ``injected``, ``dropped``, ``malformed`` count what docs/verification.md's
@@ -136,7 +137,6 @@ class RouterHarness(Elaboratable):
         tracked_data = AnyConst(self.payload_width)
         in_seq, out_seq = Signal(SEQ_BITS, name="in_seq"), Signal(SEQ_BITS, name="out_seq")
         occupancy, arrived = Signal(8, name="occupancy"), Signal(name="arrived")
-        self.tracked_lane = tracked_lane
         if self.local_free:                  # any flits on the local input: its lane is not followed
             m.d.comb += Assume(tracked_lane != local * V)
         if self.broadcast is not None:       # a forked flit leaves several times: the tracked flit's checks
