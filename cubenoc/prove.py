@@ -2,10 +2,12 @@
 
 ``cubenoc prove --family hypercube --n 2``: for every router shape of the network, the output arbiters
 are proved fair by k-induction, the router's stream rules, conservation, wormhole exclusivity and status
-counters are model checked to a stated depth (BMC) for every input sequence a legal upstream can send,
-and the route units are checked against the routing function by exhaustive simulation. Each property is
-listed as proved (induction), bounded (depth) or exhaustive; a failure names the property and writes a
-counterexample VCD. Exit 0: all hold; 1: a property failed; 2: bad input or an unsupported network.
+counters are proved for every cycle (ABC's pdr; ``--depth N``: checked to N cycles by BMC instead) for
+every input sequence a legal upstream can send, and the route units are checked against the routing
+function by exhaustive simulation. Each property is listed as proved, bounded (depth) or exhaustive; a
+failure names the property and writes a counterexample VCD. Exit 0: all hold; 1: a property failed; 2: bad
+input or an unsupported network. ``--mutate NAME`` builds the routers with a seeded bug
+(rtl/formal/mutations.py): exit 0 when some property catches it, 1 when none does.
 """
 from __future__ import annotations
 
@@ -15,7 +17,12 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import require_int
+from .errors import CubenocError, require_int
+from .netargs import add_router_flags
+from .rtl.formal.mutations import MUTATIONS
+
+#: the router flags prove takes (the options the default networks' routers use; --fifo-depth is the FIFO depth)
+ROUTER_OPTIONS = ("pipeline", "broadcast", "arbitration", "loopback")
 
 #: family -> the network proved by default, a catalog spec (the smallest of the family that has every router
 #: shape); ``--size`` is synth-report's shorthand for a spec (``synth_report.size_spec``)
@@ -35,44 +42,59 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="networks as catalog specs instead of --family/--size (hypercube:n=2, pdn:set=0,1,3; "
                         "docs/networks.md)")
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
-    p.add_argument("--depth", type=int, default=10, help="BMC depth in cycles (default 10)")
+    p.add_argument("--depth", type=int, default=None,
+                   help="check properties 1, 2, 3 and 6 to this many cycles (BMC) instead of proving them for "
+                        "every cycle")
+    p.add_argument("--timeout", type=int, default=600,
+                   help="seconds a proof may take; one without a verdict by then is checked to 10 cycles (BMC) and "
+                        "listed as bounded (default 600)")
+    p.add_argument("--jobs", type=int, default=2, help="solvers run at once (default 2)")
     p.add_argument("--fifo-depth", type=int, default=2, help="input FIFO depth of the proved routers (default 2)")
     p.add_argument("--work-dir", default="build/prove", help="solver runs and counterexample VCDs (default build/prove)")
-    p.add_argument("--broadcast", action="store_true",
-                   help="prove the broadcast routers (the family's broadcast algorithm; forks leave by their fork sets)")
+    p.add_argument("--mutate", metavar="NAME", default=None,
+                   help="build the routers with a seeded bug and show which property catches it: "
+                        + ", ".join(MUTATIONS))
+    add_router_flags(p, only=ROUTER_OPTIONS, title="router options of the proved routers")
     p.add_argument("--json", action="store_true", help="print the outcomes as JSON")
 
 
 def run(args) -> int:
+    from .netargs import router_config
+    from .sim.network_plan import NetworkPlan
     from .sim.router_config import RouterConfig
-    from .synth_report import networks, router_shapes
     from .netargs import one_network
     from .outputs import writable_dir
+    from .synth_report import network_specs, router_shapes
     args.network = one_network(args.networks, args.network) or None
-    depth = require_int(args.depth, "--depth", 2, 40)
+    depth = None if args.depth is None else require_int(args.depth, "--depth", 2, 40)
     fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
+    timeout, jobs = require_int(args.timeout, "--timeout", 1, 86400), require_int(args.jobs, "--jobs", 1, 64)
+    if args.mutate is not None and args.mutate not in MUTATIONS:
+        raise CubenocError(f"--mutate takes one of {', '.join(MUTATIONS)}, got {args.mutate!r}")
+    if args.mutate is not None and MUTATIONS[args.mutate].check == "fork" and not args.broadcast:
+        raise CubenocError(f"{args.mutate!r} breaks the broadcast fork: add --broadcast")
     writable_dir(args.work_dir, "--work-dir")
     if args.network is None and args.size is None and args.n is None:      # each family's default network
         from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
-        nets = [(sp.family, sp.short_label(t), t, r) for sp in specs for t, r in [sp.build("rtl")]]
+        nets = [(sp.family, sp.short_label(t), t, r, sp) for sp in specs for t, r in [sp.build("rtl")]]
     else:                                        # --network specs, or --family/--size through the catalog
-        nets = networks(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
-                                        command="prove"))
+        nets = network_specs(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
+                                             command="prove"))
     from .rtl.formal.plan import prove_network, supported
     plans = []
-    for fam, label, topo, routing in nets:            # refuse what is not supported before any solver runs
-        alg = None
-        if args.broadcast:
-            from .sim.broadcast.fork import broadcast_algorithm_for, check_broadcast
-            alg = broadcast_algorithm_for(topo)
-            check_broadcast(alg, routing)
-            label += f" {alg.name}"
-        shapes = [(s.node, s.nodes, s.router) for s in
-                  router_shapes(fam, label, topo, routing, RouterConfig(fifo_depth=fifo_depth, broadcast=alg or False))]
+    for fam, label, topo, routing, spec in nets:      # refuse what is not supported before any solver runs
+        config = router_config(args, spec, RouterConfig(fifo_depth=fifo_depth), routing, only=ROUTER_OPTIONS)
+        plan = NetworkPlan(topo, routing, config)
+        if plan.broadcast is not None:
+            label += f" {plan.broadcast.name}"
+        options = config.replace(broadcast=False, fifo_depth=RouterConfig().fifo_depth)
+        if options != RouterConfig():                 # e.g. "(pipelined, no loopback)"
+            label += f" ({options.describe()})"
+        shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, topo, routing, config)]
         for _node, _count, router in shapes:
             supported(label, routing, router)
-        plans.append((label, topo, routing, shapes, alg))
+        plans.append((label, plan, shapes))
 
     def show(o) -> None:
         if args.json:
@@ -90,10 +112,10 @@ def run(args) -> int:
     from .outputs import working
     t0 = time.monotonic()
     outcomes = []
-    for label, topo, routing, shapes, alg in plans:
-        with working(f"prove {label} ({len(shapes)} router shape(s); a check can take a minute or two)", args.json):
-            outcomes += prove_network(label, topo, routing, shapes, args.work_dir, depth=depth,
-                                      fifo_depth=fifo_depth, broadcast=alg, report=show)
+    for label, plan, shapes in plans:
+        with working(f"prove {label} ({len(shapes)} router shape(s); a check can take minutes)", args.json):
+            outcomes += prove_network(label, plan, shapes, args.work_dir, depth=depth, timeout=timeout, jobs=jobs,
+                                      seeded_bug=args.mutate, report=show)
     failed = [o for o in outcomes if o.status == "failed"]
     if args.json:
         print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),
@@ -102,6 +124,13 @@ def run(args) -> int:
         print(f"{len(outcomes) - len(failed)} of {len(outcomes)} checks hold"
               + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.monotonic() - t0:.0f} s; solver runs "
               f"in {args.work_dir})")
+    if args.mutate is not None:         # the seeded bug must be caught
+        caught = sorted({name for o in failed for name in o.failed})
+        if caught:
+            print(f"seeded bug {args.mutate!r} caught by: {', '.join(caught)}")
+            return 0
+        print(f"cubenoc prove: seeded bug {args.mutate!r} was not caught", file=sys.stderr)
+        return 1
     if failed:
         print(f"cubenoc prove: {len(failed)} propert{'y' if len(failed) == 1 else 'ies'} failed", file=sys.stderr)
     return 1 if failed else 0

@@ -94,7 +94,7 @@ def test_no_import_cycles():
 
 
 #: the router's units and the model kernel, lines of code (measured, plus a few)
-ROUTER_AND_LOOP_LINES = 1410
+ROUTER_AND_LOOP_LINES = 1428
 
 
 def test_router_units_and_model_kernel_stay_compact():

@@ -1,8 +1,8 @@
 """What ``cubenoc prove`` runs for one network (docs/formal.md): per router shape, the arbiters by
-k-induction (property 4), the router harness's groups by bounded model checking (properties 1, 2, 3, 6),
-and once per network the route units by exhaustive simulation (property 5).
+k-induction (property 4), the router harness's groups for every cycle by ABC's pdr (properties 1, 2, 3, 6;
+or to a bounded depth by BMC), and once per network the route units by exhaustive simulation (property 5).
 
-Each result is a :class:`Outcome` whose ``status`` is ``proved`` (k-induction: every cycle),
+Each result is a :class:`Outcome` whose ``status`` is ``proved`` (every cycle: k-induction or pdr),
 ``bounded`` (no counterexample within ``depth`` cycles from reset), ``exhaustive`` (every header
 checked) or ``failed`` (with the broken properties and a counterexample VCD).
 """
@@ -13,10 +13,11 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError
 
-from ...sim.router_config import RouterConfig
 
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes)
 MAX_PORTS, MAX_VCS = 7, 2
+#: cycles a property is checked to when its proof gives no verdict in time
+FALLBACK_DEPTH = 10
 GROUP_TITLES = {"stream": "1 stream rules", "conservation": "2 conservation", "wormhole": "3 wormhole exclusivity",
                 "counters": "6 counters"}
 
@@ -41,6 +42,10 @@ def supported(label: str, routing, router) -> None:
     if getattr(routing, "selection", None) is not None:
         raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
                            f"({routing.selection}) is not supported")
+    if router.pipeline:
+        raise CubenocError(f"{label}: proofs of the pipelined router are not supported (its ejection buffer lets "
+                           f"a lane's next packet leave by a link before the previous one leaves local_out, which "
+                           f"the harness's per-lane order does not allow)")
     if router.num_ports > MAX_PORTS or router.num_vcs > MAX_VCS:
         raise CubenocError(f"{label}: proofs are supported for routers of up to {MAX_PORTS} ports and "
                            f"{MAX_VCS} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
@@ -58,16 +63,23 @@ def arbiter_shapes(router) -> list[tuple[list[int], int]]:
     return out
 
 
-def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int = 10, fifo_depth: int = 2,
-                  broadcast=None, report=lambda outcome: None) -> list[Outcome]:
-    """Every check of every shape (``shapes``: ``(node, nodes using it, router)``); ``report`` is called
-    with each :class:`Outcome` as it finishes. With ``broadcast`` (an algorithm) the routers fork and
-    conservation is the tracked flit's: it leaves by exactly its fork set."""
+def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None, timeout: int | None = None,
+                  jobs: int = 2, seeded_bug: str | None = None, report=lambda outcome: None) -> list[Outcome]:
+    """Every check of every shape (``shapes``: ``(node, nodes using it, router)``) of the network ``plan``
+    (its config: the routers' options); ``report`` is called with each :class:`Outcome` as it finishes.
+    Properties 1, 2, 3 and 6 are proved for every cycle (ABC's pdr; a proof without a verdict after
+    ``timeout`` seconds is checked to :data:`FALLBACK_DEPTH` cycles instead and listed as bounded), or with
+    ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
+    conservation is the tracked flit's: it leaves by exactly its fork set. ``seeded_bug``
+    (rtl/formal/mutations.py) builds every checked unit with that bug."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     from .arbiter import ArbiterHarness
     from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
     from .router import GROUPS, RouterHarness
     from .runner import prove
+    routing = plan.routing
     for node, _count, router in shapes:
         supported(label, routing, router)
     work = Path(workdir)
@@ -82,29 +94,53 @@ def prove_network(label: str, topology, routing, shapes, workdir, *, depth: int 
                  f"{checked} (node, header) and (source, destination) cases, amaranth.sim",
                  failed=[repr(b) for b in bad[:5]]))
     tag = "".join(ch if ch.isalnum() else "_" for ch in label)
+    fifo = f"FIFO depth {plan.config.fifo_depth}"
+
+    def arbiter(shape, name, positions, size):
+        res = prove(ArbiterHarness(positions, size, seeded_bug), name, work, depth=len(positions) + 2)
+        return _outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
+
+    def group_check(shape, name, node, group, output=None):
+        def harness():
+            return RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug,
+                                 outputs=None if output is None else (output,))
+        if depth is not None:
+            res, how = prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}"
+        else:
+            res, how = prove(harness(), name, work, engine="pdr", timeout=timeout), f"induction (ABC pdr), {fifo}"
+            if res.timed_out:                # the time spent is the proof's and the check's
+                spent = res.seconds
+                res = prove(harness(), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
+                res.seconds += spent
+                how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s)"
+        title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
+        if output is not None:
+            title += " " + RouterHarness.output_name(output, shapes_by_node[node].local)
+        return _outcome(label, shape, title, res, how)
+
+    checks, shapes_by_node = [], {node: router for node, _count, router in shapes}
     for node, count, router in shapes:
         shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
-        deps = ready_dependencies(router)
+        deps = ready_dependencies(router, seeded_bug)
         on_valid = sorted(name for name, d in deps.items() if "valid" in d)
         on_payload = sorted(name for name, d in deps.items() if "payload" in d)
         done(Outcome(label, shape, "1 input ready independent of valid", "failed" if on_valid else "proved",
                      "structural: no combinational path valid -> ready (yosys cone)"
                      + (f"; payload -> ready only on {', '.join(on_payload)}" if on_payload else ""),
                      failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
-        for k, (positions, size) in enumerate(arbiter_shapes(router)):
-            res = prove(ArbiterHarness(positions, size), f"{tag}_n{node}_arbiter{k}", work, depth=len(positions) + 2)
-            done(_outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction"))
-        for group in GROUPS:
-            config = RouterConfig(fifo_depth=fifo_depth, broadcast=broadcast if broadcast is not None else False)
-            harness = RouterHarness(topology, routing, node, config, groups=(group,),
-                                    local_free=group == "counters")
-            res = prove(harness, f"{tag}_n{node}_{group}", work, depth=depth, mode="bmc")
-            title = GROUP_TITLES[group] + (" (fork sets)" if broadcast is not None and group == "conservation" else "")
-            done(_outcome(label, shape, title, res, f"BMC depth {depth}, FIFO depth {fifo_depth}"))
+        checks += [(arbiter, shape, f"{tag}_n{node}_arbiter{k}", positions, size)
+                   for k, (positions, size) in enumerate(arbiter_shapes(router))]
+        # the stream rule one output at a time (pdr's invariant for one output is far smaller than for all)
+        checks += [(group_check, shape, f"{tag}_n{node}_stream{o}", node, "stream", o) for o in range(router.num_ports)]
+        checks += [(group_check, shape, f"{tag}_n{node}_{group}", node, group) for group in GROUPS if group != "stream"]
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for future in as_completed([pool.submit(*c) for c in checks]):
+            done(future.result())
     return outcomes
 
 
 def _outcome(label, shape, prop, res, how) -> Outcome:
     status = "failed" if not res.passed else ("proved" if res.mode == "prove" else "bounded")
-    return Outcome(label, shape, prop, status, f"{how}, smtbmc yices", round(res.seconds, 1), res.failed,
+    detail = how if res.engine == "pdr" else f"{how}, smtbmc yices"
+    return Outcome(label, shape, prop, status, detail, round(res.seconds, 1), res.failed,
                    str(res.trace) if res.trace else None)

@@ -20,8 +20,8 @@ _FLOPS = "$dff,$adff,$sdff,$dffe,$adffe,$sdffe,$sdffce,$aldff,$dffsr"
 
 def ready_dependencies(router, seeded_bug: str | None = None) -> dict[str, set[str]]:
     """``{input port name: {"valid", "payload"} it reaches ready through}`` for every input stream
-    (``seeded_bug``: one of rtl/formal/router.py's, patched in while the router is converted)."""
-    from .router import seeded
+    (``seeded_bug``: a seeded bug of rtl/formal/mutations.py, switched on while the router is converted)."""
+    from .mutations import seeded
     from amaranth.back import rtlil
     names = [f"in_p{p}" for p in range(router.local)] + ["local_in"]
     probes = [(name, src) for name in names for src in ("valid", "payload")]

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,13 +41,15 @@ def check(m, harness, name: str, cond) -> None:
 @dataclass
 class ProofResult:
     name: str
-    mode: str                    # "prove" (k-induction) or "bmc" (bounded)
+    mode: str                    # "prove" (for every cycle: k-induction or pdr) or "bmc" (bounded)
     depth: int
     passed: bool
     seconds: float
     failed: list[str] = field(default_factory=list)   # names of the failed properties
     trace: Path | None = None    # counterexample VCD
     log: str = ""
+    engine: str = "smtbmc"       # "smtbmc" (yices) or "pdr" (ABC's IC3)
+    timed_out: bool = False      # no verdict within the time limit (neither passed nor failed)
 
 
 def sby_env() -> dict:
@@ -59,26 +62,45 @@ def sby_env() -> dict:
                 PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> ProofResult:
-    """Prove (k-induction, ``mode="prove"``) or check to ``depth`` cycles (``mode="bmc"``) every assertion
-    of ``harness``; the run lives in ``workdir/name``."""
+#: the solvers: smtbmc with yices (k-induction in prove mode, BMC in bmc mode); ABC's pdr (prove mode only)
+ENGINES = {"smtbmc": "smtbmc yices", "pdr": "abc pdr"}
+#: harnesses are elaborated one at a time (a seeded bug is switched on for the elaboration); solvers run in parallel
+_ELABORATING = threading.Lock()
+
+
+def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove", engine: str = "smtbmc",
+          timeout: int | None = None) -> ProofResult:
+    """Prove for every cycle (``mode="prove"``: k-induction of ``depth`` steps with ``engine="smtbmc"``,
+    property-directed reachability with ``engine="pdr"``, which finds its own inductive invariant) or check
+    to ``depth`` cycles (``mode="bmc"``) every assertion of ``harness``; the run lives in ``workdir/name``.
+    ``timeout`` (seconds): without a verdict by then the result has ``timed_out``. Thread-safe."""
     from amaranth.back import rtlil
+
+    from .abc import shim
     if mode not in ("prove", "bmc"):
         raise CubenocError(f"mode must be prove or bmc, got {mode!r}")
+    if engine not in ENGINES or (engine == "pdr" and mode != "prove"):
+        raise CubenocError(f"engine must be smtbmc, or pdr in prove mode, got {engine!r} in {mode} mode")
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     elaborating = getattr(harness, "elaborating", None)          # e.g. a seeded bug patched in
-    with elaborating() if elaborating is not None else contextlib.nullcontext():
+    with _ELABORATING, elaborating() if elaborating is not None else contextlib.nullcontext():
         (work / f"{name}.il").write_text(rtlil.convert(harness, ports=[]))
-    (work / f"{name}.sby").write_text(f"[options]\nmode {mode}\ndepth {depth}\n\n[engines]\nsmtbmc yices\n\n"
+    limit = f"timeout {timeout}\n" if timeout else ""
+    (work / f"{name}.sby").write_text(f"[options]\nmode {mode}\ndepth {depth}\n{limit}\n[engines]\n{ENGINES[engine]}\n\n"
                                       f"[script]\nread_rtlil {name}.il\nprep -top top\nmemory_map\nopt -fast\n\n[files]\n{name}.il\n")
     shutil.rmtree(work / name, ignore_errors=True)
     t0 = time.monotonic()
-    p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=sby_env(), capture_output=True, text=True)
+    env = sby_env()
+    if engine == "pdr":
+        env["ABC"] = str(shim(work))
+    p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - t0
     log = p.stdout + p.stderr
     if "DONE (PASS" in log:
-        return ProofResult(name, mode, depth, True, seconds, log=log)
+        return ProofResult(name, mode, depth, True, seconds, log=log, engine=engine)
+    if "DONE (TIMEOUT" in log or "Reached TIMEOUT" in log:      # (sby may stop before it says DONE)
+        return ProofResult(name, mode, depth, False, seconds, log=log, engine=engine, timed_out=True)
     if "DONE (FAIL" not in log:
         raise ToolError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
     failed = []
@@ -87,4 +109,4 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove") -> P
         if prop not in failed:
             failed.append(prop)
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", log)
-    return ProofResult(name, mode, depth, False, seconds, failed, work / traces[0] if traces else None, log)
+    return ProofResult(name, mode, depth, False, seconds, failed, work / traces[0] if traces else None, log, engine)

@@ -24,6 +24,7 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..formal.mutations import mutant
 from ..gates import any_of
 
 
@@ -48,18 +49,21 @@ class RoundRobinArbiter(wiring.Component):
         if self.pairwise:
             return self._pairwise(m)
         pri = Signal(self.size, init=(1 << self.size) - 1)
+        requests = self.requests & ~1 if mutant("skips-input") else self.requests    # seeded: 0 only alone
         for r, j in enumerate(pos):
             # requester q comes before r in the order pointer, pointer+1, ..., size-1, 0, ...
-            before = [self.requests[q] & ((pri[k] | ~pri[j]) if k < j else (pri[k] & ~pri[j]))
+            before = [requests[q] & ((pri[k] | ~pri[j]) if k < j else (pri[k] & ~pri[j]))
                       for q, k in enumerate(pos) if q != r]
-            m.d.comb += self.grant[r].eq(self.requests[r] & ~any_of(before))
+            m.d.comb += self.grant[r].eq(requests[r] & ~any_of(before))
+        if mutant("skips-input"):
+            m.d.comb += self.grant[0].eq(self.requests == 1)
         if self.weight_width:
             used = Signal(self.weight_width)
         for r, j in enumerate(pos):
             if self.weight_width:     # the packets r already sent from first place in a row
                 mine = Signal(self.weight_width, name=f"used_{r}")
                 m.d.comb += mine.eq(Mux(pri == thermometer(j, self.size), used, 0))
-            with m.If(self.next[r]):
+            with m.If(0 if mutant("stuck-pointer") else self.next[r]):
                 if self.weight_width:
                     n, w = mine + self.tail[r], self.weight[r]
                     with m.If((w > 1) & (n < w)):

@@ -35,6 +35,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
+from ..formal.mutations import mutant
 from ..gates import any_of
 
 
@@ -99,7 +100,7 @@ class HeadFifo(wiring.Component):
                 nxt_head = Mux(src[0], self.w_data, buf[0])
             else:
                 nxt_head = Array([*buf, self.w_data])[src]
-        with m.If(pop | ~self.r_rdy):                       # the head takes its next value
+        with m.If((0 if mutant("duplicated-pop") else pop) | ~self.r_rdy):     # the head takes its next value
             m.d.sync += head.eq(nxt_head)
 
         # the control state after the edge, worked out for pop = 0 and pop = 1 and chosen by pop last:
@@ -115,7 +116,8 @@ class HeadFifo(wiring.Component):
             return [nxt_r, nxt_w, nxt_occ, Mux(nxt_occ[0], binary(nxt_r), Const(B, len(src))),
                     we | (occ[0] if popping else self.r_rdy)]
         nxt = [Mux(pop, if_pop, if_not) for if_pop, if_not in zip(step(True), step(False))]
-        m.d.comb += [nxt_src.eq(nxt[3]), self.w_rdy.eq(~occ[B - 1])]     # full: every buffer entry taken
+        m.d.comb += [nxt_src.eq(nxt[3]),                                 # full: every buffer entry taken
+                     self.w_rdy.eq(1 if mutant("full-fifo-takes-flit") else ~occ[B - 1])]
         m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.r_rdy), nxt)]
         return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
 

@@ -16,6 +16,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..formal.mutations import mutant
 from ..route.base import NodeUnit, node_id_member
 from ..route.fork import ForkUnit
 
@@ -45,8 +46,11 @@ class ForkStage(wiring.Component):
             m.d.comb += self.fork_route[o].eq(fk.new_tag[o])
         held, done, bmode = Signal(P, name="held"), Signal(P, name="done"), Signal(name="bmode")
         wants, full = Signal(P, name="wants"), Signal(name="full")
+        want = Cat(fk.ports[:local] if local else Const(0, 0), fk.keep)
+        if mutant("fork-skips-copy"):           # a set of several outputs loses its lowest one
+            want = Mux((want & (want - 1)) != 0, want & (want - 1), want)
         m.d.comb += [self.forking.eq(self.ready & (bmode | (self.head & self.bcast))),
-                     self.want.eq(Cat(fk.ports[:local] if local else Const(0, 0), fk.keep)),
+                     self.want.eq(want),
                      wants.eq(Mux(bmode, held, self.want)),
                      self.eligible.eq(self.forking & ~bmode & (held == 0) & (wants != 0) &
                                       ((wants & (self.locked | ~self.empty)) == 0)),

@@ -41,6 +41,7 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError
 
 from ..flit import link_signature_of
+from ..formal.mutations import mutant
 from ..gates import any_of
 from ..route.base import NodeUnit, node_id_member
 from .adaptive_select import AdaptiveSelect
@@ -156,7 +157,8 @@ class InputUnit(wiring.Component):
                 if not p.local:
                     m.d.comb += s.ready[o].eq(fifo.w_rdy)
             else:
-                m.d.comb += [s.ready[c].eq(fifo.w_rdy),
+                ready = fifo.w_rdy & (s.valid if mutant("ready-waits-for-valid") and not p.local else 1)
+                m.d.comb += [s.ready[c].eq(ready),
                              fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
                 if not p.route_at_write:
                     m.d.comb += fifo.w_data.eq(s.payload)
@@ -213,6 +215,7 @@ class InputUnit(wiring.Component):
         for o in self.outputs[c]:
             lock = (self.locked.bit_select(o * V + vc, 1) if V > 1 and o != local and p.queues == "fifo"
                     else self.locked[o * V])         # VOQ: one lock per output
+            lock = Const(0) if mutant("head-ignores-lock") else lock
             room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
             if p.route_at_write:      # a body flit's want is its head's output (RouteAtWrite)
                 hit = want[o] & (~head.head | ~lock)

@@ -33,6 +33,7 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..formal.mutations import mutant
 from ..gates import any_of, crossbar_mux, onehot_mux, rom
 from .arbiter import RoundRobinArbiter
 
@@ -79,9 +80,11 @@ class OutputUnit(wiring.Component):
         passed, taken = self.sent, []        # source r's flit leaves: its grant and its own VC's ready
         for r in range(n):
             ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
-            m.d.comb += passed[r].eq(self.grant[r] & ready)
+            lost = ~self.flit[r].head if mutant("stalled-flit-popped") else 0     # seeded: a stalled body leaves
+            m.d.comb += passed[r].eq(self.grant[r] & (ready | lost))
             taken.append(sel[r] & ready)
-        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(self.grant & ~passed)]
+        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(0 if mutant("grant-changes-under-stall")
+                                                              else self.grant & ~passed)]
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 and self.lock_per_vc else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
@@ -95,7 +98,7 @@ class OutputUnit(wiring.Component):
         # the winner's tail and head bits from each source's own (registers), not through the crossbar's mux
         tail, head = (any_of(sel[r] & getattr(self.flit[r], b) for r in range(n)) for b in ("tail", "head"))
         with m.If(self.xfer):
-            with m.If(tail):
+            with m.If(tail | (~head if mutant("body-flit-frees-lock") else 0)):
                 m.d.sync += lock.eq(0)
             with m.Elif(head):
                 m.d.sync += lock.eq(1)

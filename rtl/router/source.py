@@ -21,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...sim.broadcast.fork import BROADCAST_DEST
 from ..flit import DEST_WIDTH, local_signature
+from ..formal.mutations import mutant
 from ..gates import count_after
 from ..route.base import NodeUnit, node_id_member
 
@@ -93,7 +94,7 @@ class SourceInterface(wiring.Component):
             with m.Elif(s.payload.head):                       # destination out of range: drop the packet
                 m.d.comb += ready.eq(1)
                 with m.If(valid):
-                    m.d.comb += counted["dropped"].eq(1)
+                    m.d.comb += counted["dropped"].eq(~s.payload.tail if mutant("counter-misses-drop") else 1)
                     m.d.sync += in_packet.eq(~s.payload.tail)
             with m.Else():                                     # body/tail outside a packet: discard
                 m.d.comb += [ready.eq(1), counted["malformed"].eq(valid)]
