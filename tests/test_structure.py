@@ -93,8 +93,9 @@ def test_no_import_cycles():
     assert not cycles, cycles
 
 
-#: the router's units and the model kernel, lines of code (measured, plus a few)
-ROUTER_AND_LOOP_LINES = 1428
+#: the router's units and the model kernel, lines of code (measured, plus a few; the units' ``registers`` for
+#: the formal invariants added four)
+ROUTER_AND_LOOP_LINES = 1432
 
 
 def test_router_units_and_model_kernel_stay_compact():

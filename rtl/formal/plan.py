@@ -18,6 +18,8 @@ from cubenoc.errors import CubenocError
 MAX_PORTS, MAX_VCS = 7, 2
 #: cycles a property is checked to when its proof gives no verdict in time
 FALLBACK_DEPTH = 10
+#: k of the k-induction that proves properties 1, 2 and 3 with the named invariants (rtl/formal/invariants.py)
+INDUCTION_DEPTH = 2
 GROUP_TITLES = {"stream": "1 stream rules", "conservation": "2 conservation", "wormhole": "3 wormhole exclusivity",
                 "counters": "6 counters"}
 
@@ -75,6 +77,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from .arbiter import ArbiterHarness
+    from .invariants import supported as inductive
     from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
     from .router import GROUPS, RouterHarness
@@ -101,22 +104,33 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
         return _outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
 
     def group_check(shape, name, node, group, output=None):
-        def harness():
+        def _titled(res, how):
+            title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
+            if output is not None:
+                title += " " + RouterHarness.output_name(output, shapes_by_node[node].local)
+            return _outcome(label, shape, title, res, how)
+
+        def harness(invariants=False):
             return RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug,
-                                 outputs=None if output is None else (output,))
+                                 outputs=None if output is None else (output,), invariants=invariants)
         if depth is not None:
-            res, how = prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}"
-        else:
-            res, how = prove(harness(), name, work, engine="pdr", timeout=timeout), f"induction (ABC pdr), {fifo}"
-            if res.timed_out:                # the time spent is the proof's and the check's
-                spent = res.seconds
-                res = prove(harness(), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
-                res.seconds += spent
-                how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s)"
-        title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
-        if output is not None:
-            title += " " + RouterHarness.output_name(output, shapes_by_node[node].local)
-        return _outcome(label, shape, title, res, how)
+            return _titled(prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}")
+        spent, note = 0.0, ""
+        if group != "counters" and inductive(shapes_by_node[node]):
+            res = prove(harness(invariants=True), name, work, depth=INDUCTION_DEPTH)
+            if not res.unproved:
+                return _titled(res, f"k-induction ({INDUCTION_DEPTH} steps) with the invariants, {fifo}")
+            # an induction step broke something (a seeded bug, or an invariant missing): pdr decides
+            spent, note = res.seconds, f"; k-induction's step broke {', '.join(res.failed[:2])}"
+        res = prove(harness(), name, work, engine="pdr", timeout=timeout)
+        how = f"induction (ABC pdr), {fifo}{note}"
+        if res.timed_out:
+            spent += res.seconds
+            res = prove(harness(), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
+            how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s){note}"
+        res.seconds += spent                 # the time spent is every attempt's
+        return _titled(res, how)
+
 
     checks, shapes_by_node = [], {node: router for node, _count, router in shapes}
     for node, count, router in shapes:
@@ -130,8 +144,12 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
                      failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
         checks += [(arbiter, shape, f"{tag}_n{node}_arbiter{k}", positions, size)
                    for k, (positions, size) in enumerate(arbiter_shapes(router))]
-        # the stream rule one output at a time (pdr's invariant for one output is far smaller than for all)
-        checks += [(group_check, shape, f"{tag}_n{node}_stream{o}", node, "stream", o) for o in range(router.num_ports)]
+        # with the invariants, every output's stream rule at once; for pdr one output at a time (its
+        # invariant for one output is far smaller than for all)
+        if inductive(router) and depth is None:
+            checks.append((group_check, shape, f"{tag}_n{node}_stream", node, "stream"))
+        else:
+            checks += [(group_check, shape, f"{tag}_n{node}_stream{o}", node, "stream", o) for o in range(router.num_ports)]
         checks += [(group_check, shape, f"{tag}_n{node}_{group}", node, group) for group in GROUPS if group != "stream"]
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         for future in as_completed([pool.submit(*c) for c in checks]):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from amaranth import Cat, Const, Elaboratable, Module, Signal
+from amaranth import Cat, Const, Elaboratable, Fragment, Module, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume
 
@@ -40,6 +40,7 @@ from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
 from ...sim.routing.facts import route_facts
 from ..flit import DEST_WIDTH
+from .invariants import add_invariants, supported
 from .mutations import seeded
 from ..router.router import COUNTERS, Router
 from .runner import check
@@ -88,9 +89,11 @@ def output_sets(routing, alg, node: int) -> dict:
 
 class RouterHarness(Elaboratable):
     def __init__(self, plan: NetworkPlan, node: int, *, groups=GROUPS, local_free: bool = False,
-                 seeded_bug: str | None = None, outputs=None):
+                 seeded_bug: str | None = None, outputs=None, invariants: bool = True):
         """``plan``: the network's plan (its config: the router's options); the harness widens the payload
-        to carry its labels. ``outputs``: the outputs whose stream rule is checked (None: all)."""
+        to carry its labels. ``outputs``: the outputs whose stream rule is checked (None: all).
+        ``invariants``: assert the named invariants (rtl/formal/invariants.py) where they are written for
+        the router, as k-induction needs; BMC and pdr do without."""
         topology, routing = plan.topology, plan.routing
         if getattr(routing, "selection", None) is not None:
             raise CubenocError("formal proofs cover oblivious routers (no run-time selection) so far")
@@ -101,12 +104,14 @@ class RouterHarness(Elaboratable):
         if local_free and {"conservation", "wormhole"} & set(self.groups):
             raise CubenocError("with any flits on the local input only the stream and counters groups apply")
         self.topology, self.routing, self.node, self.depth = topology, routing, node, plan.config.fifo_depth
-        self.local_free, self.seeded_bug = local_free, seeded_bug
+        self.local_free, self.seeded_bug, self.invariants = local_free, seeded_bug, invariants
         self.outputs = None if outputs is None else tuple(outputs)
         self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
+        # FIFOs in flip-flops (the memory storage has the same cycle behaviour: tests/test_unit_fifo.py)
         self.plan = NetworkPlan(topology, routing,
-                                plan.config.replace(payload_width=DEST_WIDTH + self.tag_bits + SEQ_BITS + 2))
+                                plan.config.replace(payload_width=DEST_WIDTH + self.tag_bits + SEQ_BITS + 2,
+                                                    fifo_memory=False))
         self.config = self.plan.config
         self.payload_width = self.config.payload_width
         self.arrivals = self.plan.arrivals(node)
@@ -114,6 +119,7 @@ class RouterHarness(Elaboratable):
         if broadcast is not None:
             self.masks = output_sets(routing, broadcast, node)
         self.properties: dict = {}
+        self.in_packet, self.busy, self.owner = {}, {}, {}     # the harness's bookkeeping, per lane / (output, VC)
 
     @contextmanager
     def elaborating(self):
@@ -121,13 +127,20 @@ class RouterHarness(Elaboratable):
         with seeded(self.seeded_bug):
             yield
 
-    def _fields(self, data):
+    @staticmethod
+    def lane_name(i: int, c: int, local: int) -> str:
+        return "local_in" if i == local else f"in_p{i}" + (f".{c}" if c else "")
+
+    def fields(self, data):
+        """The labels in a flit's data: lane, sequence number, head and tail copies."""
         t, s = DEST_WIDTH, DEST_WIDTH + self.tag_bits
         return data[t:s], data[s:s + SEQ_BITS], data[s + SEQ_BITS], data[s + SEQ_BITS + 1]
 
     def elaborate(self, platform):
         m = Module()
-        r = m.submodules.router = Router(self.topology, self.routing, self.node, plan=self.plan)
+        r = Router(self.topology, self.routing, self.node, plan=self.plan)
+        built = Fragment.get(r, platform)       # elaborated now: the invariants read the units' registers
+        m.submodules.router = _Elaborated(built)
         P, V, local = r.num_ports, r.num_vcs, r.local
         if "node_id" in r.signature.members:
             m.d.comb += r.node_id.eq(self.node)
@@ -164,7 +177,14 @@ class RouterHarness(Elaboratable):
             check(m, self, "bounded occupancy", occupancy <= self.depth)
         if "counters" in self.groups:
             self._counters(m, r)
+        if self.with_invariants(r):
+            follow = (tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy)
+            add_invariants(m, self, r, built, follow if "conservation" in self.groups else None)
         return m
+
+    def with_invariants(self, router) -> bool:
+        """The named invariants are asserted (and k-induction can prove the groups) for this router."""
+        return self.invariants and supported(router) and self.groups != ("counters",)
 
     def _drive_input(self, m, r, i, in_seq, tracked_lane, tracked_seq, tracked_data):
         """Drive input ``i`` as a legal upstream; returns "a flit of the tracked lane is taken here"."""
@@ -175,13 +195,13 @@ class RouterHarness(Elaboratable):
         lanes_here = 1 if i == local else V
         vc = s.payload.vc if (i != local and V > 1) else Const(0, 1)
         taken = valid & (s.ready.bit_select(vc, 1) if i != local and V > 1 else s.ready)
-        tag, seq, hbit, tbit = self._fields(s.payload.data)
+        tag, seq, hbit, tbit = self.fields(s.payload.data)
         if i == local and self.local_free:
             return Const(0)
         arrived = []
         for c in range(lanes_here):
             j = i * V + c
-            in_packet = Signal(name=f"in{i}_{c}_in_packet")
+            in_packet = self.in_packet[j] = Signal(name=f"in{i}_{c}_in_packet")
             mine = taken & (vc == c)
             arrived.append(mine & (tracked_lane == j))
             with m.If(valid & (vc == c)):
@@ -225,7 +245,7 @@ class RouterHarness(Elaboratable):
             stalled, held = Signal(name=f"{name}_stalled"), Signal(len(word), name=f"{name}_held")
             m.d.sync += [stalled.eq(out.valid & ~xfer), held.eq(word)]
             check(m, self, f"stream rule {name}", ~stalled | (out.valid & (word == held)))
-        tag, seq, hbit, tbit = self._fields(out.payload.data)
+        tag, seq, hbit, tbit = self.fields(out.payload.data)
         here = Signal(name=f"{name}_tracked_lane")          # a flit of the followed lane leaves here
         m.d.comb += here.eq(xfer & (tag == tracked_lane))
         if "conservation" in self.groups:
@@ -236,6 +256,7 @@ class RouterHarness(Elaboratable):
         if "wormhole" in self.groups:
             for c in range(V if o != local else 1):
                 busy, owner = Signal(name=f"{name}_{c}_busy"), Signal(self.tag_bits, name=f"{name}_{c}_owner")
+                self.busy[o, c], self.owner[o, c] = busy, owner
                 x = xfer & (vc == c)
                 check(m, self, f"wormhole {name}", ~x | Cat(busy & (tag == owner) & ~out.payload.head,
                                                           ~busy & out.payload.head).any())
@@ -337,3 +358,13 @@ class RouterHarness(Elaboratable):
             shown = Signal(16, name=f"shown_{n}")
             m.d.sync += shown.eq(expect[n])
             check(m, self, f"counter {n}", getattr(r, n) == shown)
+
+
+class _Elaborated(Elaboratable):
+    """An already elaborated fragment, as a submodule."""
+
+    def __init__(self, fragment):
+        self.fragment = fragment
+
+    def elaborate(self, platform):
+        return self.fragment

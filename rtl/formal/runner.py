@@ -50,6 +50,7 @@ class ProofResult:
     log: str = ""
     engine: str = "smtbmc"       # "smtbmc" (yices) or "pdr" (ABC's IC3)
     timed_out: bool = False      # no verdict within the time limit (neither passed nor failed)
+    unproved: bool = False       # k-induction's step failed: no counterexample from reset, no proof either
 
 
 def sby_env() -> dict:
@@ -101,12 +102,24 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove", engi
         return ProofResult(name, mode, depth, True, seconds, log=log, engine=engine)
     if "DONE (TIMEOUT" in log or "Reached TIMEOUT" in log:      # (sby may stop before it says DONE)
         return ProofResult(name, mode, depth, False, seconds, log=log, engine=engine, timed_out=True)
+    if "DONE (UNKNOWN" in log and "returned pass for basecase" in log:   # the step failed, not the base
+        return ProofResult(name, mode, depth, False, seconds, _failed(harness, log),
+                           _trace(work, log), log, engine, unproved=True)
     if "DONE (FAIL" not in log:
         raise ToolError(f"SymbiYosys did not finish the proof of {name} (exit {p.returncode}):\n{log[-2000:]}")
+    return ProofResult(name, mode, depth, False, seconds, _failed(harness, log), _trace(work, log), log, engine)
+
+
+def _failed(harness, log: str) -> list[str]:
+    """The names of the properties SymbiYosys reports failed."""
     failed = []
     for file, line in re.findall(r"failed assertion \S+ at (\S+?):(\d+)", log):
         prop = harness.properties.get(int(line), f"{file}:{line}") if file == PROPERTY_FILE else f"{file}:{line}"
         if prop not in failed:
             failed.append(prop)
+    return failed
+
+
+def _trace(work: Path, log: str) -> Path | None:
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", log)
-    return ProofResult(name, mode, depth, False, seconds, failed, work / traces[0] if traces else None, log, engine)
+    return work / traces[0] if traces else None

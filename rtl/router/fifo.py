@@ -64,6 +64,8 @@ class HeadFifo(wiring.Component):
             return self._split(m, we, pop, memory == "block" or family == "ice40")
         head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
         m.d.comb += self.r_data.eq(head)
+        # the registers, named for the formal proofs' invariants (rtl/formal/invariants.py)
+        self.registers = {"head": head, "r_rdy": self.r_rdy}
         if B == 0:                                           # the head register alone (w_rdy2 stays 0)
             with m.If(we):
                 m.d.sync += [head.eq(self.w_data), self.r_rdy.eq(1), self.w_rdy.eq(0)]
@@ -74,6 +76,7 @@ class HeadFifo(wiring.Component):
         rptr, wptr = Signal(B, init=1), Signal(B, init=1)    # one-hot: oldest entry, next free entry
         src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
         nxt_src = Signal.like(src)
+        self.registers.update(occ=occ, rptr=rptr, wptr=wptr, src=src)
         m.d.comb += self.w_rdy2.eq(~occ[B - 2] if B > 1 else ~self.r_rdy)   # the buffer holds <= B - 2
 
         def binary(onehot):
@@ -88,13 +91,14 @@ class HeadFifo(wiring.Component):
             m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(store), rd.addr.eq(binary(rptr))]
             nxt_head = Mux(occ[0], rd.data, self.w_data)
         else:
-            buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
+            buf = self.registers["buf"] = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
             for k in range(B):
                 with m.If(store & wptr[k]):
                     m.d.sync += buf[k].eq(self.w_data)
             if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
                 low = Signal()                               # ~src[1] (src starts at 3): a copy yosys cannot fold
                 m.d.sync += low.eq(~nxt_src[1])
+                self.registers["low"] = low
                 nxt_head = mux4(src, low, [*buf, self.w_data])
             elif B == 1:
                 nxt_head = Mux(src[0], self.w_data, buf[0])

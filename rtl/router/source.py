@@ -75,6 +75,7 @@ class SourceInterface(wiring.Component):
         valid, ready = Signal(name="offer_valid"), Signal(name="offer_ready")   # the offer after ``enable``
         m.d.comb += [valid.eq(s.valid & self.enable), s.ready.eq(ready & self.enable)]
         in_packet, dropping = Signal(name="in_packet"), Signal(name="dropping")
+        self.registers = {"in_packet": in_packet, "dropping": dropping}   # for the formal invariants
         counted = {name: Signal(name=f"{name}_now") for name in ("injected", "dropped", "malformed")}
         pkt_route = Signal(len(route))
         m.d.comb += [w.tail.eq(s.payload.tail), w.data.eq(s.payload.data)]

@@ -1,0 +1,180 @@
+"""The strengthening invariants of the router proofs (docs/formal.md "Invariants").
+
+k-induction proves a property for every cycle when the property, together with these invariants, is
+inductive: if they all hold in k consecutive states, they hold in the next. Each is a named assertion
+(``runner.check``), proved with the properties, and each states one fact of the router's state:
+
+* a FIFO's registers are consistent (:func:`fifo_view`): its buffer fills in order, its pointers are
+  one-hot and as far apart as the buffer holds flits, its head reloads from the oldest entry;
+* a lane's flits (in queue order: the head register, then the buffer from the oldest entry) are whole
+  packets in order, each wanting one output, a body flit the output of its head, and they agree with the
+  upstream's framing (the harness's ``in_packet``) and the route-at-write unit's packet registers;
+* with the wormhole group: an output's lock is the harness's open packet there, and its owner lane holds
+  the packet's next flit at its head (a body flit), and no other lane has a body flit for that output;
+* with the conservation group: the followed lane's FIFO holds ``occupancy`` flits whose sequence numbers
+  run on from ``out_seq``, with their head/tail copies, and the tracked flit's data word.
+
+They are written for the router the default networks build without pipelining or broadcast: the route
+at the write (oblivious unicast routing), one FIFO per input or VC, in flip-flops
+(:func:`supported`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+from amaranth import Cat, Const, Mux, Value
+from amaranth.lib import data
+
+from cubenoc.errors import CubenocError
+
+from ..gates import any_of, onehot_mux
+from .runner import check
+
+
+def supported(router) -> bool:
+    """The routers these invariants describe (the others are proved by ABC's pdr alone)."""
+    return (router.route_at_write and not router.pipeline and router.broadcast is None
+            and router.queues == "fifo" and not router.adaptive)
+
+
+@dataclass
+class FifoView:
+    count: Value              # flits inside
+    entries: list             # (present, word) in queue order: the head register, then the buffer
+    invariants: list          # (name, condition)
+
+
+def one_hot(v) -> Value:
+    return (v != 0) & ((v & (v - 1)) == 0)
+
+
+def at_most_one(v) -> Value:
+    return (v & (v - 1)) == 0
+
+
+def fifo_view(fifo) -> FifoView:
+    """The queue of an elaborated :class:`~cubenoc.rtl.router.fifo.HeadFifo` (flip-flop storage) and the
+    invariants of its registers."""
+    reg, B = fifo.registers, fifo.depth - 1
+    head, r_rdy = reg["head"], reg["r_rdy"]
+    if B == 0:
+        return FifoView(r_rdy, [(r_rdy, head)], [])
+    if "buf" not in reg:
+        raise CubenocError("the formal invariants read FIFOs in flip-flops, not in memory")
+    occ, rptr, wptr, src, buf = reg["occ"], reg["rptr"], reg["wptr"], reg["src"], reg["buf"]
+    count = r_rdy + sum(occ[k] for k in range(B))
+    entries = [(r_rdy, head)]
+    for k in range(B):                       # the k-th oldest buffered flit: rptr rotated on by k
+        entries.append((occ[k], onehot_mux([(rptr[a], buf[(a + k) % B]) for a in range(B)])))
+
+    def rotated(n):                          # the one-hot rptr moved on by n places
+        return Cat(*[rptr[(a - n) % B] for a in range(B)])
+    index = onehot_mux([(rptr[a], Const(a, len(src))) for a in range(B)])
+    inv = [
+        ("buffer filled in order", Cat(*[~occ[k + 1] | occ[k] for k in range(B - 1)]).all() if B > 1 else Const(1)),
+        ("one oldest and one free entry", one_hot(rptr) & one_hot(wptr)),
+        ("the free entry follows the buffered ones",
+         Cat(*[(occ != (1 << n) - 1) | (wptr == rotated(n)) for n in range(B + 1)]).all()),
+        ("buffered flits wait behind the head", ~occ[0] | r_rdy),
+        ("the head reloads from the oldest entry", src == Mux(occ[0], index, B)),
+    ]
+    if "low" in reg:
+        inv.append(("the mux select's copy", reg["low"] == ~src[1]))
+    return FifoView(count, entries, inv)
+
+
+def lanes(router, fragment):
+    """``(input, vc, fifo, route-at-write unit)`` of every lane of the elaborated router ``fragment``."""
+    sub = {name: f for f, name, _ in fragment.subfragments}
+    out = []
+    for i in range(router.num_ports):
+        if f"input_{i}" not in sub:
+            continue
+        units = {name: f.origins[0] for f, name, _ in sub[f"input_{i}"].subfragments}
+        c = 0
+        while f"fifo_{c}" in units:
+            out.append((i, c, units[f"fifo_{c}"], units[f"route_{c}"]))
+            c += 1
+    return out
+
+
+def add_invariants(m, harness, router, fragment, follow=None) -> None:
+    """Assert every invariant of ``router`` (elaborated into ``fragment``) that ``harness``'s groups need.
+    ``follow``: the conservation bookkeeping ``(lane, tracked_seq, tracked_data, in_seq, out_seq,
+    occupancy)``."""
+    h, V, P, local = harness, router.num_vcs, router.num_ports, router.local
+    lay = router.flit_layout
+    sub = {name: f.origins[0] for f, name, _ in fragment.subfragments}
+    wormhole = "wormhole" in h.groups
+    for i, c, fifo, route in lanes(router, fragment):
+        j, lane = i * V + c, h.lane_name(i, c, local)
+        view = fifo_view(fifo)
+        for name, cond in view.invariants:
+            check(m, h, f"fifo {lane}: {name}", cond)
+        if i == local and h.local_free:      # any flits on the local input: only the FIFO's own registers
+            continue
+        flits = [(p, data.View(lay, w[:lay.size]), w[lay.size:]) for p, w in view.entries]
+        pkt_want, pkt_vc = route.registers["pkt_want"], route.registers["pkt_vc"]
+        in_packet = h.in_packet[j]
+
+        def vc_of(f):
+            return f.vc if V > 1 else Const(0)
+        check(m, h, f"lane {lane}: flits carry their lane",
+              Cat(*[~p | (h.fields(f.data)[0] == j) for p, f, _ in flits]).all())
+        check(m, h, f"lane {lane}: one output per flit",
+              Cat(*[~p | at_most_one(w) for p, _, w in flits], at_most_one(pkt_want)).all())
+        check(m, h, f"lane {lane}: whole packets in order",
+              Cat(*[~q | (g.head == f.tail) for (_, f, _), (q, g, _) in pairwise(flits)]).all())
+        check(m, h, f"lane {lane}: a body flit wants its head's output",
+              Cat(*[~q | g.head | ((v == w) & (vc_of(g) == vc_of(f)))
+                    for (_, f, w), (q, g, v) in pairwise(flits)]).all())
+        for n in range(1, len(flits) + 1):
+            _, last, w = flits[n - 1]
+            check(m, h, f"lane {lane}: the upstream's framing",
+                  (view.count != n) | (in_packet == ~last.tail))
+            check(m, h, f"lane {lane}: the packet's output at the write",
+                  (view.count != n) | ~in_packet | ((pkt_want == w) & (pkt_vc == vc_of(last))))
+        if i == local:
+            src = sub["source"].registers
+            check(m, h, "source: framing follows the upstream",
+                  (src["in_packet"] == in_packet) & (~src["dropping"] | ~in_packet))
+        if wormhole:
+            _lane_locks(m, h, lane, j, flits, view.count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local)
+        if follow is not None:
+            _followed(m, h, lane, j, flits, view.count, follow)
+    if wormhole:
+        for (o, c), busy in h.busy.items():
+            locked = sub[f"output_{o}"].locked
+            check(m, h, f"lock {h.output_name(o, local)}: the open packet", locked[c] == busy)
+
+
+def _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local):
+    """A lane's packet in progress owns the lock of its output and VC, and only it."""
+    owns = {(o, c): h.busy[o, c] & (h.owner[o, c] == j) for (o, c) in h.busy}
+    present, first, want = flits[0]
+    check(m, h, f"lane {lane}: at most one lock", at_most_one(Cat(*owns.values())))
+    check(m, h, f"lane {lane}: a body flit at the head holds its output's lock",
+          ~present | first.head | any_of(want[o] & own & (vc_of(first) == c if o != local else 1)
+                                         for (o, c), own in owns.items()))
+    for (o, c), own in owns.items():
+        check(m, h, f"lane {lane}: an owned output's packet goes on at the head",
+              ~own | ~present | (~first.head & want[o] & ((vc_of(first) == c) if o != local else 1)))
+        check(m, h, f"lane {lane}: the packet's output at the write",
+              ~own | (count != 0) | ((pkt_want == 1 << o) & ((pkt_vc == c) if V > 1 and o != local else 1)))
+    check(m, h, f"lane {lane}: the upstream's framing", (count != 0) | (in_packet == any_of(owns.values())))
+
+
+def _followed(m, h, lane, j, flits, count, follow):
+    """The followed lane: ``occupancy`` flits inside, numbered on from ``out_seq``, labels intact."""
+    tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy = follow
+    seq_bits = len(out_seq)
+    mine = tracked_lane == j
+    check(m, h, f"lane {lane}: the followed lane's occupancy",
+          ~mine | ((occupancy == count) & (in_seq == (out_seq + count)[:seq_bits])))
+    for k, (present, f, _) in enumerate(flits):
+        _, seq, hbit, tbit = h.fields(f.data)
+        check(m, h, f"lane {lane}: the followed lane's sequence numbers",
+              ~mine | ~present | ((seq == (out_seq + k)[:seq_bits]) & (hbit == f.head) & (tbit == f.tail)))
+        check(m, h, f"lane {lane}: the tracked flit's data",
+              ~mine | ~present | (seq != tracked_seq) | (f.data == tracked_data))
