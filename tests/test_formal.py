@@ -126,7 +126,7 @@ def test_invariants_see_every_lane():
     for topo, routing, n in ((t, r, 3), (mc, MetacubeRouting(mc), 5)):
         router = Router(topo, routing, 0, RouterConfig(fifo_depth=4))
         found = lanes(router, Fragment.get(router, None))
-        assert len(found) == n and all(f.registers["occ"].shape().width == 3 for _i, _c, f, _r in found)
+        assert len(found) == n and all(f.registers["occ"].shape().width == 3 for _i, _c, f, _r, _s in found)
     h = RouterHarness(_plan(t, r), 0, groups=("wormhole",))
     from amaranth.back import rtlil
     rtlil.convert(h, ports=[])
@@ -157,11 +157,20 @@ def test_a_proof_without_a_verdict_in_time_says_so(tmp_path):
     assert res.timed_out and not res.passed and not res.failed
 
 
-def test_pipelined_router_is_refused_in_one_line(capsys):
+def test_prove_pipelined_q2_proves_every_property(tmp_path, capsys):
+    """The pipelined router (two cycles per hop; its pairwise arbiters; its ejection buffer proved on its own
+    to local_out): every property proved for every cycle, none bounded."""
+    import json
+
     from cubenoc.cli import main
-    assert main(["prove", "--family", "hypercube", "--n", "2", "--pipeline"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "proofs of the pipelined router are not supported" in err and len(err.splitlines()) == 1
+    assert main(["prove", "--family", "hypercube", "--n", "2", "--pipeline", "--work-dir", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    got = {o["property"]: (o["status"], o["detail"]) for o in out["outcomes"]}
+    for prop in ("1 stream rules", "2 conservation", "3 wormhole exclusivity",
+                 "2 conservation, ejection buffer to local_out"):
+        assert got[prop][0] == "proved" and got[prop][1].startswith("k-induction (2 steps) with the invariants"), got[prop]
+    assert {o["status"] for o in out["outcomes"]} <= {"proved", "exhaustive"}
+    assert len([o for o in out["outcomes"] if o["property"].startswith("4 bounded waiting")]) == 2
 
 
 def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
@@ -211,10 +220,15 @@ def test_every_seeded_bug_is_caught_by_its_property(bug, tmp_path):
     if mu.check == "arbiter":
         positions, size = SHAPES["q4_pruned_output"]
         res = prove(ArbiterHarness(positions, size, seeded_bug=bug), "bug", tmp_path, depth=8)
+    elif mu.check == "eject":
+        from cubenoc.rtl.flit import link_flit_layout
+        from cubenoc.rtl.formal.eject import EjectHarness
+        res = prove(EjectHarness(link_flit_layout(r, 16), seeded_bug=bug, invariants=False), "bug", tmp_path, depth=8, mode="bmc")
     else:
         fork = mu.check == "fork"
-        group = "conservation" if fork else mu.check
-        plan = _plan(t, r, broadcast=broadcast_algorithm_for(t)) if fork else _plan(t, r)
+        group = "conservation" if mu.check in ("fork", "pipeline") else mu.check
+        plan = (_plan(t, r, broadcast=broadcast_algorithm_for(t)) if fork else
+                _plan(t, r, pipeline=mu.check == "pipeline"))
         res = prove(RouterHarness(plan, 0, groups=(group,), local_free=group == "counters", seeded_bug=bug,
                                   invariants=False), "bug", tmp_path, depth=8, mode="bmc")
     assert not res.passed

@@ -12,17 +12,19 @@ where it is; ``"skips-input"`` never grants requester 0 while another requests.
 """
 from __future__ import annotations
 
-from amaranth import Elaboratable, Module, Signal
+from amaranth import Elaboratable, Fragment, Module, Signal
 from amaranth.asserts import AnySeq
 
 from ..router.arbiter import RoundRobinArbiter
+from .invariants import Elaborated, rotation
 from .mutations import seeded
 from .runner import check
 
 
 class ArbiterHarness(Elaboratable):
-    def __init__(self, positions, size: int, seeded_bug: str | None = None):
-        self.positions, self.size, self.seeded_bug = list(positions), size, seeded_bug
+    def __init__(self, positions, size: int, seeded_bug: str | None = None, pairwise: bool = False):
+        """``pairwise``: the pipelined router's arbiter (the pointer kept as pairwise order registers)."""
+        self.positions, self.size, self.seeded_bug, self.pairwise = list(positions), size, seeded_bug, pairwise
         self.properties: dict = {}
 
     def elaborating(self):
@@ -32,7 +34,10 @@ class ArbiterHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         n = len(self.positions)
-        arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size)
+        arb = RoundRobinArbiter(self.positions, self.size, pairwise=self.pairwise)
+        m.submodules.arbiter = Elaborated(Fragment.get(arb, platform))   # now: the invariant reads its registers
+        if arb.pairwise:        # the strengthening invariant of the pairwise order registers
+            check(m, self, "the pairwise order is a rotation", rotation(arb))
         req, grant = AnySeq(n), arb.grant
         m.d.comb += [arb.requests.eq(req), arb.next.eq(grant)]
         check(m, self, "grant one-hot", (grant & (grant - 1)) == 0)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from amaranth import Cat, Const, Mux, Value
+from amaranth import Cat, Const, Elaboratable, Mux, Value
 from amaranth.lib import data
 
 from cubenoc.errors import CubenocError
@@ -32,10 +32,21 @@ from ..gates import any_of, onehot_mux
 from .runner import check
 
 
+class Elaborated(Elaboratable):
+    """An already elaborated fragment, as a submodule (a harness elaborates the design first, to read
+    the units' ``registers``)."""
+
+    def __init__(self, fragment):
+        self.fragment = fragment
+
+    def elaborate(self, platform):
+        return self.fragment
+
+
 def supported(router) -> bool:
     """The routers these invariants describe (the others are proved by ABC's pdr alone)."""
-    return (router.route_at_write and not router.pipeline and router.broadcast is None
-            and router.queues == "fifo" and not router.adaptive)
+    return (router.route_at_write and router.broadcast is None and router.queues == "fifo"
+            and not router.adaptive)
 
 
 @dataclass
@@ -57,9 +68,10 @@ def fifo_view(fifo) -> FifoView:
     """The queue of an elaborated :class:`~cubenoc.rtl.router.fifo.HeadFifo` (flip-flop storage) and the
     invariants of its registers."""
     reg, B = fifo.registers, fifo.depth - 1
-    head, r_rdy = reg["head"], reg["r_rdy"]
+    head, r_rdy = fifo.r_data, reg["r_rdy"]            # the head register (its top bits: ``top``)
+    cleared = [("an empty FIFO's top bits read 0", r_rdy | (reg["top"] == 0))] if "top" in reg else []
     if B == 0:
-        return FifoView(r_rdy, [(r_rdy, head)], [])
+        return FifoView(r_rdy, [(r_rdy, head)], cleared)
     if "buf" not in reg:
         raise CubenocError("the formal invariants read FIFOs in flip-flops, not in memory")
     occ, rptr, wptr, src, buf = reg["occ"], reg["rptr"], reg["wptr"], reg["src"], reg["buf"]
@@ -81,7 +93,7 @@ def fifo_view(fifo) -> FifoView:
     ]
     if "low" in reg:
         inv.append(("the mux select's copy", reg["low"] == ~src[1]))
-    return FifoView(count, entries, inv)
+    return FifoView(count, entries, inv + cleared)
 
 
 def lanes(router, fragment):
@@ -94,9 +106,34 @@ def lanes(router, fragment):
         units = {name: f.origins[0] for f, name, _ in sub[f"input_{i}"].subfragments}
         c = 0
         while f"fifo_{c}" in units:
-            out.append((i, c, units[f"fifo_{c}"], units[f"route_{c}"]))
+            out.append((i, c, units[f"fifo_{c}"], units[f"route_{c}"], units.get(f"pipe_{c}")))
             c += 1
     return out
+
+
+def crossings(router, fragment) -> dict:
+    """The pipelined router's ``{lane: [(output, granted bit)]}``: lane j's stage crosses output o this
+    cycle when o's registered grant names it."""
+    out = {}
+    for f, name, _ in fragment.subfragments:
+        unit = f.origins[0]
+        if name.startswith("output_") and hasattr(unit, "registers"):
+            for r, j in enumerate(unit.positions):
+                out.setdefault(j, []).append((int(name[7:]), unit.registers["granted"][r]))
+    return out
+
+
+def lane_queue(view: FifoView, stage=None, crossing=Const(0)):
+    """A lane's flits in order, ``(count, [(present, word)])``: the pipelined lane's stage register first
+    when it holds a flit (waiting, or crossing this cycle), then the FIFO's."""
+    if stage is None:
+        return view.count, view.entries
+    reg = stage.registers
+    held = ~reg["advance"] | crossing
+    word = Cat(reg["stage"].as_value(), reg["stage_want"])
+    shifted = [(Const(1), word), *view.entries]
+    entries = [(Mux(held, p, q), Mux(held, w, v)) for (p, w), (q, v) in zip(shifted, [*view.entries, (Const(0), word)])]
+    return held + view.count, entries
 
 
 def add_invariants(m, harness, router, fragment, follow=None) -> None:
@@ -107,14 +144,17 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
     lay = router.flit_layout
     sub = {name: f.origins[0] for f, name, _ in fragment.subfragments}
     wormhole = "wormhole" in h.groups
-    for i, c, fifo, route in lanes(router, fragment):
+    cross, stages = crossings(router, fragment), {}
+    for i, c, fifo, route, stage in lanes(router, fragment):
+        stages[i * V + c] = stage
         j, lane = i * V + c, h.lane_name(i, c, local)
         view = fifo_view(fifo)
         for name, cond in view.invariants:
             check(m, h, f"fifo {lane}: {name}", cond)
         if i == local and h.local_free:      # any flits on the local input: only the FIFO's own registers
             continue
-        flits = [(p, data.View(lay, w[:lay.size]), w[lay.size:]) for p, w in view.entries]
+        count, queue = lane_queue(view, stage, any_of(g for _o, g in cross.get(j, ())))
+        flits = [(p, data.View(lay, w[:lay.size]), w[lay.size:]) for p, w in queue]
         pkt_want, pkt_vc = route.registers["pkt_want"], route.registers["pkt_vc"]
         in_packet = h.in_packet[j]
 
@@ -132,21 +172,66 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
         for n in range(1, len(flits) + 1):
             _, last, w = flits[n - 1]
             check(m, h, f"lane {lane}: the upstream's framing",
-                  (view.count != n) | (in_packet == ~last.tail))
+                  (count != n) | (in_packet == ~last.tail))
             check(m, h, f"lane {lane}: the packet's output at the write",
-                  (view.count != n) | ~in_packet | ((pkt_want == w) & (pkt_vc == vc_of(last))))
+                  (count != n) | ~in_packet | ((pkt_want == w) & (pkt_vc == vc_of(last))))
         if i == local:
             src = sub["source"].registers
             check(m, h, "source: framing follows the upstream",
                   (src["in_packet"] == in_packet) & (~src["dropping"] | ~in_packet))
         if wormhole:
-            _lane_locks(m, h, lane, j, flits, view.count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local)
+            _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local)
         if follow is not None:
-            _followed(m, h, lane, j, flits, view.count, follow)
-    if wormhole:
+            _followed(m, h, lane, j, flits, count, follow)
+        if stage is not None:
+            for o, granted in cross.get(j, ()):
+                check(m, h, f"lane {lane}: a crossing flit left the FIFO for its output",
+                      ~granted | (stage.registers["advance"] & stage.registers["stage_want"][o]))
+    if router.pipeline:
+        _pipelined_outputs(m, h, router, sub, stages, wormhole)
+    elif wormhole:
         for (o, c), busy in h.busy.items():
             locked = sub[f"output_{o}"].locked
             check(m, h, f"lock {h.output_name(o, local)}: the open packet", locked[c] == busy)
+
+
+def rotation(arbiter) -> Value:
+    """The pairwise arbiter's ``before[q][r]`` registers are the order from some pointer position."""
+    pos, size, before = arbiter.positions, arbiter.size, arbiter.registers["before"]
+
+    def order(pointer, q, r):
+        return (pos[q] - pointer) % size < (pos[r] - pointer) % size
+    return any_of(Cat(*[b == int(order(p, q, r)) for (q, r), b in before.items()]).all() for p in range(size))
+
+
+def _pipelined_outputs(m, h, router, sub, stages, wormhole):
+    """The pipelined router's outputs: ``valid`` is the registered grant, its ``tail`` the crossing
+    flit's; the crossing flit always has room downstream; the lock (set at the grant) is the open
+    packet after the crossing, ``barred`` that lock seen by every other lane."""
+    local = router.local
+    for o in range(router.num_ports):
+        if f"output_{o}" not in sub:
+            continue
+        ou, name = sub[f"output_{o}"], h.output_name(o, local)
+        granted, lanes_at = ou.registers["granted"], list(ou.positions)
+        tail = onehot_mux([(granted[r], stages[j].registers["stage"].tail) for r, j in enumerate(lanes_at)])
+        check(m, h, f"output {name}: valid is the registered grant", (ou.valid == granted.any()) & at_most_one(granted))
+        if hasattr(ou.arbiter, "registers"):
+            check(m, h, f"output {name}: the arbiter's order is a rotation", rotation(ou.arbiter))
+        check(m, h, f"output {name}: its tail is the crossing flit's", ~ou.valid | (ou.tail == tail))
+        room = (~sub["eject"].buffer.registers["occ"][0] if o == local else h.level[o] < h.depth)
+        check(m, h, f"output {name}: the crossing flit has room downstream", ~ou.valid | room)
+        if wormhole:
+            busy, owner = h.busy[o, 0], h.owner[o, 0]
+            crossing = onehot_mux([(granted[r], Const(j, len(owner))) for r, j in enumerate(lanes_at)])
+            check(m, h, f"output {name}: the lock is the open packet after the crossing",
+                  ou.locked == Mux(ou.valid, ~ou.tail, busy))
+            now = Mux(ou.valid, crossing, owner)
+            check(m, h, f"output {name}: barred for every lane but the lock's owner",
+                  Cat(*[ou.barred[r] == (ou.locked & (now != j)) for r, j in enumerate(lanes_at)]).all())
+    ej = fifo_view(sub["eject"].buffer)
+    for cond_name, cond in ej.invariants:
+        check(m, h, f"ejection buffer: {cond_name}", cond)
 
 
 def _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local):

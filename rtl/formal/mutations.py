@@ -16,7 +16,8 @@ from cubenoc.errors import CubenocError
 class Mutation:
     unit: str          # the unit (file) that carries the switch
     bug: str           # what goes wrong
-    check: str         # the proof that catches it: a router property group, "arbiter", "ready" or "fork"
+    check: str         # the proof that catches it: a router property group, "arbiter", "ready", "fork",
+                       # "pipeline" (conservation of the pipelined router) or "eject" (its ejection buffer)
     caught_by: str     # the name (prefix) of the property that fails
 
 
@@ -40,6 +41,10 @@ MUTATIONS = {
                                       "counters", "counter dropped"),
     "fork-skips-copy": Mutation("ForkStage", "a fork to several outputs forgets the lowest one: a copy is "
                                   "never sent", "fork", "every copy before the next flit"),
+    "stage-ignores-room": Mutation("PipeStage", "the pipelined lane requests an output without room downstream "
+                                   "(with --pipeline)", "pipeline", "in order"),
+    "eject-loses-stalled-flit": Mutation("EjectBuffer", "a flit crossing to a stalled local_out is not written "
+                                         "into the ejection buffer: it is lost (with --pipeline)", "eject", "stream rule local_out"),
     "stuck-pointer": Mutation("RoundRobinArbiter", "the pointer never moves: a requester can starve",
                               "arbiter", "bounded waiting"),
     "skips-input": Mutation("RoundRobinArbiter", "requester 0 is granted only when it requests alone",

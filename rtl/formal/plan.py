@@ -44,10 +44,6 @@ def supported(label: str, routing, router) -> None:
     if getattr(routing, "selection", None) is not None:
         raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
                            f"({routing.selection}) is not supported")
-    if router.pipeline:
-        raise CubenocError(f"{label}: proofs of the pipelined router are not supported (its ejection buffer lets "
-                           f"a lane's next packet leave by a link before the previous one leaves local_out, which "
-                           f"the harness's per-lane order does not allow)")
     if router.num_ports > MAX_PORTS or router.num_vcs > MAX_VCS:
         raise CubenocError(f"{label}: proofs are supported for routers of up to {MAX_PORTS} ports and "
                            f"{MAX_VCS} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
@@ -77,6 +73,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from .arbiter import ArbiterHarness
+    from .eject import EjectHarness
     from .invariants import supported as inductive
     from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
@@ -99,8 +96,13 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
     tag = "".join(ch if ch.isalnum() else "_" for ch in label)
     fifo = f"FIFO depth {plan.config.fifo_depth}"
 
+    def eject(shape, name, layout):
+        res = prove(EjectHarness(layout, seeded_bug), name, work, depth=INDUCTION_DEPTH)
+        return _outcome(label, shape, "2 conservation, ejection buffer to local_out", res,
+                        f"k-induction ({INDUCTION_DEPTH} steps) with the invariants")
+
     def arbiter(shape, name, positions, size):
-        res = prove(ArbiterHarness(positions, size, seeded_bug), name, work, depth=len(positions) + 2)
+        res = prove(ArbiterHarness(positions, size, seeded_bug, pairwise=pipelined), name, work, depth=len(positions) + 2)
         return _outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
 
     def group_check(shape, name, node, group, output=None):
@@ -133,6 +135,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
 
 
     checks, shapes_by_node = [], {node: router for node, _count, router in shapes}
+    pipelined = plan.config.pipeline
     for node, count, router in shapes:
         shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
         deps = ready_dependencies(router, seeded_bug)
@@ -144,6 +147,8 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
                      failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
         checks += [(arbiter, shape, f"{tag}_n{node}_arbiter{k}", positions, size)
                    for k, (positions, size) in enumerate(arbiter_shapes(router))]
+        if router.pipeline:
+            checks.append((eject, shape, f"{tag}_n{node}_eject", router.flit_layout))
         # with the invariants, every output's stream rule at once; for pdr one output at a time (its
         # invariant for one output is far smaller than for all)
         if inductive(router) and depth is None:

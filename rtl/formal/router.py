@@ -40,7 +40,7 @@ from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
 from ...sim.routing.facts import route_facts
 from ..flit import DEST_WIDTH
-from .invariants import add_invariants, supported
+from .invariants import Elaborated, add_invariants, supported
 from .mutations import seeded
 from ..router.router import COUNTERS, Router
 from .runner import check
@@ -119,7 +119,8 @@ class RouterHarness(Elaboratable):
         if broadcast is not None:
             self.masks = output_sets(routing, broadcast, node)
         self.properties: dict = {}
-        self.in_packet, self.busy, self.owner = {}, {}, {}     # the harness's bookkeeping, per lane / (output, VC)
+        # the harness's bookkeeping: per lane, per (output, VC), per link output (its downstream FIFO's level)
+        self.in_packet, self.busy, self.owner, self.level = {}, {}, {}, {}
 
     @contextmanager
     def elaborating(self):
@@ -140,7 +141,8 @@ class RouterHarness(Elaboratable):
         m = Module()
         r = Router(self.topology, self.routing, self.node, plan=self.plan)
         built = Fragment.get(r, platform)       # elaborated now: the invariants read the units' registers
-        m.submodules.router = _Elaborated(built)
+        m.submodules.router = Elaborated(built)
+        self.built = {name: f.origins[0] for f, name, _ in built.subfragments}
         P, V, local = r.num_ports, r.num_vcs, r.local
         if "node_id" in r.signature.members:
             m.d.comb += r.node_id.eq(self.node)
@@ -174,7 +176,7 @@ class RouterHarness(Elaboratable):
                 check(m, self, f"in order {self.output_name(o, r.local)}", ~here | (seq == out_seq))
             check(m, self, "one output", (left & (left - 1)) == 0)
             check(m, self, "no creation", ~left.any() | (occupancy != 0) | arrived)
-            check(m, self, "bounded occupancy", occupancy <= self.depth)
+            check(m, self, "bounded occupancy", occupancy <= self.depth + self.config.pipeline)   # + the stage
         if "counters" in self.groups:
             self._counters(m, r)
         if self.with_invariants(r):
@@ -237,6 +239,7 @@ class RouterHarness(Elaboratable):
             m.d.comb += ready.eq(level < self.depth)
             m.d.comb += out.empty.eq(level == 0) if self.broadcast is not None else out.ready2.eq(level + 2 <= self.depth)
             m.d.sync += level.eq(level + (out.valid & ready) - (pop & (level != 0)))
+            self.level[o] = level
         m.d.comb += out.ready.eq(ready)
         vc = out.payload.vc if (o != local and V > 1) else Const(0, 1)
         xfer = out.valid & ready.bit_select(vc, 1)
@@ -245,27 +248,33 @@ class RouterHarness(Elaboratable):
             stalled, held = Signal(name=f"{name}_stalled"), Signal(len(word), name=f"{name}_held")
             m.d.sync += [stalled.eq(out.valid & ~xfer), held.eq(word)]
             check(m, self, f"stream rule {name}", ~stalled | (out.valid & (word == held)))
-        tag, seq, hbit, tbit = self.fields(out.payload.data)
+        if o == local:
+            self.local_xfer_tail = xfer & out.payload.tail
+        payload = out.payload
+        if self.config.pipeline and o == local:
+            # the pipelined router's local output: followed where flits cross into the ejection buffer (a lane's
+            # next packet may leave by a link before it); the buffer's own order is proved by EjectHarness
+            ou = self.built["output_" + str(o)]
+            xfer, payload = ou.valid, ou.payload
+        tag, seq, hbit, tbit = self.fields(payload.data)
         here = Signal(name=f"{name}_tracked_lane")          # a flit of the followed lane leaves here
         m.d.comb += here.eq(xfer & (tag == tracked_lane))
         if "conservation" in self.groups:
             if self.broadcast is not None:
                 self._broadcast_output(m, r, o, name, here, seq, tracked_seq)
-            check(m, self, f"unchanged {name}", ~here | ((hbit == out.payload.head) & (tbit == out.payload.tail)))
-            check(m, self, f"unchanged {name}", ~(here & (seq == tracked_seq)) | (out.payload.data == tracked_data))
+            check(m, self, f"unchanged {name}", ~here | ((hbit == payload.head) & (tbit == payload.tail)))
+            check(m, self, f"unchanged {name}", ~(here & (seq == tracked_seq)) | (payload.data == tracked_data))
         if "wormhole" in self.groups:
             for c in range(V if o != local else 1):
                 busy, owner = Signal(name=f"{name}_{c}_busy"), Signal(self.tag_bits, name=f"{name}_{c}_owner")
                 self.busy[o, c], self.owner[o, c] = busy, owner
                 x = xfer & (vc == c)
-                check(m, self, f"wormhole {name}", ~x | Cat(busy & (tag == owner) & ~out.payload.head,
-                                                          ~busy & out.payload.head).any())
+                check(m, self, f"wormhole {name}", ~x | Cat(busy & (tag == owner) & ~payload.head,
+                                                          ~busy & payload.head).any())
                 with m.If(x):
-                    m.d.sync += busy.eq(~out.payload.tail)
-                    with m.If(out.payload.head):
+                    m.d.sync += busy.eq(~payload.tail)
+                    with m.If(payload.head):
                         m.d.sync += owner.eq(tag)
-        if o == local:
-            self.local_xfer_tail = xfer & out.payload.tail
         return here, seq
 
     @staticmethod
@@ -359,12 +368,3 @@ class RouterHarness(Elaboratable):
             m.d.sync += shown.eq(expect[n])
             check(m, self, f"counter {n}", getattr(r, n) == shown)
 
-
-class _Elaborated(Elaboratable):
-    """An already elaborated fragment, as a submodule."""
-
-    def __init__(self, fragment):
-        self.fragment = fragment
-
-    def elaborate(self, platform):
-        return self.fragment

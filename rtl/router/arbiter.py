@@ -84,6 +84,7 @@ class RoundRobinArbiter(wiring.Component):
         pos, n, size = self.positions, len(self.positions), self.size
         pairs = [(q, r) for r in range(n) for q in range(r)]
         before = {qr: Signal(name=f"before_{qr[0]}_{qr[1]}", init=1) for qr in pairs}
+        self.registers = {"before": before}            # for the formal invariants
 
         def first(q, r):            # q before r, as a value (registers only)
             return before[q, r] if q < r else ~before[r, q]

@@ -16,6 +16,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...sim.model.kernel import EJECT_DEPTH
 from ..flit import local_signature
+from ..formal.mutations import mutant
 from ..gates import inline
 from .fifo import HeadFifo
 
@@ -28,12 +29,12 @@ class EjectBuffer(wiring.Component):
 
     def elaborate(self, platform):
         out = self.out
-        buf = HeadFifo(self.layout.size, EJECT_DEPTH)
+        buf = self.buffer = HeadFifo(self.layout.size, EJECT_DEPTH)
         # the FIFO's logic in this module, not a submodule of it: with the extra level yosys maps the UP5K's
         # pipelined router to 49.8 MHz (median of nextpnr seeds 1-5), one level 53.8 (docs/decisions)
         m = inline(buf, platform)
         head = data.View(self.layout, buf.r_data)
-        m.d.comb += [buf.w_data.eq(self.flit), buf.w_en.eq(self.valid & (buf.r_rdy | ~out.ready)),
+        m.d.comb += [buf.w_data.eq(self.flit), buf.w_en.eq(self.valid & (buf.r_rdy | (0 if mutant("eject-loses-stalled-flit") else ~out.ready))),
                      buf.r_en.eq(out.ready), out.valid.eq(buf.r_rdy | self.valid),
                      self.room.eq(buf.w_rdy), self.room2.eq(buf.w_rdy2),
                      self.tail_taken.eq(out.valid & out.ready & Mux(buf.r_rdy, head.tail, self.flit.tail))]

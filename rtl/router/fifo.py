@@ -161,6 +161,7 @@ def clear_top(fifo, m, load, value, clear):
     Neither changes the cycle behaviour."""
     if fifo.clear_top:
         k, top = fifo.clear_top, Signal(fifo.clear_top, name="head_top")
+        fifo.registers["top"] = top
         m.d.comb += fifo.r_data[-k:].eq(top)
         m.d.sync += top.eq(Mux(load, value[-k:], Mux(clear, 0, top)))
     return m

@@ -121,6 +121,7 @@ class OutputUnit(wiring.Component):
         n = len(self.positions)
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
         granted, any_req = Signal(n, name="granted"), self.request.any()
+        self.registers, self.arbiter = {"granted": granted}, arb      # for the formal invariants
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant), self.sent.eq(arb.grant),
                      arb.next.eq(arb.grant), self.xfer.eq(self.valid & self.ready[0])]
         m.d.sync += [granted.eq(arb.grant), self.valid.eq(any_req),     # ``tail``: the crossing flit's, registered

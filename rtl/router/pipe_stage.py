@@ -15,6 +15,8 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..formal.mutations import mutant
+
 
 class PipeStage(wiring.Component):
     def __init__(self, layout: data.StructLayout, num_ports: int, outputs, *, lane: int = 0):
@@ -34,8 +36,9 @@ class PipeStage(wiring.Component):
         m.d.comb += [self.pop.eq(adv), self.flit.eq(stage), want.eq(Mux(adv, f_want, s_want)),
                      self.cand_tail.eq(Mux(adv, head.tail, stage.tail))]
         for o in self.outputs:        # ``locked``: o is locked by another lane (a registered bit per lane)
-            m.d.comb += self.request[o].eq(want[o] & ~self.locked[o] & self.room[o])
+            m.d.comb += self.request[o].eq(want[o] & ~self.locked[o] & (1 if mutant("stage-ignores-room") else self.room[o]))
         with m.If(adv):
             m.d.sync += [stage.eq(head), s_want.eq(f_want)]
         m.d.sync += adv.eq(self.sent | (adv & ~self.ready))   # granted now, or the stage stays empty
+        self.registers = {"stage": stage, "stage_want": s_want, "advance": adv}   # for the formal invariants
         return m
