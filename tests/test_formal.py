@@ -273,9 +273,9 @@ def test_arrivals_are_the_headers_packets_bring():
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["--family", "metacube", "--size", "2,1"], "P = 4, V = 3"),
-    (["--family", "enhanced", "--size", "6,0"], "P = 8, V = 1"),
-    (["--network", "metacube:k=2,m=1"], "P = 4, V = 3"),                 # a catalog spec, the same refusal
+    (["--family", "pdn", "--size", "0,1,3,8,12,18"], "P = 11, V = 1"),
+    (["--network", "pdn:set=0,1,3,8,12,18"], "P = 11, V = 1"),           # a catalog spec, the same refusal
+    (["--family", "enhanced", "--size", "6,0", "--broadcast"], "without the invariants (here: broadcast)"),
     (["--network", "q4", "--size", "4"], "not both"),
     (["--family", "hypercube", "--n", "2", "--depth", "0"], "--depth"),
 ])

@@ -123,13 +123,13 @@ def crossings(router, fragment) -> dict:
     return out
 
 
-def lane_queue(view: FifoView, stage=None, crossing=Const(0)):
+def lane_queue(view: FifoView, stage=None, crossing=None):
     """A lane's flits in order, ``(count, [(present, word)])``: the pipelined lane's stage register first
     when it holds a flit (waiting, or crossing this cycle), then the FIFO's."""
     if stage is None:
         return view.count, view.entries
     reg = stage.registers
-    held = ~reg["advance"] | crossing
+    held = ~reg["advance"] | (Const(0) if crossing is None else crossing)
     word = Cat(reg["stage"].as_value(), reg["stage_want"])
     shifted = [(Const(1), word), *view.entries]
     entries = [(Mux(held, p, q), Mux(held, w, v)) for (p, w), (q, v) in zip(shifted, [*view.entries, (Const(0), word)])]
@@ -164,6 +164,9 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
               Cat(*[~p | (h.fields(f.data)[0] == j) for p, f, _ in flits]).all())
         check(m, h, f"lane {lane}: one output per flit",
               Cat(*[~p | at_most_one(w) for p, _, w in flits], at_most_one(pkt_want)).all())
+        if V > 1:
+            check(m, h, f"lane {lane}: every flit's VC is one of the V",
+                  Cat(*[~p | (f.vc < V) for p, f, _ in flits], pkt_vc < V).all())
         check(m, h, f"lane {lane}: whole packets in order",
               Cat(*[~q | (g.head == f.tail) for (_, f, _), (q, g, _) in pairwise(flits)]).all())
         check(m, h, f"lane {lane}: a body flit wants its head's output",

@@ -14,8 +14,10 @@ from pathlib import Path
 from cubenoc.errors import CubenocError
 
 
-#: the largest routers the proofs are run on (solver time grows fast with ports and lanes)
-MAX_PORTS, MAX_VCS = 7, 2
+#: the largest routers the proofs are run on (solver time grows fast with ports and lanes): with the named
+#: invariants (k-induction), and without them (ABC's pdr alone: broadcast routers)
+MAX_PORTS, MAX_VCS = 10, 3
+PDR_MAX_PORTS, PDR_MAX_VCS = 7, 2
 #: cycles a property is checked to when its proof gives no verdict in time
 FALLBACK_DEPTH = 10
 #: k of the k-induction that proves properties 1, 2 and 3 with the named invariants (rtl/formal/invariants.py)
@@ -44,9 +46,12 @@ def supported(label: str, routing, router) -> None:
     if getattr(routing, "selection", None) is not None:
         raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
                            f"({routing.selection}) is not supported")
-    if router.num_ports > MAX_PORTS or router.num_vcs > MAX_VCS:
-        raise CubenocError(f"{label}: proofs are supported for routers of up to {MAX_PORTS} ports and "
-                           f"{MAX_VCS} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
+    from .invariants import supported as inductive
+    ports, vcs = (MAX_PORTS, MAX_VCS) if inductive(router) else (PDR_MAX_PORTS, PDR_MAX_VCS)
+    if router.num_ports > ports or router.num_vcs > vcs:
+        how = "" if inductive(router) else " without the invariants (here: broadcast)"
+        raise CubenocError(f"{label}: proofs{how} are supported for routers of up to {ports} ports and "
+                           f"{vcs} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
 
 
 def arbiter_shapes(router) -> list[tuple[list[int], int]]:
