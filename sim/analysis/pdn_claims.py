@@ -228,7 +228,7 @@ def table2_bisection_verdicts(t2: dict) -> dict:
 
 
 # ---- `cubenoc analyze pdn --collectives / --claims` ------------------------------------------------------
-MAX_COLLECTIVE_N = 21          # H^2 of the 21-node PDN: 441 nodes, about 10 s of schedule replay
+MAX_COLLECTIVE_N = 21          # H^2 of the 21-node PDN: 441 nodes, about 30 s (schedules + the routers' model)
 MAX_ENUMERATION_DELTA = 9
 
 
