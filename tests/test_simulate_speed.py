@@ -12,13 +12,19 @@ from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.simulator import model_for
 from cubenoc.sim.speed import measure
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
+from cubenoc.sim.symmetric_tables import symmetry_of
+from cubenoc.sim.topology.hierarchical import Hierarchical, Ring
 
 
 @pytest.mark.parametrize("topo, routing", [
     (t, EcubeRouting(t)) for t in (Hypercube(3), Hypercube(4), EnhancedHypercube(4, 0), EnhancedHypercube(5, 1),
                                    EnhancedHypercube(6, 2))] + [
     (t, MetacubeRouting(t, shortest=s)) for t in (Metacube(1, 1), Metacube(1, 2), Metacube(2, 1))
-    for s in (False, True)])
+    for s in (False, True)] + [
+    # BH/BH (Dandamudi and Eager): one orbit per node position, the interface node with more ports
+    (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), Hypercube(2)), Hierarchical(Hypercube(2), Hypercube(3), 2),
+                                          Hierarchical(Hypercube(3), Hypercube(2), 3))])
 def test_symmetric_tables_equal_the_generic_model(topo, routing):
     a = NetworkModel(topo, routing)
     b = symmetric_model(topo, routing)
@@ -38,6 +44,16 @@ def test_symmetric_tables_equal_the_generic_model(topo, routing):
     assert ra.drained and rb.drained
     assert ra.trace_tuples() == rb.trace_tuples()
     assert (ra.counters == rb.counters).all()
+
+
+def test_hin_symmetry_only_for_bh_bh_ecube():
+    """The cluster-XOR translation is used only where it holds: BH/BH with e-cube HIN routing; the
+    Sec. IV-B routing clears before setting (absolute bits) and a ring is not XOR-symmetric."""
+    t = Hierarchical(Hypercube(2), Hypercube(2))
+    assert symmetry_of(t, HierarchicalRouting(t)).translation_mask == 0b1100
+    assert symmetry_of(t, BalancedHierarchicalRouting(t)) is None
+    br = Hierarchical(Hypercube(2), Ring(4))
+    assert symmetry_of(br, HierarchicalRouting(br)) is None
 
 
 def test_simulator_uses_the_fast_path_for_the_hypercube_family():
