@@ -80,7 +80,11 @@ def plot_study(name: str, rows: list[dict], path: str) -> None:
     elif name in ("fig11", "fig11-d6", "fig11-d15"):
         ax.plot(*series(rows, "replication", "LR_paper"), "-",
                 label="paper's Fig. 11 (eq. 18, D = 15)" if name == "fig11-d15" else "paper's formula (eq. 18) at this size")
-        ax.plot(*series(rows, "replication", "LR_sim"), "o--", label="simulated")
+        line, = ax.plot(*series(rows, "replication", "LR_sim"), "o--", label="simulated")
+        sat = [r["replication"] for r in rows if r.get("saturated")]
+        if sat:                          # saturated points: a marker at the top of the axes
+            ax.plot(sat, [0.97] * len(sat), "x", color=line.get_color(), transform=ax.get_xaxis_transform(),
+                    clip_on=False, label="simulated: saturated (top)")
         if name == "fig11":
             ax.plot(*series(rows, "replication", "LR_paper_D15"), "s-", label="paper's formula at D = 15 (Fig. 11)")
         ax.set_xlabel("mu_NCL / mu_CL (level-2 lanes)")
