@@ -1,6 +1,8 @@
 """Model tables for large symmetric networks: one route row per node orbit instead of one per node.
 
-Hypercube-family networks Q_n, Q(n, k) and metacubes MC(k, m) have XOR translations as automorphisms:
+Hypercube-family networks Q_n, Q(n, k), metacubes MC(k, m) and BH/BH HINs (the cluster number's bits,
+:func:`_hin_symmetry`; its interface routers have more ports than the others) have XOR translations as
+automorphisms:
 for a *translation mask* T, node ``v`` maps to ``v ^ x`` for every ``x`` inside T, port p to port p.
 Q_n/Q(n, k): T = every address bit (one orbit, representative node 0); MC(k, m): T = the field bits
 (``2**k`` orbits, one per class, representatives ``c << (m * 2**k)``: a cube or cross edge keeps its
@@ -109,6 +111,8 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
     # routers of different orbits may differ in port count (a HIN's interface node): P is the largest
     rep_ports = np.array([topology.num_ports(r) + 1 for r in reps], dtype=np.int32)
     P = int(rep_ports.max())
+    if P > 62 or P * int(routing.num_vcs) > 62:      # as build_tables: port masks are 62-bit words
+        raise CubenocError(f"the model supports up to 62 (port, VC) pairs per router, got {P} x {routing.num_vcs}")
     layout, V = routing.layout, int(routing.num_vcs)
     R = check_route_width(layout.width)
     if len(reps) << R > MAX_TABLE_ENTRIES:

@@ -3,6 +3,8 @@ the speed figures come from `cubenoc bench sim-speed`)."""
 import numpy as np
 import pytest
 
+from cubenoc.errors import CubenocError
+
 from cubenoc.sim.symmetric_tables import symmetric_model
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
@@ -54,6 +56,10 @@ def test_hin_symmetry_only_for_bh_bh_ecube():
     assert symmetry_of(t, BalancedHierarchicalRouting(t)) is None
     br = Hierarchical(Hypercube(2), Ring(4))
     assert symmetry_of(br, HierarchicalRouting(br)) is None
+    # an interface router with 1 + 8 x 8 + 1 ports is beyond the model's 62-bit port masks: one error
+    wide = Hierarchical(Hypercube(1), Hypercube(8), 8)
+    with pytest.raises(CubenocError, match="up to 62"):
+        symmetric_model(wide, HierarchicalRouting(wide))
 
 
 def test_simulator_uses_the_fast_path_for_the_hypercube_family():
