@@ -96,3 +96,14 @@ def test_cli_prints_the_router_rows(capsys):
     assert row.split()[4:7] == ["49", "49", "yes"]
     row = next(line for line in out.splitlines() if "complete exchange (unicast" in line)
     assert "98 = 2 n^2" in row and " yes " in row
+
+
+def test_cli_order_1_pdn(capsys):
+    """{0,1} (the triangle K_3, the smallest PDN): the analysis runs whole; its bisection (one node
+    against two) cuts 2 links."""
+    from cubenoc.sim.analysis.pdn_measure import exact_bisection
+    assert exact_bisection(range(3), [(0, 1), (1, 2), (0, 2)]) == 2 and exact_bisection(range(2), [(0, 1)]) == 1
+    assert main(["analyze", "pdn", "--set", "0,1", "--collectives"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "all-to-all broadcast (fork ROMs)" in line)
+    assert row.split()[4:7] == ["9", "9", "yes"]
