@@ -75,3 +75,15 @@ def test_fig_11_at_d15_runs_on_the_symmetric_tables():
     assert a["LR_sim"] / b["LR_sim"] == pytest.approx(
         links[1] * a["sim_network_latency"] / (links[2] * b["sim_network_latency"]))
     assert 0.5 < b["LR_sim"] < 2
+
+
+@pytest.mark.slow
+def test_fig_11_d15_knee_holds_in_simulation():
+    """The full `--study fig11-d15` (32,768 nodes, about 3 min): the paper's knee (Sec. IV-A: the LR ratio
+    is smallest at mu_NCL = 2 mu_CL) on the model -- one lane saturates or costs more, three and four cost
+    more than two."""
+    rows = {r["replication"]: r for r in St.figure_11_d15()}
+    two = rows[2]["LR_sim"]
+    assert not rows[2]["saturated"] and math.isfinite(two)
+    assert rows[1]["saturated"] or rows[1]["LR_sim"] > two
+    assert rows[3]["LR_sim"] > two and rows[4]["LR_sim"] > two
