@@ -180,7 +180,7 @@ STUDY_LEGEND = {
     "Q_sim": "simulated network latency minus the simulated zero-load latency",
     "sim_network_latency": "simulated injection-to-ejection latency, cycles",
     "source_wait": "simulated wait at the source", "saturated": "the point did not drain (its latency is a lower bound)",
-    "replication": "parallel level-2 links", "LR_paper": "the paper's link cost x delay", "LR_sim": "the same, simulated",
+    "replication": "parallel level-2 links", "sim_zero_load": "simulated zero-load network latency, cycles", "LR_paper": "the paper's link cost x delay", "LR_sim": "the same, simulated",
     "routing": "hierarchical routing: e-cube, balanced or least used",
     "TD_s": "measured traffic density of the skip links", "TD_r": "measured traffic density of the regular links",
     "eq6_TD_s": "the paper's eq. (6)", "eq7_TD_r": "the paper's eq. (7)"}
@@ -212,7 +212,8 @@ def _study(args) -> int:
                     for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
         else:
             rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
-                    "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig12-scaled": St.hin_routing,
+                    "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig11-d15": St.figure_11_d15,
+                    "fig12-scaled": St.hin_routing,
                     "fig12": St.figure_12}[name]()
     cols = COLUMNS[name]
     if args.json:

@@ -22,8 +22,8 @@ docs/simulator.md).
   latency minus the simulated zero-load latency. The source queue (one injection port of one flit per
   cycle, which the paper's node does not have) is reported separately.
 * :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12) at scaled loads;
-  :func:`figure_8b`, :func:`figure_9b` (delay against N), :func:`figure_11` and :func:`figure_12` at the
-  paper's own parameters where the model can run them. :data:`STUDIES` names them for
+  :func:`figure_8b`, :func:`figure_9b` (delay against N), :func:`figure_11` (and :func:`figure_11_d15` at
+  the paper's 32,768 nodes) and :func:`figure_12` at the paper's own parameters where the model can run them. :data:`STUDIES` names them for
   ``cubenoc simulate --study``; :mod:`.study_plots` draws them.
 """
 from __future__ import annotations
@@ -79,9 +79,10 @@ def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
 
 def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
               mean_len: float = 8.0, warmup: int = 2000, measure: int = 20000, seed: int = 1,
-              routing: str = "ecube", zero_measure: int = 20000) -> dict:
+              routing: str = "ecube", zero_measure: int = 20000, kleinrock: bool = True) -> dict:
     """One point of Figs 8-9: BH(D) (``code=None``) or BH/BH with K clusters of BH(d). The zero-load
-    latency is simulated over ``zero_measure`` cycles."""
+    latency is simulated over ``zero_measure`` cycles. ``kleinrock=False`` leaves out Kleinrock's formula
+    on our routes (it walks every source-destination pair: 10^9 of them at 32,768 nodes): NaN there."""
     ratio = mu_ncl / mu_cl
     r = int(round(ratio))
     if code is not None and abs(ratio - r) > 1e-9:
@@ -101,19 +102,22 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     spec = _hin_spec(code, d, K, r, routing)
     topo, routing_fn, label = build_network(spec)
     n = 2 ** d
-    if routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
+    if not kleinrock:
+        kr = kr0 = {"R": math.nan, "max_util_CL": math.nan, "max_util_NCL": math.nan}
+    elif routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
         from .routing.hierarchical import LeastUsedSelector
         loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
     else:
         loads = HM.routed_loads(routing_fn, n)
-    kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
-    kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
+    if kleinrock:
+        kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
+        kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
     cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, router=RouterConfig(fifo_depth=64),
                     length=f"exp:{mean_len:g}:64", traffic="alpha",
                     traffic_args={"alpha": alpha, "cluster_size": n})
     sim = simulate_point(spec, rate, cfg)
     zero = _zero_load(spec, cfg, zero_measure)
-    fin = (lambda x: x * T if math.isfinite(x) else math.inf)
+    fin = (lambda x: x * T if math.isfinite(x) or math.isnan(x) else math.inf)
     pk = port_wait(rate, mean_len, 64)
     return {"network": label, "alpha": alpha, "lam": lam, "mu_CL": mu_cl, "mu_NCL": mu_ncl, "T": T,
             "offered": rate, "R_paper": fin(R), "Q_paper": fin(R - R0),
@@ -220,14 +224,32 @@ def figure_9b(sizes=(5, 6, 7, 8), alpha: float = 0.8, lam: float = 0.4, **kw) ->
 def figure_11(ratios=(1, 2, 3, 4), D: int = 8, d: int = 4, alpha: float = 0.8, lam: float = 1.0, mu_cl: float = 3.0,
               **kw) -> list[dict]:
     """Fig. 11 at the paper's d = 4, lambda = 1, mu_CL = 3, alpha = 0.8 (offered 1/3 flit/node/cycle:
-    feasible) on BH(4)/BH(4) (D = 8, 256 nodes) instead of D = 15 (32,768 nodes: hours per point on the
-    model); the paper's LR ratio at D = 15 (its formula) is printed beside."""
+    feasible) on BH(4)/BH(4) (D = 8, 256 nodes), with Kleinrock on our routes; the paper's LR ratio at
+    D = 15 (its formula) is printed beside (:func:`figure_11_d15` simulates D = 15)."""
     kw = {**QUICK, "zero_measure": _zero_measure(2 ** D), **kw}
     rows = hin_replication(ratios, d, 2 ** (D - d), alpha, lam, mu_cl, **kw)
     for r in rows:
         r["network"] = f"BH({d})/BH({D - d})"
         i = r["replication"]
         r["LR_paper_D15"] = H.lr_ratio("BH/BH", alpha, d, 2 ** (15 - d), lam, mu_cl, i * mu_cl, replication=i)
+    return rows
+
+
+#: short windows for the 32,768-node points (30-50 s each on a busy 2-core machine, 1.4 GB)
+D15_WINDOWS = {"warmup": 500, "measure": 1500, "zero_measure": 1000}
+
+
+def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0.8, lam: float = 1.0,
+                  mu_cl: float = 3.0, **kw) -> list[dict]:
+    """Fig. 11 at the paper's own size: BH(4)/BH(11), D = 15 (32,768 nodes; the model runs it on the
+    cluster-XOR symmetric tables, sim/symmetric_tables.py), against BH(15), d = 4, lambda = 1, mu_CL = 3,
+    alpha = 0.8, short windows (:data:`D15_WINDOWS`). No Kleinrock on our routes (every pair walked:
+    10^9 pairs), so no ``Q_model``; ``LR_paper`` is the paper's Fig. 11 curve (eq. 18 at D = 15)."""
+    kw = {**D15_WINDOWS, "kleinrock": False, **kw}
+    rows = hin_replication(ratios, d, 2 ** (D - d), alpha, lam, mu_cl, **kw)
+    for r in rows:
+        r["network"] = f"BH({d})/BH({D - d})"
+        r["log2N"] = D
     return rows
 
 
@@ -267,6 +289,7 @@ STUDIES = {
     "fig9b": ("Dandamudi & Eager Fig. 9(b): BH/BH delay against N = 2^5..2^8, alpha 0.8 (lambda 0.4)"),
     "fig11-d6": ("Dandamudi & Eager Fig. 11 on BH(3)/BH(3): LR ratio against level-2 replication (lambda 0.5)"),
     "fig11": ("Dandamudi & Eager Fig. 11 at the paper's d = 4, lambda = 1, mu_CL = 3 on 256 nodes (D = 15 beside, by formula)"),
+    "fig11-d15": ("Dandamudi & Eager Fig. 11 at the paper's D = 15 (32,768 nodes), d = 4, lambda = 1, mu_CL = 3; short windows"),
     "fig12-scaled": ("Dandamudi & Eager Fig. 12 at lambda 0.5, D = 6: e-cube, fixed pick, run-time least used"),
     "fig12": ("Dandamudi & Eager Fig. 12 at the paper's lambda = 1, D = 6 and D = 3: e-cube vs run-time least used"),
 }

@@ -19,6 +19,8 @@ COLUMNS = {
     "fig11-d6": _HIN + ["replication", "LR_paper", "LR_sim"],
     "fig11": ["network", "replication", "offered", "Q_paper", "Q_model", "Q_sim", "saturated", "LR_paper", "LR_sim",
               "LR_paper_D15"],
+    "fig11-d15": ["network", "replication", "offered", "R_paper", "Q_paper", "sim_network_latency", "sim_zero_load",
+                  "Q_sim", "saturated", "LR_paper", "LR_sim"],
     "fig12-scaled": _HIN + ["routing"],
     "fig12": ["network", "alpha", "routing", "offered", "R_paper", "R_paper_quoted", "Q_paper_units",
               "Q_paper_quoted", "Q_sim_units", "R_sim_units", "source_wait", "saturated"],
@@ -75,9 +77,14 @@ def plot_study(name: str, rows: list[dict], path: str) -> None:
         ax.set_ylabel("queueing delay (cycles)")
         ax2.set_ylabel("paper's R at its own lambda (time units)")
         ax2.legend(loc="lower right", fontsize=7)
-    elif name in ("fig11", "fig11-d6"):
-        ax.plot(*series(rows, "replication", "LR_paper"), "-", label="paper's formula (eq. 18) at this size")
-        ax.plot(*series(rows, "replication", "LR_sim"), "o--", label="simulated")
+    elif name in ("fig11", "fig11-d6", "fig11-d15"):
+        ax.plot(*series(rows, "replication", "LR_paper"), "-",
+                label="paper's Fig. 11 (eq. 18, D = 15)" if name == "fig11-d15" else "paper's formula (eq. 18) at this size")
+        line, = ax.plot(*series(rows, "replication", "LR_sim"), "o--", label="simulated")
+        sat = [r["replication"] for r in rows if r.get("saturated")]
+        if sat:                          # saturated points: a marker at the top of the axes
+            ax.plot(sat, [0.97] * len(sat), "x", color=line.get_color(), transform=ax.get_xaxis_transform(),
+                    clip_on=False, label="simulated: saturated (top)")
         if name == "fig11":
             ax.plot(*series(rows, "replication", "LR_paper_D15"), "s-", label="paper's formula at D = 15 (Fig. 11)")
         ax.set_xlabel("mu_NCL / mu_CL (level-2 lanes)")

@@ -1,6 +1,8 @@
 """Model tables for large symmetric networks: one route row per node orbit instead of one per node.
 
-Hypercube-family networks Q_n, Q(n, k) and metacubes MC(k, m) have XOR translations as automorphisms:
+Hypercube-family networks Q_n, Q(n, k), metacubes MC(k, m) and BH/BH HINs (the cluster number's bits,
+:func:`_hin_symmetry`; its interface routers have more ports than the others) have XOR translations as
+automorphisms:
 for a *translation mask* T, node ``v`` maps to ``v ^ x`` for every ``x`` inside T, port p to port p.
 Q_n/Q(n, k): T = every address bit (one orbit, representative node 0); MC(k, m): T = the field bits
 (``2**k`` orbits, one per class, representatives ``c << (m * 2**k)``: a cube or cross edge keeps its
@@ -59,7 +61,28 @@ def symmetry_of(topology, routing) -> Symmetry | None:
         return Symmetry(topology.num_nodes - 1, None)
     if isinstance(topology, Metacube) and isinstance(routing, MetacubeRouting):
         return Symmetry((1 << topology.field_bits) - 1, routing.layout.offset("dest")[0])
-    return None
+    return _hin_symmetry(topology, routing)
+
+
+def _hin_symmetry(topology, routing) -> Symmetry | None:
+    """BH/BH under the e-cube HIN routing (Dandamudi and Eager): node ``c * n + x`` with ``n = 2**d``,
+    so the cluster number is the address above bit d and XOR on it is an automorphism (level-2 hypercube
+    links keep their port; the interface node x = 0 stays x = 0). The header's ``dest_node`` (d bits at
+    offset 0) and ``dest_cluster`` (at offset d) together are the destination address, which moves with
+    the node; the level-2 e-cube step depends only on ``c ^ dest_cluster``, the lane on the source's x."""
+    from .routing.hierarchical import HierarchicalRouting
+    from .topology.hierarchical import Hierarchical
+    from .topology.hypercube import Hypercube
+    if type(routing) is not HierarchicalRouting or not isinstance(topology, Hierarchical):
+        return None
+    l1, l2 = topology.level1, topology.level2
+    if type(l2) is not Hypercube or not isinstance(l1, Hypercube) or l1.num_nodes & (l1.num_nodes - 1):
+        return None
+    d = l1.num_nodes.bit_length() - 1
+    layout = routing.layout
+    if layout.offset("dest_node") != (0, d) or layout.offset("dest_cluster")[0] != d:
+        return None
+    return Symmetry((topology.num_clusters - 1) << d, 0)
 
 
 class TranslatedInjectCache:
@@ -85,11 +108,11 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
     N = topology.num_nodes
     reps = sorted({v ^ (v & sym.translation_mask) for v in range(N)})
     row_of_rep = {r: i for i, r in enumerate(reps)}
-    nports = np.array([topology.num_ports(r) + 1 for r in reps], dtype=np.int32)
-    if (nports != nports[0]).any():
-        raise CubenocError(f"{topology!r}: the orbits' routers differ in port count")
-    P = int(nports[0])
-    local = P - 1
+    # routers of different orbits may differ in port count (a HIN's interface node): P is the largest
+    rep_ports = np.array([topology.num_ports(r) + 1 for r in reps], dtype=np.int32)
+    P = int(rep_ports.max())
+    if P > 62 or P * int(routing.num_vcs) > 62:      # as build_tables: port masks are 62-bit words
+        raise CubenocError(f"the model supports up to 62 (port, VC) pairs per router, got {P} x {routing.num_vcs}")
     layout, V = routing.layout, int(routing.num_vcs)
     R = check_route_width(layout.width)
     if len(reps) << R > MAX_TABLE_ENTRIES:
@@ -114,17 +137,20 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
     route_row = np.array([row_of_rep[int(r)] for r in rep_arr], dtype=np.int64) if len(reps) > 1 \
         else np.zeros(N, dtype=np.int64)
     route_xor = np.asarray(sym.header_xor(x_arr), dtype=np.int64)
-    link = np.full(N * P, -1, dtype=np.int64)
+    nports = rep_ports[route_row]
+    local_of = nports.astype(np.int64) - 1            # the local port of every node
+    link = np.full(N * P, -2, dtype=np.int64)         # as build_tables: -1 the local output, -2 no port
     for v in range(N):
-        for p in range(P - 1):
+        for p in range(int(local_of[v])):
             far = topology.neighbor(v, p)
             link[v * P + p] = far[0] * P + far[1]
+        link[v * P + int(local_of[v])] = -1
     _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed)
     # turns: walks from every representative to every destination
     in_bits = np.zeros((len(reps), P), dtype=np.int64)
     node = np.repeat(np.array(reps, dtype=np.int64), N)
     word = np.concatenate([inj[r] for r in reps])
-    in_port = np.full(node.size, local, dtype=np.int64)
+    in_port = local_of[node]
     for _ in range(4 * N.bit_length() + 8 * P + 8):
         if node.size == 0:
             break
@@ -134,14 +160,13 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
             raise CubenocError(f"{routing.name}: a walk reached a route word the function does not define")
         port = e & 0xFF
         np.bitwise_or.at(in_bits, (route_row[node], in_port), np.left_shift(1, port))
-        go = port != local
+        go = port != local_of[node]
         nxt = link[node[go] * P + port[go]]
         node, word, in_port = nxt // P, ((e >> PORT_BITS) ^ x)[go], nxt % P
     if node.size:
         raise CubenocError(f"{routing.name}: routes from the representatives do not all eject")
     allowed = in_bits[route_row].ravel()
-    tables = NetworkTables(N, P, np.full(N, P, dtype=np.int32), link, route, R, allowed, vc, V,
-                           route_row, route_xor)
+    tables = NetworkTables(N, P, nports, link, route, R, allowed, vc, V, route_row, route_xor)
     model = NetworkModel.__new__(NetworkModel)
     model.topology, model.routing, model.tables = topology, routing, tables
     model.config, model.broadcast = (config or RouterConfig()).check(routing), None
@@ -153,11 +178,14 @@ def _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, s
     """The symmetry assumptions, on sampled nodes, words and destinations."""
     layout = routing.layout
     N, R = topology.num_nodes, layout.width
-    P = topology.num_ports(reps[0]) + 1
     rng = np.random.default_rng(seed)
-    for v in rng.integers(0, N, size=samples).tolist():
+    nodes = rng.integers(0, N, size=samples).tolist()           # ... and every orbit (up to 64), translated
+    nodes += [r ^ (int(t) & sym.translation_mask) for r, t in zip(reps[:64], rng.integers(0, N, size=64).tolist())]
+    for v in nodes:
         r, x = sym.orbit(v)
-        for p in range(P - 1):
+        if topology.num_ports(v) != topology.num_ports(r):
+            raise CubenocError(f"{topology!r}: node {v} and its representative {r} differ in port count")
+        for p in range(topology.num_ports(v)):
             far, near = topology.neighbor(v, p), topology.neighbor(r, p)
             if far != (near[0] ^ x, near[1]):
                 raise CubenocError(f"{topology!r}: translation by {x} is not an automorphism at node {v}")

@@ -2,7 +2,8 @@
 model cycle for cycle, and the papers' broadcast step counts hold in the Verilog's own trace: a lone
 broadcast's last copy ejects at cycle accept + steps + 1 (Algorithm B: n; Algorithm D: k + ceil((n-k)/2),
 Tzeng and Wei Theorem 3; metacube: (m+1) 2**k + k - 1, Li, Peng and Chu Theorem 3; PDN Algorithm 3: 2), every node but
-the source ejects exactly one copy, payload bit for bit. Loaded scenarios (random unicast + broadcast,
+the source ejects exactly one copy, payload bit for bit. On H^2 also Parhami and Rakov's all-to-all broadcast
+and complete exchange (every packet released at cycle 0). Loaded scenarios (random unicast + broadcast,
 random ejection backpressure, multi-flit broadcasts) run where the fork dependency graph is acyclic
 (tests/test_broadcast_model.py checks which). Fast: every algorithm at its smallest network (Q_3 for
 B, Q(3, 1) for D, PDN {0, 1, 3} for Algorithm 3, {0, 1}^2 for the H^2 broadcast, MC(1, 1) for the metacube); the larger ones are slow."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cubenoc.sim.analysis.pdn_routers import all_to_all_stimulus, complete_exchange_stimulus
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.broadcast.fork import BROADCAST_DEST
 from cubenoc.sim.broadcast.hypercube import BinomialBroadcast, EnhancedBroadcast
@@ -115,6 +117,9 @@ def test_broadcast_matches_model(name):
                                      p_broadcast=0.25)),
             ("burst", random_traffic(n, 6, 4, seed=n + 2, p_ready=0.8, ready_cycles=4000, p_broadcast=0.5)),
         ]
+    h2 = isinstance(topo, ProductPDN) and topo.q == 2 and topo.radix[0] == topo.radix[1]
+    if h2:      # Parhami & Rakov's H^2 collectives (docs/papers/pdn.md), every packet released at cycle 0
+        scenarios += [("all_to_all", all_to_all_stimulus(topo)), ("complete_exchange", complete_exchange_stimulus(topo))]
     verdicts = verify_network(topo, scenarios, routing=routing, config=RouterConfig(broadcast=alg))
     report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
     assert not report, f"{topo!r} + {alg.name}:\n" + "\n".join(report)
@@ -135,3 +140,13 @@ def test_broadcast_matches_model(name):
             counts = np.bincount(by[key].model.tr_flit, minlength=s.num_flits)[tails]
             assert (counts == n - 1).all()
         assert (by["mixed"].model.stimulus.eject_ready == 0).any()
+    if h2:
+        # the Verilog's own trace (cycle numbers equal the model's: compared above): n^2 (n^2 - 1) packets
+        # ejected, one per node per cycle, the last no earlier than cycle n^2 (a node's n^2 - 1 receipts
+        # through one local output, the first after one hop at cycle 2)
+        for key in ("all_to_all", "complete_exchange"):
+            rtl = by[key].rtl
+            assert rtl.cycle.size == n * (n - 1), key
+            assert np.unique(rtl.cycle * n + rtl.node).size == rtl.cycle.size, key
+            assert int(rtl.cycle.max()) >= n, key
+        assert int(by["all_to_all"].rtl.cycle.max()) == n        # the routers meet the bound (docs/papers/pdn.md)

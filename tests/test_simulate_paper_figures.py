@@ -44,8 +44,46 @@ def test_study_plot_and_list(tmp_path, capsys):
     assert path.stat().st_size > 10000
     assert main(["simulate", "--study", "list"]) == 0
     out = capsys.readouterr().out
-    for name in ("fig8b", "fig9b", "fig11", "fig12", "density"):
+    for name in ("fig8b", "fig9b", "fig11", "fig11-d15", "fig12", "density"):
         assert name in out
     assert main(["simulate", "--study", "fig99"]) == 2
     assert capsys.readouterr().err.startswith("cubenoc: error: unknown study")
     assert not math.isnan(rows[0]["Q_sim"])
+
+
+def test_fig_11_at_d15_runs_on_the_symmetric_tables():
+    """Fig. 11 at the paper's D = 15: the 32,768-node BH(4)/BH(11) model is built from one route row per
+    node position (16 rows; the generic table would need 32,768 x 2^16 entries) -- the study itself
+    (`--study fig11-d15`, about 4 min) is run here at D = 6 with the same code."""
+    from cubenoc.sim.router_config import RouterConfig
+    from cubenoc.sim.simulator import model_for
+    model, _ = model_for("hin:d=4,level2=bh,size=11,r=2", RouterConfig(fifo_depth=64))
+    assert model.num_nodes == 2 ** 15 and model.tables.route.shape[0] == 16
+    nports = model.tables.nports
+    assert sorted(set(nports.tolist())) == [5, 5 + 2 * 11]      # 4 cube ports + local; interface + 11 x 2 lanes
+    assert (nports == 27).sum() == 2 ** 11                        # one interface node per cluster
+
+    rows = St.figure_11_d15(ratios=(1, 2), D=6, warmup=200, measure=1000, zero_measure=1000)
+    assert [r["network"] for r in rows] == ["BH(4)/BH(2)"] * 2 and [r["replication"] for r in rows] == [1, 2]
+    for r in rows:
+        assert not r["saturated"] and math.isnan(r["Q_model"])             # no Kleinrock walk at this size
+        assert r["LR_paper"] == pytest.approx(H.lr_ratio("BH/BH", 0.8, 4, 4, 1.0, 3.0, 3.0 * r["replication"],
+                                                         replication=r["replication"]))
+    # link counts by hand: 4 clusters of BH(4) (32 links each) + 2 x 4 / 2 = 4 level-2 edges per lane
+    links = {1: 4 * 32 + 4, 2: 4 * 32 + 8}
+    a, b = rows
+    assert a["LR_sim"] / b["LR_sim"] == pytest.approx(
+        links[1] * a["sim_network_latency"] / (links[2] * b["sim_network_latency"]))
+    assert 0.5 < b["LR_sim"] < 2
+
+
+@pytest.mark.slow
+def test_fig_11_d15_knee_holds_in_simulation():
+    """The full `--study fig11-d15` (32,768 nodes, about 3 min): the paper's knee (Sec. IV-A: the LR ratio
+    is smallest at mu_NCL = 2 mu_CL) on the model -- one lane saturates or costs more, three and four cost
+    more than two."""
+    rows = {r["replication"]: r for r in St.figure_11_d15()}
+    two = rows[2]["LR_sim"]
+    assert not rows[2]["saturated"] and math.isfinite(two)
+    assert rows[1]["saturated"] or rows[1]["LR_sim"] > two
+    assert rows[3]["LR_sim"] > two and rows[4]["LR_sim"] > two

@@ -3,6 +3,8 @@ the speed figures come from `cubenoc bench sim-speed`)."""
 import numpy as np
 import pytest
 
+from cubenoc.errors import CubenocError
+
 from cubenoc.sim.symmetric_tables import symmetric_model
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
@@ -12,13 +14,19 @@ from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.simulator import model_for
 from cubenoc.sim.speed import measure
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
+from cubenoc.sim.symmetric_tables import symmetry_of
+from cubenoc.sim.topology.hierarchical import Hierarchical, Ring
 
 
 @pytest.mark.parametrize("topo, routing", [
     (t, EcubeRouting(t)) for t in (Hypercube(3), Hypercube(4), EnhancedHypercube(4, 0), EnhancedHypercube(5, 1),
                                    EnhancedHypercube(6, 2))] + [
     (t, MetacubeRouting(t, shortest=s)) for t in (Metacube(1, 1), Metacube(1, 2), Metacube(2, 1))
-    for s in (False, True)])
+    for s in (False, True)] + [
+    # BH/BH (Dandamudi and Eager): one orbit per node position, the interface node with more ports
+    (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), Hypercube(2)), Hierarchical(Hypercube(2), Hypercube(3), 2),
+                                          Hierarchical(Hypercube(3), Hypercube(2), 3))])
 def test_symmetric_tables_equal_the_generic_model(topo, routing):
     a = NetworkModel(topo, routing)
     b = symmetric_model(topo, routing)
@@ -38,6 +46,20 @@ def test_symmetric_tables_equal_the_generic_model(topo, routing):
     assert ra.drained and rb.drained
     assert ra.trace_tuples() == rb.trace_tuples()
     assert (ra.counters == rb.counters).all()
+
+
+def test_hin_symmetry_only_for_bh_bh_ecube():
+    """The cluster-XOR translation is used only where it holds: BH/BH with e-cube HIN routing; the
+    Sec. IV-B routing clears before setting (absolute bits) and a ring is not XOR-symmetric."""
+    t = Hierarchical(Hypercube(2), Hypercube(2))
+    assert symmetry_of(t, HierarchicalRouting(t)).translation_mask == 0b1100
+    assert symmetry_of(t, BalancedHierarchicalRouting(t)) is None
+    br = Hierarchical(Hypercube(2), Ring(4))
+    assert symmetry_of(br, HierarchicalRouting(br)) is None
+    # an interface router with 1 + 8 x 8 + 1 ports is beyond the model's 62-bit port masks: one error
+    wide = Hierarchical(Hypercube(1), Hypercube(8), 8)
+    with pytest.raises(CubenocError, match="up to 62"):
+        symmetric_model(wide, HierarchicalRouting(wide))
 
 
 def test_simulator_uses_the_fast_path_for_the_hypercube_family():

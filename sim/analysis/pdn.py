@@ -25,7 +25,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--samples", type=int, default=200, help="random fault sets above --exact-limit (default 200)")
     parser.add_argument("--collectives", action="store_true",
                         help="the H^2 all-to-all broadcast and complete exchange, bit reversal and H^2 sorting, "
-                             f"replayed step by step next to the paper's counts (n <= {MAX_COLLECTIVE_N})")
+                             f"replayed step by step next to the paper's counts, and the H^2 collectives run on the routers' "
+                             f"cycle-accurate model (n <= {MAX_COLLECTIVE_N})")
     parser.add_argument("--claims", action="store_true",
                         help="the VLSI layout, the bipartite PDN as a 2n-node network, edge vs node faults and the "
                              "normal-form sets, next to the paper's claims")

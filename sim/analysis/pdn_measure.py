@@ -90,7 +90,8 @@ def exact_bisection(nodes, edges, limit: int = 22) -> int | None:
         return None
     idx = {v: i for i, v in enumerate(nodes)}
     e = np.array([(idx[u], idx[v]) for u, v in edges if u != v], dtype=np.int64)
-    combos = np.array(list(itertools.combinations(range(1, m), m // 2 - 1)), dtype=np.int64).reshape(-1, m // 2 - 1)
+    combos = list(itertools.combinations(range(1, m), m // 2 - 1))
+    combos = np.array(combos, dtype=np.int64).reshape(len(combos), m // 2 - 1)     # (1, 0) for m = 2, 3
     side = np.zeros((len(combos), m), dtype=bool)
     side[:, 0] = True                                   # node 0 on the smaller side, wlog
     np.put_along_axis(side, combos, True, axis=1)
