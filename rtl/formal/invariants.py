@@ -44,9 +44,12 @@ class Elaborated(Elaboratable):
 
 
 def supported(router) -> bool:
-    """The routers these invariants describe (the others are proved by ABC's pdr alone)."""
-    return (router.route_at_write and router.broadcast is None and router.queues == "fifo"
-            and not router.adaptive)
+    """The routers these invariants (or the broadcast router's, :mod:`.fork_invariants`) describe."""
+    if router.queues != "fifo" or router.adaptive:
+        return False
+    if router.broadcast is not None:
+        return router.num_vcs == 1 and not router.pipeline
+    return router.route_at_write
 
 
 @dataclass
@@ -253,13 +256,17 @@ def _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of,
     check(m, h, f"lane {lane}: the upstream's framing", (count != 0) | (in_packet == any_of(owns.values())))
 
 
-def _followed(m, h, lane, j, flits, count, follow):
-    """The followed lane: ``occupancy`` flits inside, numbered on from ``out_seq``, labels intact."""
+def _followed(m, h, lane, j, flits, count, follow, forks: bool = False):
+    """The followed lane: ``occupancy`` flits inside, numbered on from ``out_seq``, labels intact. With
+    ``forks`` (a broadcast router, where a flit leaves several times) numbered up to ``in_seq``."""
     tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy = follow
     seq_bits = len(out_seq)
     mine = tracked_lane == j
-    check(m, h, f"lane {lane}: the followed lane's occupancy",
-          ~mine | ((occupancy == count) & (in_seq == (out_seq + count)[:seq_bits])))
+    if forks:
+        out_seq = (in_seq - count)[:seq_bits]
+    else:
+        check(m, h, f"lane {lane}: the followed lane's occupancy",
+              ~mine | ((occupancy == count) & (in_seq == (out_seq + count)[:seq_bits])))
     for k, (present, f, _) in enumerate(flits):
         _, seq, hbit, tbit = h.fields(f.data)
         check(m, h, f"lane {lane}: the followed lane's sequence numbers",

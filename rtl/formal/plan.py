@@ -15,7 +15,7 @@ from cubenoc.errors import CubenocError
 
 
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes): with the named
-#: invariants (k-induction), and without them (ABC's pdr alone: broadcast routers)
+#: invariants (k-induction), and without them (ABC's pdr alone)
 MAX_PORTS, MAX_VCS = 10, 3
 PDR_MAX_PORTS, PDR_MAX_VCS = 7, 2
 #: cycles a property is checked to when its proof gives no verdict in time
@@ -49,7 +49,7 @@ def supported(label: str, routing, router) -> None:
     from .invariants import supported as inductive
     ports, vcs = (MAX_PORTS, MAX_VCS) if inductive(router) else (PDR_MAX_PORTS, PDR_MAX_VCS)
     if router.num_ports > ports or router.num_vcs > vcs:
-        how = "" if inductive(router) else " without the invariants (here: broadcast)"
+        how = "" if inductive(router) else " without the invariants"
         raise CubenocError(f"{label}: proofs{how} are supported for routers of up to {ports} ports and "
                            f"{vcs} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
 

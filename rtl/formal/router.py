@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from amaranth import Cat, Const, Elaboratable, Fragment, Module, Signal
+from amaranth import Cat, Const, Elaboratable, Fragment, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume
 
@@ -40,6 +40,7 @@ from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
 from ...sim.routing.facts import route_facts
 from ..flit import DEST_WIDTH
+from .fork_invariants import add_fork_invariants
 from .invariants import Elaborated, add_invariants, supported
 from .mutations import seeded
 from ..router.router import COUNTERS, Router
@@ -121,6 +122,7 @@ class RouterHarness(Elaboratable):
         self.properties: dict = {}
         # the harness's bookkeeping: per lane, per (output, VC), per link output (its downstream FIFO's level)
         self.in_packet, self.busy, self.owner, self.level = {}, {}, {}, {}
+        self.pkt_bc, self.pkt_mask, self.offers = {}, {}, {}    # broadcast: each input's packet; the stream rule's
 
     @contextmanager
     def elaborating(self):
@@ -157,7 +159,7 @@ class RouterHarness(Elaboratable):
         if self.broadcast is not None:       # a forked flit leaves several times: the tracked flit's checks
             self.tracked_in, self.tracked_mask = Signal(name="tracked_in"), Signal(P, name="tracked_mask")
             self.departed = Signal(P, name="tracked_departed")
-            self.departing = []
+            self.departing, self.rearmed = [], Signal(name="tracked_rearmed")
         arriving = []
         for i in range(P):
             arriving.append(self._drive_input(m, r, i, in_seq, tracked_lane, tracked_seq, tracked_data))
@@ -166,7 +168,9 @@ class RouterHarness(Elaboratable):
             m.d.sync += in_seq.eq(in_seq + 1)
         leaving = [self._watch_output(m, r, o, out_seq, tracked_lane, tracked_seq, tracked_data) for o in range(P)]
         if self.broadcast is not None and "conservation" in self.groups:
-            m.d.sync += self.departed.eq(self.departed | Cat(*self.departing))
+            # the tracked sequence number comes round again every 2^SEQ_BITS flits of the lane: a new
+            # tracked flit, whose departures start from none (the last one has long left)
+            m.d.sync += self.departed.eq(Mux(self.rearmed, 0, self.departed) | Cat(*self.departing))
         left = Cat(*(here for here, _ in leaving))
         m.d.sync += occupancy.eq(occupancy + arrived - left.any())
         with m.If(left.any()):
@@ -181,7 +185,8 @@ class RouterHarness(Elaboratable):
             self._counters(m, r)
         if self.with_invariants(r):
             follow = (tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy)
-            add_invariants(m, self, r, built, follow if "conservation" in self.groups else None)
+            add = add_invariants if self.broadcast is None else add_fork_invariants
+            add(m, self, r, built, follow if "conservation" in self.groups else None)
         return m
 
     def with_invariants(self, router) -> bool:
@@ -247,6 +252,7 @@ class RouterHarness(Elaboratable):
         if "stream" in self.groups and (self.outputs is None or o in self.outputs):
             stalled, held = Signal(name=f"{name}_stalled"), Signal(len(word), name=f"{name}_held")
             m.d.sync += [stalled.eq(out.valid & ~xfer), held.eq(word)]
+            self.offers[o] = (stalled, held)
             check(m, self, f"stream rule {name}", ~stalled | (out.valid & (word == held)))
         if o == local:
             self.local_xfer_tail = xfer & out.payload.tail
@@ -264,13 +270,16 @@ class RouterHarness(Elaboratable):
                 self._broadcast_output(m, r, o, name, here, seq, tracked_seq)
             check(m, self, f"unchanged {name}", ~here | ((hbit == payload.head) & (tbit == payload.tail)))
             check(m, self, f"unchanged {name}", ~(here & (seq == tracked_seq)) | (payload.data == tracked_data))
-        if "wormhole" in self.groups:
+        # the open packet per (output, VC): the wormhole property's bookkeeping, and the broadcast router's
+        # invariants' in every group (who owns an output)
+        if "wormhole" in self.groups or (self.broadcast is not None and self.invariants):
             for c in range(V if o != local else 1):
                 busy, owner = Signal(name=f"{name}_{c}_busy"), Signal(self.tag_bits, name=f"{name}_{c}_owner")
                 self.busy[o, c], self.owner[o, c] = busy, owner
                 x = xfer & (vc == c)
-                check(m, self, f"wormhole {name}", ~x | Cat(busy & (tag == owner) & ~payload.head,
-                                                          ~busy & payload.head).any())
+                if "wormhole" in self.groups:
+                    check(m, self, f"wormhole {name}", ~x | Cat(busy & (tag == owner) & ~payload.head,
+                                                              ~busy & payload.head).any())
                 with m.If(x):
                     m.d.sync += busy.eq(~payload.tail)
                     with m.If(payload.head):
@@ -299,6 +308,7 @@ class RouterHarness(Elaboratable):
             key = route
             words = unicast
         pkt_bc, pkt_mask, mask = Signal(name=f"in{i}_pkt_bcast"), Signal(P, name=f"in{i}_pkt_mask"), Signal(P, name=f"in{i}_mask")
+        self.pkt_bc[i], self.pkt_mask[i] = pkt_bc, pkt_mask
         with m.If(head & ~bc):
             with m.Switch(key):
                 for w, mk in words.items():
@@ -321,6 +331,7 @@ class RouterHarness(Elaboratable):
             m.d.sync += [pkt_mask.eq(mask), pkt_bc.eq(bc)]
         with m.If(mine & is_lane & is_seq):
             m.d.sync += [self.tracked_in.eq(1), self.tracked_mask.eq(mask)]
+            m.d.comb += self.rearmed.eq(1)
 
     def _broadcast_output(self, m, r, o, name, from_lane, seq, tracked_seq):
         """The tracked flit leaves by exactly its output set: never elsewhere, once per output, and by all

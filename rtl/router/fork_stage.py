@@ -45,6 +45,7 @@ class ForkStage(wiring.Component):
         for o in range(local):
             m.d.comb += self.fork_route[o].eq(fk.new_tag[o])
         held, done, bmode = Signal(P, name="held"), Signal(P, name="done"), Signal(name="bmode")
+        self.registers = {"held": held, "done": done, "bmode": bmode}     # for the formal invariants
         wants, full = Signal(P, name="wants"), Signal(name="full")
         want = Cat(fk.ports[:local] if local else Const(0, 0), fk.keep)
         if mutant("fork-skips-copy"):           # a set of several outputs loses its lowest one

@@ -185,6 +185,7 @@ class InputUnit(wiring.Component):
             route = Value.cast(head.route)
             cur_out = Signal(range(P), name=f"cur_out_{c}")
             cur_vc = Signal(range(max(2, V)), name=f"cur_vc_{c}")
+            self.registers = {**getattr(self, "registers", {}), f"cur_out_{c}": cur_out}   # for the formal invariants
             port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
             new = Signal(p.route_width, name=f"new_route_{c}")
             if p.candidates is not None:
