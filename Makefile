@@ -37,13 +37,17 @@ test-slow: $(STAMP) iverilog
 
 # Formal proofs (docs/formal.md) of every router shape of the default networks: Q(4,0), PDN {0,1,3,9}, MC(1,2),
 # at FIFO depths 2 and 4, with each router option (fair arbitration, no loopback; pipelined where the router
-# allows it: one VC). Each run goes on even if an earlier one failed; the exit status says whether any did.
+# allows it: one VC); and the broadcast routers of Q(3,1) and PDN 7. Each run goes on even if an earlier one
+# failed; the exit status says whether any did.
 prove: $(STAMP)
 	status=0; for net in "enhanced --size 4,0" "pdn --size 0,1,3,9" "metacube --size 1,2"; do for d in 2 4; do \
 	  for opt in "" "--arbitration fair" "--no-loopback" "--pipeline"; do \
 	    case "$$net$$opt" in metacube*--pipeline) continue;; esac; \
 	    $(VENV)/bin/cubenoc prove --family $$net $$opt --fifo-depth $$d --work-dir build/prove || status=1; \
-	  done; done; done; exit $$status
+	  done; done; done; \
+	for net in "enhanced --size 3,1" "pdn --size 0,1,3"; do for d in 2 4; do \
+	  $(VENV)/bin/cubenoc prove --family $$net --broadcast --fifo-depth $$d --work-dir build/prove || status=1; \
+	done; done; exit $$status
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -198,7 +198,7 @@ def test_broadcast_fork_leaves_by_exactly_its_fork_set(tmp_path):
     from cubenoc.sim.broadcast.fork import broadcast_algorithm_for
     t, r = _q2()
     alg = broadcast_algorithm_for(t)
-    sets = output_sets(r, alg, 0)
+    sets = output_sets(_plan(t, r, broadcast=alg), 0)
     assert sets[2][1] == {0: 0b011}          # from the local port: both dimensions, not back to itself
     ok = prove(RouterHarness(_plan(t, r, broadcast=alg), 0, groups=("conservation",)), "bc", tmp_path, depth=6,
                mode="bmc")
@@ -283,9 +283,8 @@ def test_arrivals_are_the_headers_packets_bring():
     """Node 0 of Q(2) under e-cube (highest set tag bit first, the tag is what is left to correct): over
     dimension 1 come packets with nothing left (tag 0) or bit 0 left (tag 1); over dimension 0 only
     packets with nothing left, since bit 1 is always corrected first."""
-    from cubenoc.rtl.formal.router import arrivals
     t, r = _q2()
-    got = {k: sorted(r.layout.unpack(w)["tag"] for w in v) for k, v in arrivals(r, 0).items()}
+    got = {k: sorted(r.layout.unpack(w)["tag"] for w in v) for k, v in _plan(t, r).arrivals(0).items()}
     assert got == {(0, 0): [0], (1, 0): [0, 1]}
 
 

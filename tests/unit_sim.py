@@ -9,7 +9,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from cubenoc.rtl.flit import link_flit_layout
-from cubenoc.rtl.formal.router import arrivals
+from cubenoc.sim.network_plan import NetworkPlan
 from cubenoc.rtl.gates import node_width
 from cubenoc.rtl.route import rtl_for
 from cubenoc.rtl.route.base import NodeUnit
@@ -70,4 +70,4 @@ def legal_words(topo, routing, node, port):
     the bits they all agree on, docs/router.md "Fixed route bits")."""
     if port == topo.local_port(node):
         return sorted({routing.layout.pack(routing.inject(node, d)) for d in topo.nodes()})
-    return sorted(set().union(*[w for (p, _), w in arrivals(routing, node).items() if p == port]))
+    return sorted(set().union(*[w for (p, _), w in NetworkPlan(routing.topology, routing).arrivals(node).items() if p == port]))

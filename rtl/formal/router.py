@@ -38,7 +38,6 @@ from cubenoc.errors import CubenocError
 
 from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
-from ...sim.routing.facts import route_facts
 from ..flit import DEST_WIDTH
 from .fork_invariants import add_fork_invariants
 from .invariants import Elaborated, add_invariants, supported
@@ -51,22 +50,18 @@ SEQ_BITS = 4
 GROUPS = ("stream", "conservation", "wormhole", "counters")
 
 
-def arrivals(routing, node: int) -> dict:
-    """``{(input port, vc): {packed route word}}``: every header a packet arrives at ``node`` with (the one
-    walk of every pair, sim/routing/facts.py)."""
-    return {k: set(v) for k, v in route_facts(routing).arrivals[node].items()}
-
-
-def output_sets(routing, alg, node: int) -> dict:
+def output_sets(plan: NetworkPlan, node: int) -> dict:
     """Per input port: ``({unicast key: output mask}, {fork tag word: output mask})``: the outputs a head
-    arriving there leaves by (the local port's unicast key is the destination, its fork set key 0)."""
+    arriving there leaves by (the local port's unicast key is the destination, its fork set key 0), for
+    the plan's broadcast algorithm."""
+    routing, alg = plan.routing, plan.broadcast
     topo, layout = routing.topology, routing.layout
     local = topo.local_port(node)
 
     def mask(e):
         return sum(1 << p for p in e.ports) | (e.keep << local)
     out = {}
-    for (port, _vc), words in arrivals(routing, node).items():
+    for (port, _vc), words in plan.arrivals(node).items():
         out[port] = ({w: 1 << routing.route(node, layout.unpack(w)).port for w in words}, {})
     for port in range(local):
         out.setdefault(port, ({}, {}))
@@ -118,7 +113,7 @@ class RouterHarness(Elaboratable):
         self.arrivals = self.plan.arrivals(node)
         self.broadcast = broadcast = self.plan.broadcast
         if broadcast is not None:
-            self.masks = output_sets(routing, broadcast, node)
+            self.masks = output_sets(self.plan, node)
         self.properties: dict = {}
         # the harness's bookkeeping: per lane, per (output, VC), per link output (its downstream FIFO's level)
         self.in_packet, self.busy, self.owner, self.level = {}, {}, {}, {}
