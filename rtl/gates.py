@@ -3,7 +3,8 @@ subtract, node address, event counter."""
 from __future__ import annotations
 
 from amaranth import Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Signal, Value
-from amaranth.utils import ceil_log2
+
+from ..sim.axis_frames import node_width as bits_of_node
 
 
 def any_of(bits) -> Value:
@@ -170,8 +171,8 @@ def mod_sub(m: Module, a, b, n: int, name: str) -> Signal:
 
 
 def node_width(topology) -> int:
-    """Bits of a node address."""
-    return max(1, ceil_log2(topology.num_nodes))
+    """Bits of a node address (one definition: ``sim/axis_frames.node_width``)."""
+    return bits_of_node(topology.num_nodes)
 
 
 def node_address(unit):
