@@ -2,7 +2,17 @@
 subtract, node address, event counter."""
 from __future__ import annotations
 
-from amaranth import Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Signal, Value
+from amaranth import (
+    Cat,
+    ClockSignal,
+    Const,
+    Instance,
+    Module,
+    Mux,
+    ResetSignal,
+    Signal,
+    Value,
+)
 
 from ..sim.axis_frames import node_width as bits_of_node
 
