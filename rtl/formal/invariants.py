@@ -12,11 +12,13 @@ inductive: if they all hold in k consecutive states, they hold in the next. Each
 * with the wormhole group: an output's lock is the harness's open packet there, and its owner lane holds
   the packet's next flit at its head (a body flit), and no other lane has a body flit for that output;
 * with the conservation group: the followed lane's FIFO holds ``occupancy`` flits whose sequence numbers
-  run on from ``out_seq``, with their head/tail copies, and the tracked flit's data word.
+  run on from ``out_seq``, with their head/tail copies, and the tracked flit's data word;
+* the pipelined router: a lane's stage register first in its queue, the outputs' registered grants,
+  tails, locks and ``barred`` bits, the pairwise arbiters' order, room downstream for a crossing flit.
 
-They are written for the router the default networks build without pipelining or broadcast: the route
-at the write (oblivious unicast routing), one FIFO per input or VC, in flip-flops
-(:func:`supported`).
+They are written for the routers of the default networks: the route at the write (oblivious unicast
+routing), one FIFO per input or VC, in flip-flops, one cycle per hop or pipelined; the broadcast
+router's are in :mod:`.fork_invariants` (:func:`supported`).
 """
 from __future__ import annotations
 

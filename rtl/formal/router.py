@@ -24,7 +24,9 @@ source/destination pair); on the local input, with ``local_free`` any flits at a
 proof), else well-formed packets to destinations it delivers. Not assumed: the AXI rule upstream (an
 input may withdraw or change a stalled offer; the router's properties hold all the same).
 ``seeded_bug`` (a name of :data:`~cubenoc.rtl.formal.mutations.MUTATIONS`) builds the router with a broken
-unit, which a proof must catch.
+unit, which a proof must catch. The router is elaborated first, so that the named invariants
+(rtl/formal/invariants.py) that k-induction needs can read its units' registers. The pipelined router's
+local output is followed where flits cross into its ejection buffer (rtl/formal/eject.py proves the rest).
 """
 from __future__ import annotations
 
