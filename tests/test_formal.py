@@ -98,6 +98,16 @@ def test_two_vc_router_is_proved_by_induction(group, options, tmp_path):
     assert "Temporal induction successful" in res.log
 
 
+@pytest.mark.parametrize("depth", [1, 3])
+def test_other_fifo_depths_are_proved_by_induction(depth, tmp_path):
+    """The FIFO's invariants cover its other register sets: the head register alone (depth 1, its own
+    ``w_rdy`` register) and a three-entry ring (depth 3); Q(2)'s router, conservation."""
+    from cubenoc.rtl.formal.router import RouterHarness
+    t, r = _q2()
+    res = prove(RouterHarness(_plan(t, r, fifo_depth=depth), 0, groups=("conservation",)), f"d{depth}", tmp_path, depth=2)
+    assert res.passed and "Temporal induction successful" in res.log, (res.failed, res.log[-1500:])
+
+
 @pytest.mark.parametrize("bug", ["full-fifo-takes-flit", "duplicated-pop", "stalled-flit-popped",
                                  "grant-changes-under-stall", "body-flit-frees-lock", "head-ignores-lock"])
 def test_seeded_bugs_break_the_induction(bug, tmp_path):

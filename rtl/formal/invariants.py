@@ -75,8 +75,8 @@ def fifo_view(fifo) -> FifoView:
     reg, B = fifo.registers, fifo.depth - 1
     head, r_rdy = fifo.r_data, reg["r_rdy"]            # the head register (its top bits: ``top``)
     cleared = [("an empty FIFO's top bits read 0", r_rdy | (reg["top"] == 0))] if "top" in reg else []
-    if B == 0:
-        return FifoView(r_rdy, [(r_rdy, head)], cleared)
+    if B == 0:                               # the head register alone: w_rdy is a register of its own
+        return FifoView(r_rdy, [(r_rdy, head)], [("takes a flit exactly when empty", fifo.w_rdy == ~r_rdy), *cleared])
     if "buf" not in reg:
         raise CubenocError("the formal invariants read FIFOs in flip-flops, not in memory")
     occ, rptr, wptr, src, buf = reg["occ"], reg["rptr"], reg["wptr"], reg["src"], reg["buf"]
