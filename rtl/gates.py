@@ -28,7 +28,7 @@ DSP_FAMILIES = ("ice40", "ice5")
 DSP_COUNTER_WIDTH = 16              # one half of an SB_MAC16: a 16-bit accumulator
 
 
-def count_after(m: Module, pairs, platform=None, dsp: bool = False) -> None:
+def count_after(m: Module, pairs, platform=None, dsp: bool = False) -> list:
     """Each ``(counter, event)`` of ``pairs``: ``counter`` + 1 at the edge after each cycle ``event`` holds.
     The event is a flip-flop and the counter's enable is that flip-flop, so no path through the router's
     decisions ends at the counter's enables (docs/router.md "Status": the status counters show an event one
@@ -73,6 +73,7 @@ def count_after(m: Module, pairs, platform=None, dsp: bool = False) -> None:
             m.d.comb += bot.eq(o[:DSP_COUNTER_WIDTH])
             if top is not None:
                 m.d.comb += top.eq(o[DSP_COUNTER_WIDTH:])
+    return seen                      # the event flip-flops (the formal invariants read them)
 
 
 def onehot_mux(pairs):

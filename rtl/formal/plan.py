@@ -123,7 +123,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
         if depth is not None:
             return _titled(prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}")
         spent, note = 0.0, ""
-        if group != "counters" and inductive(shapes_by_node[node]):
+        if inductive(shapes_by_node[node]):
             res = prove(harness(invariants=True), name, work, depth=INDUCTION_DEPTH)
             if not res.unproved:
                 return _titled(res, f"k-induction ({INDUCTION_DEPTH} steps) with the invariants, {fifo}")

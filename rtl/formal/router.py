@@ -180,7 +180,7 @@ class RouterHarness(Elaboratable):
             check(m, self, "bounded occupancy", occupancy <= self.depth + self.config.pipeline)   # + the stage
         if "counters" in self.groups:
             self._counters(m, r)
-        if self.with_invariants(r):
+        if self.with_invariants(r) and self.groups != ("counters",):
             follow = (tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy)
             add = add_invariants if self.broadcast is None else add_fork_invariants
             add(m, self, r, built, follow if "conservation" in self.groups else None)
@@ -188,7 +188,7 @@ class RouterHarness(Elaboratable):
 
     def with_invariants(self, router) -> bool:
         """The named invariants are asserted (and k-induction can prove the groups) for this router."""
-        return self.invariants and supported(router) and self.groups != ("counters",)
+        return self.invariants and supported(router) and (router.counters or "counters" not in self.groups)
 
     def _drive_input(self, m, r, i, in_seq, tracked_lane, tracked_seq, tracked_data):
         """Drive input ``i`` as a legal upstream; returns "a flit of the tracked lane is taken here"."""
@@ -375,4 +375,12 @@ class RouterHarness(Elaboratable):
             shown = Signal(16, name=f"shown_{n}")
             m.d.sync += shown.eq(expect[n])
             check(m, self, f"counter {n}", getattr(r, n) == shown)
+        if self.with_invariants(r):  # the invariants: the source's framing, each counter's pending event
+            src = self.built["source"].registers
+            check(m, self, "source: framing is the monitor's",
+                  (src["in_packet"] == in_packet) & (~in_packet | (src["dropping"] == dropping)))
+            events = {**src["events"], "ejected": r.ejected_event}
+            for n in COUNTERS:
+                check(m, self, f"counter {n}: the count and its pending event make the expected count",
+                      (getattr(r, n) + events[n])[:16] == expect[n])
 

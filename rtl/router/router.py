@@ -213,12 +213,13 @@ class Router(wiring.Component):
                 m.d.comb += [ej.valid.eq(ou.valid), ej.flit.eq(ou.payload)]
                 wiring.connect(m, ej.out, wiring.flipped(out))
                 if self.counters:
-                    count_after(m, [(self.ejected, ej.tail_taken)], platform, self.counter_dsp)
+                    self.ejected_event, = count_after(m, [(self.ejected, ej.tail_taken)], platform, self.counter_dsp)
             elif o == local:
                 m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
                              out.payload.data.eq(ou.payload.data)]
                 if self.counters:
-                    count_after(m, [(self.ejected, ou.xfer & ou.payload.tail)], platform, self.counter_dsp)
+                    self.ejected_event, = count_after(m, [(self.ejected, ou.xfer & ou.payload.tail)], platform,
+                                                      self.counter_dsp)
             else:
                 m.d.comb += [out.payload.eq(ou.payload),
                              out.payload.route.eq(fix_bits(ou.payload.route, fixed.get(("out", o))))]

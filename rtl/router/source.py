@@ -113,5 +113,6 @@ class SourceInterface(wiring.Component):
         with m.If(~in_packet):
             m.d.sync += [pkt_route.eq(inj.route.as_value()), dropping.eq(~dest_ok)]
         if p.count_events:
-            count_after(m, [(getattr(self, name), event) for name, event in counted.items()], platform, p.counter_dsp)
+            events = count_after(m, [(getattr(self, name), event) for name, event in counted.items()], platform, p.counter_dsp)
+            self.registers["events"] = dict(zip(counted, events))
         return m
