@@ -1,6 +1,8 @@
 """What ``cubenoc prove`` runs for one network (docs/formal.md): per router shape, the arbiters by
-k-induction (property 4), the router harness's groups for every cycle by ABC's pdr (properties 1, 2, 3, 6;
-or to a bounded depth by BMC), and once per network the route units by exhaustive simulation (property 5).
+k-induction (property 4), the router harness's groups for every cycle by k-induction with the named
+invariants (properties 1, 2, 3, 6; ABC's pdr where the invariants are not written for the router or a
+step breaks; or to a bounded depth by BMC), the pipelined router's ejection buffer, and once per network
+the route units by exhaustive simulation (property 5).
 
 Each result is a :class:`Outcome` whose ``status`` is ``proved`` (every cycle: k-induction or pdr),
 ``bounded`` (no counterexample within ``depth`` cycles from reset), ``exhaustive`` (every header
@@ -70,8 +72,9 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
                   jobs: int = 2, seeded_bug: str | None = None, report=lambda outcome: None) -> list[Outcome]:
     """Every check of every shape (``shapes``: ``(node, nodes using it, router)``) of the network ``plan``
     (its config: the routers' options); ``report`` is called with each :class:`Outcome` as it finishes.
-    Properties 1, 2, 3 and 6 are proved for every cycle (ABC's pdr; a proof without a verdict after
-    ``timeout`` seconds is checked to :data:`FALLBACK_DEPTH` cycles instead and listed as bounded), or with
+    Properties 1, 2, 3 and 6 are proved for every cycle (k-induction with the invariants; else ABC's pdr,
+    where a proof without a verdict after ``timeout`` seconds is checked to :data:`FALLBACK_DEPTH` cycles
+    instead and listed as bounded), or with
     ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
     conservation is the tracked flit's: it leaves by exactly its fork set. ``seeded_bug``
     (rtl/formal/mutations.py) builds every checked unit with that bug."""
