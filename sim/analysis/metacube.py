@@ -31,18 +31,28 @@ PAPER_TABLE1 = {
 LINKS = list(range(3, 9))
 
 
+def mc_size(k: int, m: int) -> int:
+    """MC(k, m) has 2^(m 2^k + k) nodes (Li, Peng and Chu, Sec. 2)."""
+    return 2 ** (m * 2 ** k + k)
+
+
+def mc_diameter(k: int, m: int) -> int:
+    """Table 2 of the metacube paper: 2^k (m + 1) (k >= 1)."""
+    return 2 ** k * (m + 1)
+
+
 def table1() -> dict:
     """Table 1 by formula: MC(k, m) with m + k links has 2**(m 2**k + k) nodes; Q_d has 2**d."""
     rows = {"hypercube": [2 ** d for d in LINKS]}
     for k in range(1, 5):
-        rows[k] = [2 ** ((d - k) * 2 ** k + k) if d - k >= 1 else None for d in LINKS]
+        rows[k] = [mc_size(k, d - k) if d - k >= 1 else None for d in LINKS]
     return rows
 
 
 def table2_formulas(k: int, m: int) -> dict:
     """Table 2, general row MC(k, m), and the paper's rows in n for k = 1, 2 (n = m 2**k + k)."""
     h, n = 2 ** k, m * 2 ** k + k
-    out = {"n": n, "degree": m + k, "diameter": (m + 1) * h, "cost": (m + 1) * h * (m + k),
+    out = {"n": n, "degree": m + k, "diameter": mc_diameter(k, m), "cost": mc_diameter(k, m) * (m + k),
            "avg_distance_bound": m * h / 2 + h, "bisection": 2 ** (m * h) // 2,
            "links": 2 ** n * (m + k) // 2}
     if k == 1:   # the dual-cube row: exact average distance (Li & Peng 2000)
