@@ -102,7 +102,8 @@ def fifo_view(fifo) -> FifoView:
 
 
 def lanes(router, fragment):
-    """``(input, vc, fifo, route-at-write unit)`` of every lane of the elaborated router ``fragment``."""
+    """``(input, vc, fifo, route-at-write unit, pipelined stage or None)`` of every lane of the elaborated
+    router ``fragment``."""
     sub = {name: f for f, name, _ in fragment.subfragments}
     out = []
     for i in range(router.num_ports):
