@@ -8,13 +8,13 @@ for the packet already leaving, the fork's ``held`` outputs or the unicast ``cur
 """
 from __future__ import annotations
 
-from itertools import combinations, pairwise
+from itertools import combinations
 
 from amaranth import Cat, Const, Mux, Signal, Value
 from amaranth.lib import data
 
 from ..gates import any_of
-from .invariants import at_most_one, fifo_view
+from .invariants import at_most_one, fifo_view, packets, source_framing
 from .runner import check
 
 
@@ -78,12 +78,9 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
         owns = {o: h.busy[o, 0] & (h.owner[o, 0] == i) for o in range(P) if (o, 0) in h.busy}
         owns_any[i] = any_of(owns.values())
         present, first = flits[0]
-        check(m, h, f"lane {lane}: flits carry their lane",
-              Cat(*[~p | (h.fields(f.data)[0] == i) for p, f in flits]).all())
+        packets(m, h, lane, i, flits)
         check(m, h, f"lane {lane}: heads carry words that arrive here",
               Cat(*[~p | ~f.head | legal for (p, f), (_mk, legal) in zip(flits, heads)]).all())
-        check(m, h, f"lane {lane}: whole packets in order",
-              Cat(*[~q | (g.head == f.tail) for (_, f), (q, g) in pairwise(flits)]).all())
         if i != local:
             check(m, h, f"lane {lane}: a body flit is of its head's kind",
                   Cat(*[~p | f.head | (f.bcast == kind) for (p, f), kind in zip(flits, kinds)]).all())
@@ -112,9 +109,7 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
               ~present | first.head | bmode | locked.bit_select(cur_out, 1))
         check(m, h, f"fork {lane}: its outputs are locked until the tail leaves", (holding & ~locked) == 0)
         if i == local:
-            src = sub["source"].origins[0].registers
-            check(m, h, "source: framing follows the upstream",
-                  (src["in_packet"] == in_packet) & (~src["dropping"] | ~in_packet))
+            source_framing(m, h, sub["source"].origins[0], in_packet)
         if wormhole:
             for o, own in owns.items():
                 check(m, h, f"lane {lane}: an owned output's packet goes on",

@@ -142,6 +142,19 @@ def lane_queue(view: FifoView, stage=None, crossing=None):
     return held + view.count, entries
 
 
+def packets(m, h, lane: str, j: int, flits) -> None:
+    """A lane's flits (``(present, flit)`` in queue order) carry its label and form whole packets."""
+    check(m, h, f"lane {lane}: flits carry their lane", Cat(*[~p | (h.fields(f.data)[0] == j) for p, f in flits]).all())
+    check(m, h, f"lane {lane}: whole packets in order",
+          Cat(*[~q | (g.head == f.tail) for (_, f), (q, g) in pairwise(flits)]).all())
+
+
+def source_framing(m, h, source, in_packet) -> None:
+    """The source interface is inside a packet exactly when the upstream is, and then not dropping."""
+    src = source.registers
+    check(m, h, "source: framing follows the upstream", (src["in_packet"] == in_packet) & (~src["dropping"] | ~in_packet))
+
+
 def add_invariants(m, harness, router, fragment, follow=None) -> None:
     """Assert every invariant of ``router`` (elaborated into ``fragment``) that ``harness``'s groups need.
     ``follow``: the conservation bookkeeping ``(lane, tracked_seq, tracked_data, in_seq, out_seq,
@@ -166,15 +179,12 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
 
         def vc_of(f):
             return f.vc if V > 1 else Const(0)
-        check(m, h, f"lane {lane}: flits carry their lane",
-              Cat(*[~p | (h.fields(f.data)[0] == j) for p, f, _ in flits]).all())
+        packets(m, h, lane, j, [(p, f) for p, f, _ in flits])
         check(m, h, f"lane {lane}: one output per flit",
               Cat(*[~p | at_most_one(w) for p, _, w in flits], at_most_one(pkt_want)).all())
         if V > 1:
             check(m, h, f"lane {lane}: every flit's VC is one of the V",
                   Cat(*[~p | (f.vc < V) for p, f, _ in flits], pkt_vc < V).all())
-        check(m, h, f"lane {lane}: whole packets in order",
-              Cat(*[~q | (g.head == f.tail) for (_, f, _), (q, g, _) in pairwise(flits)]).all())
         check(m, h, f"lane {lane}: a body flit wants its head's output",
               Cat(*[~q | g.head | ((v == w) & (vc_of(g) == vc_of(f)))
                     for (_, f, w), (q, g, v) in pairwise(flits)]).all())
@@ -185,9 +195,7 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
             check(m, h, f"lane {lane}: the packet's output at the write",
                   (count != n) | ~in_packet | ((pkt_want == w) & (pkt_vc == vc_of(last))))
         if i == local:
-            src = sub["source"].registers
-            check(m, h, "source: framing follows the upstream",
-                  (src["in_packet"] == in_packet) & (~src["dropping"] | ~in_packet))
+            source_framing(m, h, sub["source"], in_packet)
         if wormhole:
             _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local)
         if follow is not None:
