@@ -18,6 +18,7 @@ from ..broadcast.metacube import broadcast_schedule, theorem3_steps
 from ..deadlock import check_deadlock
 from ..routing.metacube import MetacubeRouting, class_level_cycle, class_paths, minimal_vcs
 from ..topology.metacube import Metacube
+from .metacube_compare import mc_diameter, mc_size
 from .report import AnalysisResult, table
 
 #: Table 1 as printed: links per node 3..8 -> nodes ("-" where MC(k, m) would need m < 1)
@@ -29,16 +30,6 @@ PAPER_TABLE1 = {
     4: [None, None, 2 ** 20, 2 ** 36, 2 ** 52, 2 ** 68],
 }
 LINKS = list(range(3, 9))
-
-
-def mc_size(k: int, m: int) -> int:
-    """MC(k, m) has 2^(m 2^k + k) nodes (Li, Peng and Chu, Sec. 2)."""
-    return 2 ** (m * 2 ** k + k)
-
-
-def mc_diameter(k: int, m: int) -> int:
-    """Table 2 of the metacube paper: 2^k (m + 1) (k >= 1)."""
-    return 2 ** k * (m + 1)
 
 
 def table1() -> dict:

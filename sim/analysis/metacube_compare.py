@@ -12,10 +12,19 @@ import networkx as nx
 
 from ..topology.hierarchical import CubeConnectedCycles
 from ..topology.metacube import Metacube
-from .metacube import mc_diameter, mc_size
 
 
 # ---- the networks' own formulas (as their papers give them) ---------------------------------------------
+def mc_size(k: int, m: int) -> int:
+    """MC(k, m) has 2^(m 2^k + k) nodes (Li, Peng and Chu, Sec. 2)."""
+    return 2 ** (m * 2 ** k + k)
+
+
+def mc_diameter(k: int, m: int) -> int:
+    """Table 2 of the metacube paper: 2^k (m + 1) (k >= 1)."""
+    return 2 ** k * (m + 1)
+
+
 def ccc_diameter(n: int) -> int:
     """CCC(n), n >= 4: 2n + floor(n/2) - 2 (Preparata & Vuillemin); CCC(3): 6."""
     return 6 if n == 3 else 2 * n + n // 2 - 2
