@@ -14,7 +14,7 @@ from amaranth import Cat, Const, Mux, Signal, Value
 from amaranth.lib import data
 
 from ..gates import any_of
-from .invariants import at_most_one, fifo_view, packets, source_framing
+from .invariants import at_most_one, children, fifo_view, packets, source_framing, units
 from .runner import check
 
 
@@ -51,15 +51,14 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
     :func:`~.invariants.add_invariants`)."""
     from .invariants import _followed
     local, P, lay = router.local, router.num_ports, router.flit_layout
-    sub = {name: f for f, name, _ in fragment.subfragments}
+    kids, sub = children(fragment), units(fragment)
     wormhole, held_of = bool(h.busy), {}       # who owns each output (the harness's, in every group)
     owns_any, views = {}, {}
     for i in range(P):
         if f"input_{i}" not in sub:
             continue
-        unit = sub[f"input_{i}"].origins[0]
-        units = {name: f.origins[0] for f, name, _ in sub[f"input_{i}"].subfragments}
-        fs, view = units["fork"].registers, fifo_view(units["fifo_0"])
+        unit, inner = sub[f"input_{i}"], units(kids[f"input_{i}"])
+        fs, view = inner["fork"].registers, fifo_view(inner["fifo_0"])
         lane = h.lane_name(i, 0, local)
         for name, cond in view.invariants:
             check(m, h, f"fifo {lane}: {name}", cond)
@@ -102,14 +101,14 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
               (held == 0) | bmode | (present & first.head & first.bcast & (held == heads[0][0]) & (done != held)))
         check(m, h, f"fork {lane}: a broadcast packet's body follows", ~bmode | ~present | ~first.head)
         check(m, h, f"lane {lane}: a unicast body follows its head", ~present | first.head | bmode | (held == 0))
-        locked = Cat(*[sub[f"output_{o}"].origins[0].locked if f"output_{o}" in sub else Const(0) for o in range(P)])
+        locked = Cat(*[sub[f"output_{o}"].locked if f"output_{o}" in sub else Const(0) for o in range(P)])
         holding = held & ~(done & first.tail.replicate(P))          # a tail sent frees its output at once
         held_of[i] = (holding, held, done, bmode)
         check(m, h, f"lane {lane}: a unicast body's output is locked",
               ~present | first.head | bmode | locked.bit_select(cur_out, 1))
         check(m, h, f"fork {lane}: its outputs are locked until the tail leaves", (holding & ~locked) == 0)
         if i == local:
-            source_framing(m, h, sub["source"].origins[0], in_packet)
+            source_framing(m, h, sub["source"], in_packet)
         if wormhole:
             for o, own in owns.items():
                 check(m, h, f"lane {lane}: an owned output's packet goes on",
@@ -131,10 +130,10 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
                 continue
             acquired = any_of(held[o] & ~bmode & ~done[o] for _, held, done, bmode in held_of.values())
             check(m, h, f"lock {h.output_name(o, local)}: the open packet or a fork's",
-                  sub[f"output_{o}"].origins[0].locked == (h.busy[o, 0] | acquired))
+                  sub[f"output_{o}"].locked == (h.busy[o, 0] | acquired))
     if "stream" in h.groups:
         for o, (stalled, _held) in h.offers.items():
-            ou, name = sub[f"output_{o}"].origins[0], h.output_name(o, local)
+            ou, name = sub[f"output_{o}"], h.output_name(o, local)
             forked = Signal(name=f"{name}_was_forked")       # last cycle's offer was a fork's
             m.d.sync += forked.eq(ou.payload.bcast)
             check(m, h, f"output {name}: stalled is a stalled unicast offer", ou.stalled == (stalled & ~forked))

@@ -101,18 +101,27 @@ def fifo_view(fifo) -> FifoView:
     return FifoView(count, entries, inv + cleared)
 
 
+def children(fragment) -> dict:
+    """``{name: fragment}`` of an elaborated fragment's named submodules."""
+    return {name: f for f, name, _ in fragment.subfragments}
+
+
+def units(fragment) -> dict:
+    """``{name: unit}``: the elaboratables behind an elaborated fragment's named submodules."""
+    return {name: f.origins[0] for name, f in children(fragment).items()}
+
+
 def lanes(router, fragment):
     """``(input, vc, fifo, route-at-write unit, pipelined stage or None)`` of every lane of the elaborated
     router ``fragment``."""
-    sub = {name: f for f, name, _ in fragment.subfragments}
-    out = []
+    sub, out = children(fragment), []
     for i in range(router.num_ports):
         if f"input_{i}" not in sub:
             continue
-        units = {name: f.origins[0] for f, name, _ in sub[f"input_{i}"].subfragments}
+        inner = units(sub[f"input_{i}"])
         c = 0
-        while f"fifo_{c}" in units:
-            out.append((i, c, units[f"fifo_{c}"], units[f"route_{c}"], units.get(f"pipe_{c}")))
+        while f"fifo_{c}" in inner:
+            out.append((i, c, inner[f"fifo_{c}"], inner[f"route_{c}"], inner.get(f"pipe_{c}")))
             c += 1
     return out
 
@@ -121,8 +130,7 @@ def crossings(router, fragment) -> dict:
     """The pipelined router's ``{lane: [(output, granted bit)]}``: lane j's stage crosses output o this
     cycle when o's registered grant names it."""
     out = {}
-    for f, name, _ in fragment.subfragments:
-        unit = f.origins[0]
+    for name, unit in units(fragment).items():
         if name.startswith("output_") and hasattr(unit, "registers"):
             for r, j in enumerate(unit.positions):
                 out.setdefault(j, []).append((int(name[7:]), unit.registers["granted"][r]))
@@ -161,7 +169,7 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
     occupancy)``."""
     h, V, P, local = harness, router.num_vcs, router.num_ports, router.local
     lay = router.flit_layout
-    sub = {name: f.origins[0] for f, name, _ in fragment.subfragments}
+    sub = units(fragment)
     wormhole = "wormhole" in h.groups
     cross, stages = crossings(router, fragment), {}
     for i, c, fifo, route, stage in lanes(router, fragment):

@@ -42,7 +42,7 @@ from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
 from ..flit import DEST_WIDTH
 from .fork_invariants import add_fork_invariants
-from .invariants import Elaborated, add_invariants, supported
+from .invariants import Elaborated, add_invariants, supported, units
 from .mutations import seeded
 from ..router.router import COUNTERS, Router
 from .runner import check
@@ -141,7 +141,7 @@ class RouterHarness(Elaboratable):
         r = Router(self.topology, self.routing, self.node, plan=self.plan)
         built = Fragment.get(r, platform)       # elaborated now: the invariants read the units' registers
         m.submodules.router = Elaborated(built)
-        self.built = {name: f.origins[0] for f, name, _ in built.subfragments}
+        self.built = units(built)
         P, V, local = r.num_ports, r.num_vcs, r.local
         if "node_id" in r.signature.members:
             m.d.comb += r.node_id.eq(self.node)
