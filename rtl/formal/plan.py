@@ -22,7 +22,7 @@ MAX_PORTS, MAX_VCS = 10, 3
 PDR_MAX_PORTS, PDR_MAX_VCS = 7, 2
 #: cycles a property is checked to when its proof gives no verdict in time
 FALLBACK_DEPTH = 10
-#: k of the k-induction that proves properties 1, 2 and 3 with the named invariants (rtl/formal/invariants.py)
+#: k of the k-induction that proves properties 1, 2, 3 and 6 with the named invariants (rtl/formal/invariants.py)
 INDUCTION_DEPTH = 2
 GROUP_TITLES = {"stream": "1 stream rules", "conservation": "2 conservation", "wormhole": "3 wormhole exclusivity",
                 "counters": "6 counters"}
@@ -74,8 +74,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
     (its config: the routers' options); ``report`` is called with each :class:`Outcome` as it finishes.
     Properties 1, 2, 3 and 6 are proved for every cycle (k-induction with the invariants; else ABC's pdr,
     where a proof without a verdict after ``timeout`` seconds is checked to :data:`FALLBACK_DEPTH` cycles
-    instead and listed as bounded), or with
-    ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
+    instead and listed as bounded), or with ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
     conservation is the tracked flit's: it leaves by exactly its fork set. ``seeded_bug``
     (rtl/formal/mutations.py) builds every checked unit with that bug."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -140,7 +139,6 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
             how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s){note}"
         res.seconds += spent                 # the time spent is every attempt's
         return _titled(res, how)
-
 
     checks, shapes_by_node = [], {node: router for node, _count, router in shapes}
     pipelined = plan.config.pipeline
