@@ -5,6 +5,8 @@ build from the single-PDN algorithms: schedules replayed by :func:`.pdn.run_sche
   every row, then ``n`` rounds of Algorithm 4 in every column (round k forwards the message from the
   row node k columns away). ``overlap=True`` starts the column rounds at once (a node then sends on one
   row and one column link per step): the paper's "total overlap".
+* :func:`power_all_to_all_split` -- the same port model, with the second leg split between the
+  dimensions: half the messages go row-then-column, half column-then-row (``(n - 1)(n + 3) / 2`` steps).
 * :func:`power_complete_exchange` -- complete exchange in ``H^2``: "each node sends all of its messages
   for nodes in one column to the destination column's node in the same row" (``n`` rounds of
   Algorithm 5 in every row), then the same in every column.
@@ -36,6 +38,8 @@ def _lift(power: ProductPDN, dim: int, other: int, steps, message):
     for step in steps:
         row = []
         for x, port, m in step:
+            if message(m, other) is None:       # this line's node has nothing to send in this run
+                continue
             coords = [0, 0]
             coords[dim], coords[1 - dim] = x, other
             row.append((power.node_of(coords), power.port_base[dim] + port, message(m, other)))
@@ -72,6 +76,39 @@ def power_all_to_all(h, overlap: bool = False):
     else:
         steps = rows + [s for c in cols for s in c]
     return power, steps, [{v} for v in power.nodes()]
+
+
+def power_all_to_all_split(h):
+    """All-to-all broadcast in ``H^2`` with one send and one receive per node per dimension per step.
+    Phase 1 (``n - 1`` steps): Algorithm 4 in every row and every column at once, each node's own
+    message. Phase 2: message ``(p, q)`` (coordinates) still has to reach the ``(n - 1)^2`` nodes off
+    its row and column. If ``(p - q) mod n`` is in ``A = {1 .. (n - 1)/2}`` it goes row-then-column: every
+    node of row q broadcasts it in its column; otherwise column-then-row. A node then forwards at most
+    ``(n - 1)/2`` messages in its column and ``(n + 1)/2`` in its row, one Algorithm 4 round each, the
+    two dimensions side by side: ``(n - 1)(1 + (n + 1)/2) = (n - 1)(n + 3)/2`` steps. Each message
+    reaches each node once (the choice depends on the message alone, so no node gets it both ways).
+    The receive bound ``(n^2 - 1)/2`` is not met: the rounds are aligned, and the row rounds carry one
+    message more than the column rounds. Returns ``(power, steps, initial)``."""
+    power = _power(h)
+    base = power.dims[0]
+    n = base.n
+    a2a, _ = all_to_all_broadcast(base)
+    node = lambda x, y: power.node_of([x, y])                  # noqa: E731  (x: along a row, y: row)
+    row_first = lambda p, q: 1 <= (p - q) % n <= (n - 1) // 2  # noqa: E731
+    # what node (x, y) forwards in its column (messages of its row) and in its row (of its column)
+    down = {(x, y): [node(p, y) for p in range(n) if p != x and row_first(p, y)] for x in range(n) for y in range(n)}
+    across = {(x, y): [node(x, q) for q in range(n) if q != y and not row_first(x, q)]
+              for x in range(n) for y in range(n)}
+    pick = lambda lists, key, k: lists[key][k] if k < len(lists[key]) else None    # noqa: E731
+    runs = [_lift(power, 0, y, a2a, lambda m, y: node(m, y)) for y in range(n)]
+    runs += [_lift(power, 1, x, a2a, lambda m, x: node(x, m)) for x in range(n)]
+    offsets = [0] * (2 * n)
+    rounds = max(max(map(len, down.values())), max(map(len, across.values())))
+    for k in range(rounds):
+        runs += [_lift(power, 1, x, a2a, lambda m, x, k=k: pick(down, (x, m), k)) for x in range(n)]
+        runs += [_lift(power, 0, y, a2a, lambda m, y, k=k: pick(across, (m, y), k)) for y in range(n)]
+        offsets += [(k + 1) * len(a2a)] * (2 * n)
+    return power, _merge(runs, offsets), [{v} for v in power.nodes()]
 
 
 def power_complete_exchange(h, pipelined: bool = False):
