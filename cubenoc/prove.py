@@ -81,7 +81,7 @@ def run(args) -> int:
     else:                                        # --network specs, or --family/--size through the catalog
         nets = network_specs(SimpleNamespace(family=args.family, size=args.size, n=args.n, network=args.network,
                                              command="prove"))
-    from .rtl.formal.plan import prove_network, supported
+    from .rtl.formal.plan import check_supported, prove_network
     plans = []
     for fam, label, topo, routing, spec in nets:      # refuse what is not supported before any solver runs
         config = router_config(args, spec, RouterConfig(fifo_depth=fifo_depth), routing, only=ROUTER_OPTIONS)
@@ -93,7 +93,7 @@ def run(args) -> int:
             label += f" ({options.describe()})"
         shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, topo, routing, config)]
         for _node, _count, router in shapes:
-            supported(label, routing, router)
+            check_supported(label, routing, router)
         plans.append((label, plan, shapes))
 
     def show(o) -> None:

@@ -13,13 +13,13 @@ the previous cycle crossed too: docs/router.md "Pipelined router") and any ``rea
 """
 from __future__ import annotations
 
-from amaranth import Elaboratable, Fragment, Module, Mux, Signal
+from amaranth import Cat, Elaboratable, Fragment, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume
 from amaranth.lib import data
 
 from ..router.eject_buffer import EjectBuffer
-from .invariants import Elaborated, fifo_view
+from .invariants import Elaborated, fifo_view, numbered_on
 from .mutations import seeded
 from .runner import check
 
@@ -74,6 +74,6 @@ class EjectHarness(Elaboratable):
         for k, (present, word) in enumerate(view.entries):
             d = data.View(self.layout, word).data
             check(m, self, "ejection buffer: numbered on from the next to leave",
-                  ~present | ((d[:SEQ_BITS] == (out_seq + k)[:SEQ_BITS]) & ((d[:SEQ_BITS] != tracked_seq) | (d == tracked))))
+                  Cat(*numbered_on(k, present, d[:SEQ_BITS], d, out_seq, tracked_seq, tracked)).all())
         return m
 

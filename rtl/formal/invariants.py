@@ -18,7 +18,7 @@ inductive: if they all hold in k consecutive states, they hold in the next. Each
 
 They are written for the routers of the default networks: the route at the write (oblivious unicast
 routing), one FIFO per input or VC, in flip-flops, one cycle per hop or pipelined; the broadcast
-router's are in :mod:`.fork_invariants` (:func:`supported`).
+router's are in :mod:`.fork_invariants` (:func:`has_invariants`).
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class Elaborated(Elaboratable):
         return self.fragment
 
 
-def supported(router) -> bool:
+def has_invariants(router) -> bool:
     """The routers these invariants (or the broadcast router's, :mod:`.fork_invariants`) describe."""
     if router.queues != "fifo" or router.adaptive:
         return False
@@ -275,6 +275,13 @@ def _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of,
     check(m, h, f"lane {lane}: the upstream's framing", (count != 0) | (in_packet == any_of(owns.values())))
 
 
+def numbered_on(k: int, present, seq, data, out_seq, tracked_seq, tracked_data):
+    """Entry ``k`` of a queue whose flits are numbered on from ``out_seq`` (the next to leave): (its
+    sequence number is ``out_seq + k``, the tracked flit's data is intact), each true when absent."""
+    return (~present | (seq == (out_seq + k)[:len(out_seq)]),
+            ~present | (seq != tracked_seq) | (data == tracked_data))
+
+
 def _followed(m, h, lane, j, flits, count, follow, forks: bool = False):
     """The followed lane: ``occupancy`` flits inside, numbered on from ``out_seq``, labels intact. With
     ``forks`` (a broadcast router, where a flit leaves several times) numbered up to ``in_seq``."""
@@ -288,7 +295,7 @@ def _followed(m, h, lane, j, flits, count, follow, forks: bool = False):
               ~mine | ((occupancy == count) & (in_seq == (out_seq + count)[:seq_bits])))
     for k, (present, f, _) in enumerate(flits):
         _, seq, hbit, tbit = h.fields(f.data)
+        in_order, intact = numbered_on(k, present, seq, f.data, out_seq, tracked_seq, tracked_data)
         check(m, h, f"lane {lane}: the followed lane's sequence numbers",
-              ~mine | ~present | ((seq == (out_seq + k)[:seq_bits]) & (hbit == f.head) & (tbit == f.tail)))
-        check(m, h, f"lane {lane}: the tracked flit's data",
-              ~mine | ~present | (seq != tracked_seq) | (f.data == tracked_data))
+              ~mine | (in_order & (~present | ((hbit == f.head) & (tbit == f.tail)))))
+        check(m, h, f"lane {lane}: the tracked flit's data", ~mine | intact)

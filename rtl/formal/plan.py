@@ -15,6 +15,8 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError
 
+from .invariants import has_invariants
+
 
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes): with the named
 #: invariants (k-induction), and without them (ABC's pdr alone)
@@ -43,15 +45,14 @@ class Outcome:
         return asdict(self)
 
 
-def supported(label: str, routing, router) -> None:
+def check_supported(label: str, routing, router) -> None:
     """One line saying why a router is not proved, or nothing."""
     if getattr(routing, "selection", None) is not None:
         raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
                            f"({routing.selection}) is not supported")
-    from .invariants import supported as inductive
-    ports, vcs = (MAX_PORTS, MAX_VCS) if inductive(router) else (PDR_MAX_PORTS, PDR_MAX_VCS)
+    ports, vcs = (MAX_PORTS, MAX_VCS) if has_invariants(router) else (PDR_MAX_PORTS, PDR_MAX_VCS)
     if router.num_ports > ports or router.num_vcs > vcs:
-        how = "" if inductive(router) else " without the invariants"
+        how = "" if has_invariants(router) else " without the invariants"
         raise CubenocError(f"{label}: proofs{how} are supported for routers of up to {ports} ports and "
                            f"{vcs} VCs; node {router.node} has P = {router.num_ports}, V = {router.num_vcs}")
 
@@ -81,14 +82,13 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
 
     from .arbiter import ArbiterHarness
     from .eject import EjectHarness
-    from .invariants import supported as inductive
     from .ready_path import ready_dependencies
     from .route import route_unit_mismatches
     from .router import GROUPS, RouterHarness
     from .runner import prove
     routing = plan.routing
     for node, _count, router in shapes:
-        supported(label, routing, router)
+        check_supported(label, routing, router)
     work = Path(workdir)
     outcomes: list[Outcome] = []
 
@@ -125,7 +125,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
         if depth is not None:
             return _titled(prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}")
         spent, note = 0.0, ""
-        if inductive(shapes_by_node[node]):
+        if has_invariants(shapes_by_node[node]):
             res = prove(harness(invariants=True), name, work, depth=INDUCTION_DEPTH)
             if not res.unproved:
                 return _titled(res, f"k-induction ({INDUCTION_DEPTH} steps) with the invariants, {fifo}")
@@ -157,7 +157,7 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
             checks.append((eject, shape, f"{tag}_n{node}_eject", router.flit_layout))
         # with the invariants, every output's stream rule at once; for pdr one output at a time (its
         # invariant for one output is far smaller than for all)
-        if inductive(router) and depth is None:
+        if has_invariants(router) and depth is None:
             checks.append((group_check, shape, f"{tag}_n{node}_stream", node, "stream"))
         else:
             checks += [(group_check, shape, f"{tag}_n{node}_stream{o}", node, "stream", o) for o in range(router.num_ports)]

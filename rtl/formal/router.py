@@ -42,7 +42,7 @@ from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
 from ..flit import DEST_WIDTH
 from .fork_invariants import add_fork_invariants
-from .invariants import Elaborated, add_invariants, supported, units
+from .invariants import Elaborated, add_invariants, has_invariants, units
 from .mutations import seeded
 from ..router.router import COUNTERS, Router
 from .runner import check
@@ -188,7 +188,7 @@ class RouterHarness(Elaboratable):
 
     def with_invariants(self, router) -> bool:
         """The named invariants are asserted (and k-induction can prove the groups) for this router."""
-        return self.invariants and supported(router) and (router.counters or "counters" not in self.groups)
+        return self.invariants and has_invariants(router) and (router.counters or "counters" not in self.groups)
 
     def _drive_input(self, m, r, i, in_seq, tracked_lane, tracked_seq, tracked_data):
         """Drive input ``i`` as a legal upstream; returns "a flit of the tracked lane is taken here"."""
