@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from amaranth import ClockDomain, DomainRenamer, Elaboratable, Module, ResetSignal, Signal
-from amaranth.lib import wiring
+from amaranth.lib import io, wiring
 
 from cubenoc.errors import CubenocError, ToolError
 
@@ -53,31 +53,47 @@ class BoardDemo(Elaboratable):
             m.submodules.demo = DomainRenamer("demo")(demo)
         else:
             m.submodules.demo = demo
+        pins = Pins(m, platform)
         for role, pin in self.board.leds.items():        # boards/boards.py: which LED shows what
-            m.d.comb += led_output(platform, pin).eq(getattr(demo, role))
+            m.d.comb += pins.output(*pin).eq(getattr(demo, role))
         if self.board.uart:
-            m.d.comb += platform.request("uart", 0).tx.o.eq(demo.tx)
+            m.d.comb += pins.output("uart", 0, "tx").eq(demo.tx)
         if demo.panel is not None:       # --safety: buttons -> fault panel, LEDs <- selected node's level
             for role, (res, num) in self.board.buttons.items():
-                m.d.comb += getattr(demo, f"btn_{role}").eq(platform.request(res, num).i)
+                m.d.comb += getattr(demo, f"btn_{role}").eq(pins.input(res, num))
             for bit, (res, num) in enumerate(self.board.level_leds):
                 if bit < len(demo.level):
-                    m.d.comb += platform.request(res, num).o.eq(demo.level[bit])
+                    m.d.comb += pins.output(res, num).eq(demo.level[bit])
             if self.board.faulty_led:
-                m.d.comb += platform.request(*self.board.faulty_led).o.eq(demo.selected_faulty)
+                m.d.comb += pins.output(*self.board.faulty_led).eq(demo.selected_faulty)
         return m
 
 
-def led_output(platform, pin):
-    """The output of an LED pin ``(resource, number)`` or one colour ``(resource, number, "r")`` of an RGB LED
-    (an RGB LED is requested once)."""
-    res, num, *sub = pin
-    if not sub:
-        return platform.request(res, num).o
-    cache = platform.__dict__.setdefault("_cubenoc_rgb", {})
-    if (res, num) not in cache:
-        cache[res, num] = platform.request(res, num)
-    return getattr(cache[res, num], sub[0]).o
+class Pins:
+    """A board's pins through ``lib.io`` buffers: a resource is requested once (``dir="-"``), every one of
+    its outputs gets a buffer (an RGB LED's unused colours stay driven, off); ``output(resource, number)``
+    or ``output(resource, number, "r")`` (one subsignal) is the buffer's ``o``, ``input`` its ``i``."""
+
+    def __init__(self, m: Module, platform):
+        self.m, self.platform, self.buffers = m, platform, {}
+
+    def _buffers(self, res, num, direction):
+        if (res, num) not in self.buffers:
+            port = self.platform.request(res, num, dir="-")
+            subs = vars(port) if not isinstance(port, io.PortLike) else {None: port}
+            bufs = {}
+            for name, p in subs.items():
+                bufs[name] = io.Buffer(direction if name is None else
+                                       ("o" if p.direction is io.Direction.Output else "i"), p)
+                self.m.submodules[f"pin_{res}_{num}" + (f"_{name}" if name else "")] = bufs[name]
+            self.buffers[res, num] = bufs
+        return self.buffers[res, num]
+
+    def output(self, res, num, sub=None):
+        return self._buffers(res, num, "o")[sub].o
+
+    def input(self, res, num, sub=None):
+        return self._buffers(res, num, "i")[sub].i
 
 
 @dataclass
