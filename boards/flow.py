@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from amaranth import ClockDomain, DomainRenamer, Elaboratable, Module, ResetSignal, Signal
-from amaranth.lib import io, wiring
+from amaranth.lib import io
 
 from cubenoc.errors import CubenocError, ToolError
 

@@ -17,7 +17,6 @@ from cubenoc.errors import CubenocError
 
 from .invariants import has_invariants
 
-
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes): with the named
 #: invariants (k-induction), and without them (ABC's pdr alone)
 MAX_PORTS, MAX_VCS = 10, 3

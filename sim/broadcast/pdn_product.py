@@ -93,13 +93,13 @@ def power_all_to_all_split(h):
     base = power.dims[0]
     n = base.n
     a2a, _ = all_to_all_broadcast(base)
-    node = lambda x, y: power.node_of([x, y])                  # noqa: E731  (x: along a row, y: row)
-    row_first = lambda p, q: 1 <= (p - q) % n <= (n - 1) // 2  # noqa: E731
+    node = lambda x, y: power.node_of([x, y])
+    row_first = lambda p, q: 1 <= (p - q) % n <= (n - 1) // 2
     # what node (x, y) forwards in its column (messages of its row) and in its row (of its column)
     down = {(x, y): [node(p, y) for p in range(n) if p != x and row_first(p, y)] for x in range(n) for y in range(n)}
     across = {(x, y): [node(x, q) for q in range(n) if q != y and not row_first(x, q)]
               for x in range(n) for y in range(n)}
-    pick = lambda lists, key, k: lists[key][k] if k < len(lists[key]) else None    # noqa: E731
+    pick = lambda lists, key, k: lists[key][k] if k < len(lists[key]) else None
     runs = [_lift(power, 0, y, a2a, lambda m, y: node(m, y)) for y in range(n)]
     runs += [_lift(power, 1, x, a2a, lambda m, x: node(x, m)) for x in range(n)]
     offsets = [0] * (2 * n)
