@@ -23,7 +23,8 @@ docs/simulator.md).
   cycle, which the paper's node does not have) is reported separately.
 * :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12) at scaled loads;
   :func:`figure_8b`, :func:`figure_9b` (delay against N), :func:`figure_11` (and :func:`figure_11_d15` at
-  the paper's 32,768 nodes) and :func:`figure_12` at the paper's own parameters where the model can run them. :data:`STUDIES` names them for
+  the paper's 32,768 nodes, BH/BH and BH/CCC) and :func:`figure_12` at the paper's own parameters where the
+  model can run them. :data:`STUDIES` names them for
   ``cubenoc simulate --study``; :mod:`.study_plots` draws them.
 """
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Model tables for large symmetric networks: one route row per node orbit instead of one per node.
 
-Hypercube-family networks Q_n, Q(n, k), metacubes MC(k, m) and BH/BH HINs (the cluster number's bits,
-:func:`_hin_symmetry`; its interface routers have more ports than the others) have XOR translations as
-automorphisms:
+Hypercube-family networks Q_n, Q(n, k), metacubes MC(k, m) and the BH/BH and BH/CCC HINs (the cluster
+number's bits, or the CCC's cycle-address bits, :func:`_hin_symmetry`; their interface routers have more
+ports than the others) have XOR translations as automorphisms:
 for a *translation mask* T, node ``v`` maps to ``v ^ x`` for every ``x`` inside T, port p to port p.
 Q_n/Q(n, k): T = every address bit (one orbit, representative node 0); MC(k, m): T = the field bits
 (``2**k`` orbits, one per class, representatives ``c << (m * 2**k)``: a cube or cross edge keeps its
@@ -22,6 +22,10 @@ Each property is *checked* on sampled nodes and words before it is used, and tes
 (tests/test_simulate_speed.py) hold the resulting model to the generic one (:class:`NetworkModel` with
 :func:`build_tables`) trace for trace. This is what lets the simulator run the 16,384-node 14-cube and
 MC(2,3): the dense tables would have 2^28 and 2^35 entries, and the generic turn walk 2^28 pairs.
+
+A routing with a ``route_row(node)`` method (the HIN routing) gives each row whole, from its per-field
+decisions; the others are asked word by word (a Python call per word: fine up to 2^24 entries). BH(4)/CCC(8)
+with 5 lanes has 128 rows of 2^20 words (:data:`SYMMETRIC_MAX_ENTRIES`): 14 s to build, 2.6 GB.
 """
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def test_fig_11_d15_plot_has_both_networks(tmp_path):
 
 @pytest.mark.slow
 def test_fig_11_d15_knee_holds_in_simulation():
-    """The full `--study fig11-d15` (32,768 nodes, about 3 min): the paper's knee (Sec. IV-A: the LR ratio
+    """The BH/BH half of `--study fig11-d15` (32,768 nodes, about 4 min): the paper's knee (Sec. IV-A: the LR ratio
     is smallest at mu_NCL = 2 mu_CL) on the model -- one lane saturates or costs more, three and four cost
     more than two."""
     rows = {r["replication"]: r for r in St.figure_11_d15(ccc_ratios=())}
@@ -128,3 +128,5 @@ def test_fig_11_d15_knee_holds_in_simulation():
     assert not rows[2]["saturated"] and math.isfinite(two)
     assert rows[1]["saturated"] or rows[1]["LR_sim"] > two
     assert rows[3]["LR_sim"] > two and rows[4]["LR_sim"] > two
+    # and in the paper's own M/M/1 model on our routes (Kleinrock, from the 16 orbit representatives)
+    assert min(rows, key=lambda i: rows[i]["LR_kleinrock"]) == 2

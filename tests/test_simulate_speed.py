@@ -87,8 +87,7 @@ def test_hin_route_row_is_route_on_every_word(topo, kind):
         port, new, vc = routing.route_row(node)
         for word in range(1 << layout.width):
             h = layout.unpack(word)
-            valid = h["dest_cluster"] < topo.num_clusters and h.get("l2_state", 0) < 3 and h.get("lane", 0) < topo.replication
-            if not valid:
+            if h["dest_cluster"] >= topo.num_clusters or h.get("l2_state", 0) >= 3 or h.get("lane", 0) >= topo.replication:
                 continue
             hop = routing.route(node, h)
             assert (port[word], new[word]) == (hop.port, layout.pack(hop.header)), (node, h)

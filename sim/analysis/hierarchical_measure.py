@@ -7,7 +7,9 @@ graph (:class:`Hierarchical`, :class:`Hypercube`), the rows that put them next t
 * L by counting links;
 * R by Kleinrock's formula on per-channel arrival rates: the paper's routing model (at every hop the
   message picks uniformly among the ports on a shortest path, Sec. III-B assumption 6 / Sec. IV-B) as
-  an exact fluid computation, or our deterministic routing, or the Sec. IV-B least-used selection.
+  an exact fluid computation, or our deterministic routing (every pair walked, or -- exactly -- only the
+  sources that represent the orbits of the model's XOR symmetry: 32,768 nodes in seconds to minutes), or
+  the Sec. IV-B least-used selection.
 
 Findings (docs/papers/hierarchical.md): the CCC average distance of eq. (14) (quoted from Wittie) is not
 the CCC's mean distance (it matches the with-self mean for D_c = 2 and 4 only), and eq. (21)'s

@@ -125,7 +125,10 @@ class HierarchicalRouting(RoutingFunction):
         topo, layout = self.topology, self.layout
         c, x = divmod(node, self.n)
         word = np.arange(1 << layout.width, dtype=np.int64)
-        field = {name: (word >> layout.offset(name)[0]) & ((1 << layout.offset(name)[1]) - 1) for name in layout.names()}
+        field = {}
+        for name in layout.names():
+            off, width = layout.offset(name)
+            field[name] = (word >> off) & ((1 << width) - 1)
         dn, dc = field["dest_node"], field["dest_cluster"]
         port = np.full(word.shape, -1, dtype=np.int64)
         new, vc = word.copy(), np.zeros(word.shape, dtype=np.int64)
