@@ -251,11 +251,12 @@ def figure_11(ratios=(1, 2, 3, 4), D: int = 8, d: int = 4, alpha: float = 0.8, l
 
 
 #: short windows for the 32,768-node points (30-50 s each on a busy 2-core machine, 1.4 GB; BH(4)/CCC(8):
-#: about 2.5 min and up to 6.5 GB each)
+#: about 2.5 min, 6.3 GB at 5 lanes, and 2 min more for Kleinrock on our routes)
 D15_WINDOWS = {"warmup": 500, "measure": 1500, "zero_measure": 1000}
 #: BH/CCC replications the model holds at D = 15: the interface router of BH(4)/CCC(8) with i lanes has
 #: 4 + 3 i + 1 ports of 3 VCs, and the model's port masks are 62-bit words (i <= 5)
 D15_CCC_RATIOS = (1, 2, 3, 4, 5)
+#: printed under a study's table (``cubenoc simulate --study``)
 STUDY_NOTES = {"fig11-d15": (
     "BH/CCC stops at mu_NCL/mu_CL = 5: with i lanes the interface router of BH(4)/CCC(8) has 4 + 3i + 1 ports of "
     "3 VCs, and the model's port masks hold 62 (port, VC) pairs; the paper's knee at 8 needs 25 x 3 = 75 (wider "
@@ -266,7 +267,7 @@ STUDY_NOTES = {"fig11-d15": (
 def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0.8, lam: float = 1.0,
                   mu_cl: float = 3.0, ccc_ratios=D15_CCC_RATIOS, **kw) -> list[dict]:
     """Fig. 11 at the paper's own size: BH(4)/BH(11) and BH(4)/CCC(8), D = 15 (32,768 nodes; the model
-    runs them on the cluster-XOR symmetric tables, sim/symmetric_tables.py), against BH(15), d = 4,
+    runs them on XOR-symmetric tables, one row per orbit, sim/symmetric_tables.py), against BH(15), d = 4,
     lambda = 1, mu_CL = 3, alpha = 0.8, short windows (:data:`D15_WINDOWS`). Kleinrock on our routes walks
     the routes from the orbit representatives only (BH/BH: 16 sources, 8 s; BH/CCC: 128 sources, 2 min
     per point); ``LR_paper`` is the paper's Fig. 11 curve (eqs 18 and 21 at D = 15). BH/CCC for
@@ -278,8 +279,8 @@ def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0
     rows = hin_replication(ratios, d, K, alpha, lam, mu_cl, ref=ref, **kw)
     for r in rows:
         r["network"] = f"BH({d})/BH({D - d})"
-    if ccc_ratios and H.exists("BH/CCC", K) and H.level2_size("BH/CCC", K) & (H.level2_size("BH/CCC", K) - 1) == 0:
-        dc = H.level2_size("BH/CCC", K)
+    dc = H.level2_size("BH/CCC", K) if H.exists("BH/CCC", K) else 0
+    if ccc_ratios and dc and dc & (dc - 1) == 0:
         ccc = hin_replication(ccc_ratios, d, K, alpha, lam, mu_cl, code="BH/CCC", ref=ref, release_models=True, **kw)
         for r in ccc:
             r["network"] = f"BH({d})/CCC({dc})"

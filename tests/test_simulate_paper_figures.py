@@ -130,3 +130,15 @@ def test_fig_11_d15_knee_holds_in_simulation():
     assert rows[3]["LR_sim"] > two and rows[4]["LR_sim"] > two
     # and in the paper's own M/M/1 model on our routes (Kleinrock, from the 16 orbit representatives)
     assert min(rows, key=lambda i: rows[i]["LR_kleinrock"]) == 2
+
+
+@pytest.mark.slow
+def test_fig_11_d15_bh_ccc_saturates_where_our_routes_overload():
+    """BH(4)/CCC(8) at D = 15 with 5 lanes, the most the model holds (about 5.5 min, 6.3 GB): the paper's
+    eq. (21) gives a finite LR ratio, but on the sweep-then-return routes the busiest lane is beyond its
+    capacity (5 lanes split the 16 sources of a cluster 4/3/3/3/3), and the model saturates."""
+    rows = St.figure_11_d15(ratios=(), ccc_ratios=(5,))
+    (r,) = rows
+    assert r["network"] == "BH(4)/CCC(8)" and r["replication"] == 5
+    assert math.isfinite(r["LR_paper"]) and r["max_util_ours"] > 1 and math.isinf(r["LR_kleinrock"])
+    assert r["saturated"]
