@@ -25,7 +25,7 @@ MC(2,3): the dense tables would have 2^28 and 2^35 entries, and the generic turn
 
 A routing with a ``route_row(node)`` method (the HIN routing) gives each row whole, from its per-field
 decisions; the others are asked word by word (a Python call per word: fine up to 2^24 entries). BH(4)/CCC(8)
-with 5 lanes has 128 rows of 2^20 words (:data:`SYMMETRIC_MAX_ENTRIES`): 14 s to build, 2.6 GB.
+with 5 lanes has 128 rows of 2^20 words (:data:`SYMMETRIC_MAX_ENTRIES`): 14 s to build, 2.1 GB.
 """
 from __future__ import annotations
 
