@@ -181,6 +181,8 @@ STUDY_LEGEND = {
     "sim_network_latency": "simulated injection-to-ejection latency, cycles",
     "source_wait": "simulated wait at the source", "saturated": "the point did not drain (its latency is a lower bound)",
     "replication": "parallel level-2 links", "sim_zero_load": "simulated zero-load network latency, cycles", "LR_paper": "the paper's link cost x delay", "LR_sim": "the same, simulated",
+    "LR_kleinrock": "the same, Kleinrock's R on this routing's channel loads",
+    "max_util_ours": "the busiest channel's utilisation on this routing (>= 1: the simulation saturates)",
     "routing": "hierarchical routing: e-cube, balanced or least used",
     "TD_s": "measured traffic density of the skip links", "TD_r": "measured traffic density of the regular links",
     "eq6_TD_s": "the paper's eq. (6)", "eq7_TD_r": "the paper's eq. (7)"}
@@ -223,6 +225,8 @@ def _study(args) -> int:
         legend = [f"  {c}: {STUDY_LEGEND[c]}" for c in cols if c in STUDY_LEGEND]
         if legend:
             print("\ncolumns:\n" + "\n".join(legend))
+        if name in St.STUDY_NOTES:
+            print("\nnote: " + St.STUDY_NOTES[name])
     if args.plot:
         plot_study(name, rows, args.plot)
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)

@@ -23,7 +23,8 @@ docs/simulator.md).
   cycle, which the paper's node does not have) is reported separately.
 * :func:`hin_replication` (Fig. 11) and :func:`hin_routing` (Fig. 12) at scaled loads;
   :func:`figure_8b`, :func:`figure_9b` (delay against N), :func:`figure_11` (and :func:`figure_11_d15` at
-  the paper's 32,768 nodes) and :func:`figure_12` at the paper's own parameters where the model can run them. :data:`STUDIES` names them for
+  the paper's 32,768 nodes, BH/BH and BH/CCC) and :func:`figure_12` at the paper's own parameters where the
+  model can run them. :data:`STUDIES` names them for
   ``cubenoc simulate --study``; :mod:`.study_plots` draws them.
 """
 from __future__ import annotations
@@ -61,7 +62,9 @@ def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: Sim
 def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") -> str:
     if code is None:
         return f"hypercube:n={d + K.bit_length() - 1}"
-    return f"hin:d={d},level2=bh,size={K.bit_length() - 1},r={r}" + (f",routing={routing}" if routing != "ecube" else "")
+    family = {"BH/BH": "bh", "BH/CCC": "ccc"}[code]
+    return (f"hin:level1=bh:{d},level2={family}:{H.level2_size(code, K)},r={r}"
+            + (f",routing={routing}" if routing != "ecube" else ""))
 
 
 _ZERO_LOAD: dict = {}
@@ -80,9 +83,11 @@ def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
 def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
               mean_len: float = 8.0, warmup: int = 2000, measure: int = 20000, seed: int = 1,
               routing: str = "ecube", zero_measure: int = 20000, kleinrock: bool = True) -> dict:
-    """One point of Figs 8-9: BH(D) (``code=None``) or BH/BH with K clusters of BH(d). The zero-load
-    latency is simulated over ``zero_measure`` cycles. ``kleinrock=False`` leaves out Kleinrock's formula
-    on our routes (it walks every source-destination pair: 10^9 of them at 32,768 nodes): NaN there."""
+    """One point of Figs 8-9: BH(D) (``code=None``), BH/BH or BH/CCC with K clusters of BH(d). The
+    zero-load latency is simulated over ``zero_measure`` cycles. Kleinrock's formula on our routes walks
+    the routes from the orbit representatives of the sources only where the model's XOR symmetry holds
+    (``HM.routed_loads(symmetric=True)``: 16 sources of BH(4)/BH(11), 8 s), else every pair;
+    ``kleinrock=False`` leaves it out (NaN)."""
     ratio = mu_ncl / mu_cl
     r = int(round(ratio))
     if code is not None and abs(ratio - r) > 1e-9:
@@ -108,7 +113,8 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
         from .routing.hierarchical import LeastUsedSelector
         loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
     else:
-        loads = HM.routed_loads(routing_fn, n)
+        from .symmetric_tables import symmetry_of
+        loads = HM.routed_loads(routing_fn, n, symmetric=symmetry_of(topo, routing_fn) is not None)
     if kleinrock:
         kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
         kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
@@ -155,18 +161,27 @@ def figure_9(alphas=(0.5, 0.6, 0.7, 0.8, 0.9, 1.0), lam: float = 0.5, **kw) -> l
 
 
 def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 0.8, lam: float = 0.5,
-                    mu_cl: float = 1.5, **kw) -> list[dict]:
+                    mu_cl: float = 1.5, code: str = "BH/BH", ref: dict | None = None, release_models: bool = False,
+                    **kw) -> list[dict]:
     """Fig. 11 on a network the model can run: LR ratio = L R / (L_BH R_BH) with R simulated (network
-    latency) and by formula, for level-2 replication i (mu_NCL = i mu_CL)."""
+    latency), by the paper's formula, and by Kleinrock on our routes (``LR_kleinrock``: the paper's M/M/1
+    model on our deterministic routes, both networks), for level-2 replication i (mu_NCL = i mu_CL) of
+    ``code`` (BH/BH or BH/CCC, K clusters of BH(d)) against BH(D), D = d + log2 K (``ref``: its
+    :func:`hin_delay` row, if already run). ``release_models`` drops the simulator's cached models after
+    each point (BH(4)/CCC(8)'s route tables are 0.2-1.5 GB each)."""
     D = d + int(math.log2(K))
-    ref = hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
+    ref = ref or hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
     out = []
     for i in ratios:
-        p = hin_delay("BH/BH", d, K, alpha, lam, mu_cl, i * mu_cl, **kw)
-        L = H.l_hin("BH/BH", d, K, i)
+        p = hin_delay(code, d, K, alpha, lam, mu_cl, i * mu_cl, **kw)
+        if release_models:
+            from .simulator import _model
+            _model.cache_clear()
+        L = H.l_hin(code, d, K, i)
         p.update({"replication": i, "L": L,
                   "LR_sim": L * p["sim_network_latency"] / (H.l_bh(D) * ref["sim_network_latency"]),
-                  "LR_paper": H.lr_ratio("BH/BH", alpha, d, K, lam, mu_cl, i * mu_cl, replication=i)})
+                  "LR_kleinrock": L * p["R_ours_kleinrock"] / (H.l_bh(D) * ref["R_ours_kleinrock"]),
+                  "LR_paper": H.lr_ratio(code, alpha, d, K, lam, mu_cl, i * mu_cl, replication=i)})
         out.append(p)
     return out
 
@@ -235,20 +250,42 @@ def figure_11(ratios=(1, 2, 3, 4), D: int = 8, d: int = 4, alpha: float = 0.8, l
     return rows
 
 
-#: short windows for the 32,768-node points (30-50 s each on a busy 2-core machine, 1.4 GB)
+#: short windows for the 32,768-node points (30-50 s each on a busy 2-core machine, 1.4 GB; BH(4)/CCC(8):
+#: about 2.5 min, 6.3 GB at 5 lanes, and 2 min more for Kleinrock on our routes)
 D15_WINDOWS = {"warmup": 500, "measure": 1500, "zero_measure": 1000}
+#: BH/CCC replications the model holds at D = 15: the interface router of BH(4)/CCC(8) with i lanes has
+#: 4 + 3 i + 1 ports of 3 VCs, and the model's port masks are 62-bit words (i <= 5)
+D15_CCC_RATIOS = (1, 2, 3, 4, 5)
+#: printed under a study's table (``cubenoc simulate --study``)
+STUDY_NOTES = {"fig11-d15": (
+    "BH/CCC stops at mu_NCL/mu_CL = 5: with i lanes the interface router of BH(4)/CCC(8) has 4 + 3i + 1 ports of "
+    "3 VCs, and the model's port masks hold 62 (port, VC) pairs; the paper's knee at 8 needs 25 x 3 = 75 (wider "
+    "masks: two words per router in the model). Kleinrock on our routes (LR_kleinrock, max_util_ours) says "
+    "where the simulation must saturate.")}
 
 
 def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0.8, lam: float = 1.0,
-                  mu_cl: float = 3.0, **kw) -> list[dict]:
-    """Fig. 11 at the paper's own size: BH(4)/BH(11), D = 15 (32,768 nodes; the model runs it on the
-    cluster-XOR symmetric tables, sim/symmetric_tables.py), against BH(15), d = 4, lambda = 1, mu_CL = 3,
-    alpha = 0.8, short windows (:data:`D15_WINDOWS`). No Kleinrock on our routes (every pair walked:
-    10^9 pairs), so no ``Q_model``; ``LR_paper`` is the paper's Fig. 11 curve (eq. 18 at D = 15)."""
-    kw = {**D15_WINDOWS, "kleinrock": False, **kw}
-    rows = hin_replication(ratios, d, 2 ** (D - d), alpha, lam, mu_cl, **kw)
+                  mu_cl: float = 3.0, ccc_ratios=D15_CCC_RATIOS, **kw) -> list[dict]:
+    """Fig. 11 at the paper's own size: BH(4)/BH(11) and BH(4)/CCC(8), D = 15 (32,768 nodes; the model
+    runs them on XOR-symmetric tables, one row per orbit, sim/symmetric_tables.py), against BH(15), d = 4,
+    lambda = 1, mu_CL = 3, alpha = 0.8, short windows (:data:`D15_WINDOWS`). Kleinrock on our routes walks
+    the routes from the orbit representatives only (BH/BH: 16 sources, 8 s; BH/CCC: 128 sources, 2 min
+    per point); ``LR_paper`` is the paper's Fig. 11 curve (eqs 18 and 21 at D = 15). BH/CCC for
+    ``ccc_ratios`` (up to 5: :data:`STUDY_NOTES`; ``()`` leaves it out) where 2^(D-d) clusters make a
+    CCC of power-of-two dimension (D - d = 3, 6 or 11)."""
+    kw = {**D15_WINDOWS, **kw}
+    K = 2 ** (D - d)
+    ref = hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
+    rows = hin_replication(ratios, d, K, alpha, lam, mu_cl, ref=ref, **kw)
     for r in rows:
         r["network"] = f"BH({d})/BH({D - d})"
+    dc = H.level2_size("BH/CCC", K) if H.exists("BH/CCC", K) else 0
+    if ccc_ratios and dc and dc & (dc - 1) == 0:
+        ccc = hin_replication(ccc_ratios, d, K, alpha, lam, mu_cl, code="BH/CCC", ref=ref, release_models=True, **kw)
+        for r in ccc:
+            r["network"] = f"BH({d})/CCC({dc})"
+        rows += ccc
+    for r in rows:
         r["log2N"] = D
     return rows
 
@@ -289,7 +326,8 @@ STUDIES = {
     "fig9b": ("Dandamudi & Eager Fig. 9(b): BH/BH delay against N = 2^5..2^8, alpha 0.8 (lambda 0.4)"),
     "fig11-d6": ("Dandamudi & Eager Fig. 11 on BH(3)/BH(3): LR ratio against level-2 replication (lambda 0.5)"),
     "fig11": ("Dandamudi & Eager Fig. 11 at the paper's d = 4, lambda = 1, mu_CL = 3 on 256 nodes (D = 15 beside, by formula)"),
-    "fig11-d15": ("Dandamudi & Eager Fig. 11 at the paper's D = 15 (32,768 nodes), d = 4, lambda = 1, mu_CL = 3; short windows"),
+    "fig11-d15": ("Dandamudi & Eager Fig. 11 at the paper's D = 15 (32,768 nodes), BH/BH and BH/CCC (up to 5 lanes), "
+                  "d = 4, lambda = 1, mu_CL = 3; short windows"),
     "fig12-scaled": ("Dandamudi & Eager Fig. 12 at lambda 0.5, D = 6: e-cube, fixed pick, run-time least used"),
     "fig12": ("Dandamudi & Eager Fig. 12 at the paper's lambda = 1, D = 6 and D = 3: e-cube vs run-time least used"),
 }

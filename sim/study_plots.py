@@ -19,8 +19,8 @@ COLUMNS = {
     "fig11-d6": _HIN + ["replication", "LR_paper", "LR_sim"],
     "fig11": ["network", "replication", "offered", "Q_paper", "Q_model", "Q_sim", "saturated", "LR_paper", "LR_sim",
               "LR_paper_D15"],
-    "fig11-d15": ["network", "replication", "offered", "R_paper", "Q_paper", "sim_network_latency", "sim_zero_load",
-                  "Q_sim", "saturated", "LR_paper", "LR_sim"],
+    "fig11-d15": ["network", "replication", "offered", "R_paper", "Q_paper", "Q_model", "max_util_ours",
+                  "sim_network_latency", "sim_zero_load", "Q_sim", "saturated", "LR_paper", "LR_kleinrock", "LR_sim"],
     "fig12-scaled": _HIN + ["routing"],
     "fig12": ["network", "alpha", "routing", "offered", "R_paper", "R_paper_quoted", "Q_paper_units",
               "Q_paper_quoted", "Q_sim_units", "R_sim_units", "source_wait", "saturated"],
@@ -77,9 +77,26 @@ def plot_study(name: str, rows: list[dict], path: str) -> None:
         ax.set_ylabel("queueing delay (cycles)")
         ax2.set_ylabel("paper's R at its own lambda (time units)")
         ax2.legend(loc="lower right", fontsize=7)
-    elif name in ("fig11", "fig11-d6", "fig11-d15"):
-        ax.plot(*series(rows, "replication", "LR_paper"), "-",
-                label="paper's Fig. 11 (eq. 18, D = 15)" if name == "fig11-d15" else "paper's formula (eq. 18) at this size")
+    elif name == "fig11-d15":             # both networks: the paper's whole curves, ours where the model runs
+        from .analysis.hierarchical_measure import figure_11
+        paper = figure_11()
+        for key, rs in group(["network"]).items():
+            code = "BH/CCC" if "CCC" in key[0] else "BH/BH"
+            pts = paper[code]["points"]
+            line, = ax.plot([p["ratio"] for p in pts], [_finite(p["LR_ratio"]) for p in pts], "-",
+                            label=f"{code}: paper's Fig. 11 (eqs 18, 21; knee at {paper[code]['knee']})")
+            ax.plot(*series(rs, "replication", "LR_kleinrock"), ":", color=line.get_color(),
+                    label=f"{key[0]}: M/M/1 on our routes")
+            ax.plot(*series(rs, "replication", "LR_sim"), "o--", color=line.get_color(), label=f"{key[0]}: simulated")
+            sat = [r["replication"] for r in rs if r.get("saturated")]
+            if sat:                      # saturated points: a marker at the top of the axes
+                ax.plot(sat, [0.97 if code == "BH/BH" else 0.93] * len(sat), "x", color=line.get_color(),
+                        transform=ax.get_xaxis_transform(), clip_on=False, label=f"{key[0]}: saturated (top)")
+        ax.set_xlabel("mu_NCL / mu_CL (level-2 lanes)")
+        ax.set_ylabel("LR ratio")
+        ax.set_yscale("log")
+    elif name in ("fig11", "fig11-d6"):
+        ax.plot(*series(rows, "replication", "LR_paper"), "-", label="paper's formula (eq. 18) at this size")
         line, = ax.plot(*series(rows, "replication", "LR_sim"), "o--", label="simulated")
         sat = [r["replication"] for r in rows if r.get("saturated")]
         if sat:                          # saturated points: a marker at the top of the axes

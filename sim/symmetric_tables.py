@@ -1,8 +1,8 @@
 """Model tables for large symmetric networks: one route row per node orbit instead of one per node.
 
-Hypercube-family networks Q_n, Q(n, k), metacubes MC(k, m) and BH/BH HINs (the cluster number's bits,
-:func:`_hin_symmetry`; its interface routers have more ports than the others) have XOR translations as
-automorphisms:
+Hypercube-family networks Q_n, Q(n, k), metacubes MC(k, m) and the BH/BH and BH/CCC HINs (the cluster
+number's bits, or the CCC's cycle-address bits, :func:`_hin_symmetry`; their interface routers have more
+ports than the others) have XOR translations as automorphisms:
 for a *translation mask* T, node ``v`` maps to ``v ^ x`` for every ``x`` inside T, port p to port p.
 Q_n/Q(n, k): T = every address bit (one orbit, representative node 0); MC(k, m): T = the field bits
 (``2**k`` orbits, one per class, representatives ``c << (m * 2**k)``: a cube or cross edge keeps its
@@ -22,6 +22,10 @@ Each property is *checked* on sampled nodes and words before it is used, and tes
 (tests/test_simulate_speed.py) hold the resulting model to the generic one (:class:`NetworkModel` with
 :func:`build_tables`) trace for trace. This is what lets the simulator run the 16,384-node 14-cube and
 MC(2,3): the dense tables would have 2^28 and 2^35 entries, and the generic turn walk 2^28 pairs.
+
+A routing with a ``route_row(node)`` method (the HIN routing) gives each row whole, from its per-field
+decisions; the others are asked word by word (a Python call per word: fine up to 2^24 entries). BH(4)/CCC(8)
+with 5 lanes has 128 rows of 2^20 words (:data:`SYMMETRIC_MAX_ENTRIES`): 14 s to build, 2.1 GB.
 """
 from __future__ import annotations
 
@@ -35,6 +39,11 @@ from .model.network import NetworkModel
 from .router_config import RouterConfig
 from .model.tables import MAX_TABLE_ENTRIES, NetworkTables
 from .model.word import PORT_BITS, check_route_width, route_entry
+
+
+#: route entries of the symmetric tables when the routing builds whole rows (``route_row``): 2^27, the
+#: 128 rows x 2^20 words of BH(4)/CCC(8) with 5 lanes (route and VC tables 1 GiB each, int64)
+SYMMETRIC_MAX_ENTRIES = 1 << 27
 
 
 @dataclass(frozen=True)
@@ -65,24 +74,39 @@ def symmetry_of(topology, routing) -> Symmetry | None:
 
 
 def _hin_symmetry(topology, routing) -> Symmetry | None:
-    """BH/BH under the e-cube HIN routing (Dandamudi and Eager): node ``c * n + x`` with ``n = 2**d``,
-    so the cluster number is the address above bit d and XOR on it is an automorphism (level-2 hypercube
-    links keep their port; the interface node x = 0 stays x = 0). The header's ``dest_node`` (d bits at
+    """BH/BH and BH/CCC under the e-cube HIN routing (Dandamudi and Eager): node ``c * n + x`` with
+    ``n = 2**d``, so the cluster number is the address above bit d. The header's ``dest_node`` (d bits at
     offset 0) and ``dest_cluster`` (at offset d) together are the destination address, which moves with
-    the node; the level-2 e-cube step depends only on ``c ^ dest_cluster``, the lane on the source's x."""
+    the node; the lane depends on the source's x only.
+
+    * BH/BH: XOR on every cluster bit is an automorphism (level-2 hypercube links keep their port; the
+      interface node x = 0 stays x = 0), and the level-2 e-cube step depends only on ``c ^ dest_cluster``.
+    * BH/CCC(D_c) with D_c a power of two: cluster ``c = w * D_c + i`` (sim/topology/hierarchical.py),
+      so the cycle address w is the cluster number above bit log2 D_c. XOR on w is an automorphism of the
+      CCC (the cube link of position i flips bit i of w either way, cycle links keep w; every port keeps
+      its number), and the sweep-then-return step depends on ``w ^ w_dest``, the positions i, j and the
+      header's ``l2_state`` (dateline crossings), as does its VC: it commutes. Orbits: node position x
+      times cycle position i (16 x 8 = 128 for BH(4)/CCC(8)). With D_c = 3, 5, ... w is not a bit field
+      of the address: no symmetry."""
     from .routing.hierarchical import HierarchicalRouting
-    from .topology.hierarchical import Hierarchical
+    from .topology.hierarchical import CubeConnectedCycles, Hierarchical
     from .topology.hypercube import Hypercube
     if type(routing) is not HierarchicalRouting or not isinstance(topology, Hierarchical):
         return None
     l1, l2 = topology.level1, topology.level2
-    if type(l2) is not Hypercube or not isinstance(l1, Hypercube) or l1.num_nodes & (l1.num_nodes - 1):
+    if not isinstance(l1, Hypercube) or l1.num_nodes & (l1.num_nodes - 1):
+        return None
+    if type(l2) is Hypercube:
+        cluster_mask = topology.num_clusters - 1
+    elif type(l2) is CubeConnectedCycles and l2.n & (l2.n - 1) == 0:
+        cluster_mask = ((1 << l2.n) - 1) << (l2.n.bit_length() - 1)
+    else:
         return None
     d = l1.num_nodes.bit_length() - 1
     layout = routing.layout
     if layout.offset("dest_node") != (0, d) or layout.offset("dest_cluster")[0] != d:
         return None
-    return Symmetry((topology.num_clusters - 1) << d, 0)
+    return Symmetry(cluster_mask << d, 0)
 
 
 class TranslatedInjectCache:
@@ -115,11 +139,21 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
         raise CubenocError(f"the model supports up to 62 (port, VC) pairs per router, got {P} x {routing.num_vcs}")
     layout, V = routing.layout, int(routing.num_vcs)
     R = check_route_width(layout.width)
-    if len(reps) << R > MAX_TABLE_ENTRIES:
-        raise CubenocError(f"{len(reps)} route rows of 2**{R} entries are too many for the model")
-    route = np.full((len(reps), 1 << R), -1, dtype=np.int64)
+    row_of = getattr(routing, "route_row", None)      # a whole row at once (HIN routing), else word by word
+    limit = MAX_TABLE_ENTRIES if row_of is None else SYMMETRIC_MAX_ENTRIES
+    if len(reps) << R > limit:
+        raise CubenocError(f"{len(reps)} route rows of 2**{R} entries are too many for the model (at most {limit})")
+    # entries in 32 bits where they fit: the simulation narrows the table to that anyway (a copy otherwise)
+    route = np.full((len(reps), 1 << R), -1, dtype=np.int32 if PORT_BITS + R < 31 else np.int64)
     vc = np.zeros((len(reps), 1 << R), dtype=np.int64) if V > 1 else None
     for i, r in enumerate(reps):
+        if row_of is not None:
+            port, new_word, hop_vc = row_of(r)
+            ok = port >= 0
+            route[i, ok] = route_entry(port[ok], new_word[ok])
+            if vc is not None:
+                vc[i, ok] = hop_vc[ok]
+            continue
         for word in range(1 << R):
             try:    # words no packet carries may make the function object: left at -1 (as build_tables)
                 hop = routing.route(r, layout.unpack(word))
@@ -155,7 +189,7 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
         if node.size == 0:
             break
         x = route_xor[node]
-        e = route[route_row[node], word ^ x]
+        e = route[route_row[node], word ^ x].astype(np.int64)
         if (e < 0).any():
             raise CubenocError(f"{routing.name}: a walk reached a route word the function does not define")
         port = e & 0xFF

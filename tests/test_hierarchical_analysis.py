@@ -2,6 +2,7 @@
 import json
 import math
 
+import numpy as np
 import pytest
 
 from cubenoc.cli import main
@@ -77,6 +78,35 @@ def test_queueing_formulas_match_kleinrock_on_the_graph(code):
             formula = hf.queueing(code, alpha, d, k, 1.0, mu_cl, mu_ncl)["R"]
         got = hm.kleinrock(loads, alpha, 1.0, mu_cl, mu_ncl, 64)["R"]
         assert got == pytest.approx(formula, rel=1e-9) or (math.isinf(got) and math.isinf(formula))
+
+
+@pytest.mark.parametrize("spec", ["hin:level1=bh:2,level2=bh:3", "hin:level1=bh:3,level2=bh:3,r=2",
+                                  "hypercube:n=5"])
+def test_symmetric_routed_loads_equal_every_pair(spec):
+    """Walking only the orbit representatives of the sources (the model's XOR symmetry) gives every
+    channel's load exactly as walking every pair does, on the same routing."""
+    from cubenoc.sim.simulator import build_network
+    topo, routing, _ = build_network(spec)
+    n = 4 if spec.startswith("hypercube") else topo.cluster_size
+    a, b = hm.routed_loads(routing, n), hm.routed_loads(routing, n, symmetric=True)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(a[2].u, b[2].u)
+    assert a[1].max() > a[1][a[1] > 0].min()        # not a uniform load: the orbits differ
+
+
+def test_symmetric_routed_loads_refuse_without_a_symmetry():
+    from cubenoc.errors import CubenocError
+    from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, LeastUsedSelector
+    from cubenoc.sim.topology.hierarchical import Hierarchical, Ring
+    br = Hierarchical(Hypercube(2), Ring(4))
+    with pytest.raises(CubenocError, match="no translation symmetry"):
+        hm.routed_loads(HierarchicalRouting(br), 4, symmetric=True)
+    bb = Hierarchical(Hypercube(2), Hypercube(2))
+    with pytest.raises(CubenocError, match="no translation symmetry"):
+        hm.routed_loads(BalancedHierarchicalRouting(bb), 4, LeastUsedSelector().select, symmetric=True)
+    with pytest.raises(CubenocError, match="no select"):
+        hm.routed_loads(HierarchicalRouting(bb), 4, LeastUsedSelector().select, symmetric=True)
 
 
 def test_ccc_level2_load_is_not_uniform():

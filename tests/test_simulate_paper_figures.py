@@ -65,8 +65,13 @@ def test_fig_11_at_d15_runs_on_the_symmetric_tables():
 
     rows = St.figure_11_d15(ratios=(1, 2), D=6, warmup=200, measure=1000, zero_measure=1000)
     assert [r["network"] for r in rows] == ["BH(4)/BH(2)"] * 2 and [r["replication"] for r in rows] == [1, 2]
+    # Kleinrock on our routes (from the 16 orbit representatives) is the every-pair walk's
     for r in rows:
-        assert not r["saturated"] and math.isnan(r["Q_model"])             # no Kleinrock walk at this size
+        _t, routing, _ = build_network(f"hin:level1=bh:4,level2=bh:2,r={r['replication']}")
+        every = HM.kleinrock(HM.routed_loads(routing, 16), 0.8, 1.0, 3.0, 3.0, 64)["R"]
+        assert r["R_ours_kleinrock"] == pytest.approx(every * r["T"], rel=1e-12)
+        assert math.isfinite(r["Q_model"]) and r["Q_model"] > 0
+        assert not r["saturated"]
         assert r["LR_paper"] == pytest.approx(H.lr_ratio("BH/BH", 0.8, 4, 4, 1.0, 3.0, 3.0 * r["replication"],
                                                          replication=r["replication"]))
     # link counts by hand: 4 clusters of BH(4) (32 links each) + 2 x 4 / 2 = 4 level-2 edges per lane
@@ -77,13 +82,63 @@ def test_fig_11_at_d15_runs_on_the_symmetric_tables():
     assert 0.5 < b["LR_sim"] < 2
 
 
+def test_fig_11_d15_bh_ccc_rows_small():
+    """The BH/CCC rows of `--study fig11-d15` at D = 7 (BH(4)/CCC(2), 128 nodes, the same code): the
+    paper's eq. (21) LR beside the simulated one, the links by hand, and saturation where Kleinrock on our
+    routes puts a channel at or beyond its capacity. The D = 15 tables (128 route rows: node position x
+    cycle position) are built too."""
+    from cubenoc.sim.router_config import RouterConfig
+    from cubenoc.sim.simulator import model_for
+    model, _ = model_for("hin:level1=bh:4,level2=ccc:8,r=1", RouterConfig(fifo_depth=64))
+    assert model.num_nodes == 2 ** 15 and model.tables.route.shape[0] == 16 * 8
+    assert sorted(set(model.tables.nports.tolist())) == [5, 4 + 3 + 1] and model.routing.num_vcs == 3
+
+    rows = St.figure_11_d15(ratios=(1,), D=7, ccc_ratios=(1, 2, 3), warmup=200, measure=1000, zero_measure=1000)
+    ccc = [r for r in rows if r["network"] == "BH(4)/CCC(2)"]
+    assert [r["replication"] for r in ccc] == [1, 2, 3] and rows[0]["network"] == "BH(4)/BH(3)"
+    for r in ccc:
+        i = r["replication"]
+        assert r["L"] == 8 * 32 + 12 * i                     # 8 clusters of BH(4); CCC(2): 12 links per lane
+        assert r["LR_paper"] == pytest.approx(H.lr_ratio("BH/CCC", 0.8, 4, 8, 1.0, 3.0, 3.0 * i, replication=i))
+        if r["max_util_ours"] >= 1:
+            assert r["saturated"] and math.isinf(r["LR_kleinrock"])
+        if not r["saturated"]:
+            assert math.isfinite(r["LR_sim"]) and r["max_util_ours"] < 1
+    # one lane: the sweep's busiest level-2 channel is beyond capacity on our routes (the paper's eq. 21
+    # spreads the level-2 load evenly and stays finite); two lanes bring it below capacity, and it drains
+    assert ccc[0]["max_util_ours"] > 1 and math.isfinite(ccc[0]["LR_paper"])
+    assert ccc[1]["max_util_ours"] < 1 and not ccc[1]["saturated"] and math.isfinite(ccc[1]["LR_kleinrock"])
+
+
+def test_fig_11_d15_plot_has_both_networks(tmp_path):
+    rows = [{"network": net, "replication": i, "LR_sim": 0.5 + i / 10, "LR_kleinrock": 0.4 + i / 10,
+             "saturated": i == 1} for net in ("BH(4)/BH(11)", "BH(4)/CCC(8)") for i in (1, 2, 3)]
+    path = tmp_path / "f.png"
+    plot_study("fig11-d15", rows, str(path))
+    assert path.stat().st_size > 10000
+
+
 @pytest.mark.slow
 def test_fig_11_d15_knee_holds_in_simulation():
-    """The full `--study fig11-d15` (32,768 nodes, about 3 min): the paper's knee (Sec. IV-A: the LR ratio
+    """The BH/BH half of `--study fig11-d15` (32,768 nodes, about 4 min): the paper's knee (Sec. IV-A: the LR ratio
     is smallest at mu_NCL = 2 mu_CL) on the model -- one lane saturates or costs more, three and four cost
     more than two."""
-    rows = {r["replication"]: r for r in St.figure_11_d15()}
+    rows = {r["replication"]: r for r in St.figure_11_d15(ccc_ratios=())}
     two = rows[2]["LR_sim"]
     assert not rows[2]["saturated"] and math.isfinite(two)
     assert rows[1]["saturated"] or rows[1]["LR_sim"] > two
     assert rows[3]["LR_sim"] > two and rows[4]["LR_sim"] > two
+    # and in the paper's own M/M/1 model on our routes (Kleinrock, from the 16 orbit representatives)
+    assert min(rows, key=lambda i: rows[i]["LR_kleinrock"]) == 2
+
+
+@pytest.mark.slow
+def test_fig_11_d15_bh_ccc_saturates_where_our_routes_overload():
+    """BH(4)/CCC(8) at D = 15 with 5 lanes, the most the model holds (about 5.5 min, 6.3 GB): the paper's
+    eq. (21) gives a finite LR ratio, but on the sweep-then-return routes the busiest lane is beyond its
+    capacity (5 lanes split the 16 sources of a cluster 4/3/3/3/3), and the model saturates."""
+    rows = St.figure_11_d15(ratios=(), ccc_ratios=(5,))
+    (r,) = rows
+    assert r["network"] == "BH(4)/CCC(8)" and r["replication"] == 5
+    assert math.isfinite(r["LR_paper"]) and r["max_util_ours"] > 1 and math.isinf(r["LR_kleinrock"])
+    assert r["saturated"]

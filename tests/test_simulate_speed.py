@@ -16,7 +16,7 @@ from cubenoc.sim.speed import measure
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
 from cubenoc.sim.symmetric_tables import symmetry_of
-from cubenoc.sim.topology.hierarchical import Hierarchical, Ring
+from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical, Ring
 
 
 @pytest.mark.parametrize("topo, routing", [
@@ -26,7 +26,11 @@ from cubenoc.sim.topology.hierarchical import Hierarchical, Ring
     for s in (False, True)] + [
     # BH/BH (Dandamudi and Eager): one orbit per node position, the interface node with more ports
     (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), Hypercube(2)), Hierarchical(Hypercube(2), Hypercube(3), 2),
-                                          Hierarchical(Hypercube(3), Hypercube(2), 3))])
+                                          Hierarchical(Hypercube(3), Hypercube(2), 3))] + [
+    # BH/CCC: one orbit per (node position, cycle position), 3 VCs, the dateline state in the header
+    (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), CubeConnectedCycles(2)),
+                                          Hierarchical(Hypercube(2), CubeConnectedCycles(2), 3),
+                                          Hierarchical(Hypercube(1), CubeConnectedCycles(4), 2))])
 def test_symmetric_tables_equal_the_generic_model(topo, routing):
     a = NetworkModel(topo, routing)
     b = symmetric_model(topo, routing)
@@ -48,11 +52,18 @@ def test_symmetric_tables_equal_the_generic_model(topo, routing):
     assert (ra.counters == rb.counters).all()
 
 
-def test_hin_symmetry_only_for_bh_bh_ecube():
-    """The cluster-XOR translation is used only where it holds: BH/BH with e-cube HIN routing; the
-    Sec. IV-B routing clears before setting (absolute bits) and a ring is not XOR-symmetric."""
+def test_hin_symmetry_only_where_it_holds():
+    """The cluster-XOR translation is used only where it holds: BH/BH and BH/CCC (D_c a power of two)
+    with e-cube HIN routing; the Sec. IV-B routing clears before setting (absolute bits), a ring is not
+    XOR-symmetric, and CCC(3)'s cycle address is not a bit field of the node number."""
     t = Hierarchical(Hypercube(2), Hypercube(2))
     assert symmetry_of(t, HierarchicalRouting(t)).translation_mask == 0b1100
+    # node = (w * D_c + i) * 4 + x: x bits 0-1, the cycle position i above, the cycle address w on top
+    for dc, mask in ((2, 0b11000), (4, 0b11110000)):
+        ccc = Hierarchical(Hypercube(2), CubeConnectedCycles(dc))
+        assert symmetry_of(ccc, HierarchicalRouting(ccc)).translation_mask == mask
+    ccc3 = Hierarchical(Hypercube(2), CubeConnectedCycles(3))
+    assert symmetry_of(ccc3, HierarchicalRouting(ccc3)) is None
     assert symmetry_of(t, BalancedHierarchicalRouting(t)) is None
     br = Hierarchical(Hypercube(2), Ring(4))
     assert symmetry_of(br, HierarchicalRouting(br)) is None
@@ -60,6 +71,28 @@ def test_hin_symmetry_only_for_bh_bh_ecube():
     wide = Hierarchical(Hypercube(1), Hypercube(8), 8)
     with pytest.raises(CubenocError, match="up to 62"):
         symmetric_model(wide, HierarchicalRouting(wide))
+
+
+@pytest.mark.parametrize("topo", [Hierarchical(Hypercube(2), CubeConnectedCycles(2), 3),
+                                  Hierarchical(Hypercube(2), CubeConnectedCycles(3)),
+                                  Hierarchical(Hypercube(2), Hypercube(3), 2), Hierarchical(Hypercube(2), Ring(4))])
+@pytest.mark.parametrize("kind", [HierarchicalRouting, BalancedHierarchicalRouting,
+                                  lambda t: HierarchicalRouting(t, use_vcs=False)])
+def test_hin_route_row_is_route_on_every_word(topo, kind):
+    """The whole-row route of the HIN routing (the symmetric tables' builder) is ``route()`` word by
+    word, on every word whose fields are in range; the other words are left undefined."""
+    routing = kind(topo)
+    layout = routing.layout
+    for node in topo.nodes():
+        port, new, vc = routing.route_row(node)
+        for word in range(1 << layout.width):
+            h = layout.unpack(word)
+            if h["dest_cluster"] >= topo.num_clusters or h.get("l2_state", 0) >= 3 or h.get("lane", 0) >= topo.replication:
+                continue
+            hop = routing.route(node, h)
+            assert (port[word], new[word]) == (hop.port, layout.pack(hop.header)), (node, h)
+            if hop.port != topo.local_port(node):
+                assert vc[word] == hop.vc
 
 
 def test_simulator_uses_the_fast_path_for_the_hypercube_family():

@@ -114,6 +114,48 @@ class HierarchicalRouting(RoutingFunction):
     def route(self, node: int, header: dict) -> Hop:
         return self.candidates(node, header)[0]
 
+    def route_row(self, node: int):
+        """:meth:`route` at ``node`` for every packed header word at once (the model's route-table row,
+        sim/symmetric_tables.py): arrays ``(port, new_word, vc)`` indexed by the word, ``port = -1`` where
+        no packet's word lies (``dest_node`` or ``dest_cluster`` out of range, a VC beyond ``num_vcs``).
+        The decisions are those of :meth:`candidates` -- ``cluster_ports`` once per ``dest_node``, the
+        level-2 rule's ``step`` once per (``dest_cluster``, ``l2_state``) -- spread over the other fields
+        with numpy: 2^20-word rows in well under a second instead of a Python call per word."""
+        import numpy as np
+        topo, layout = self.topology, self.layout
+        c, x = divmod(node, self.n)
+        word = np.arange(1 << layout.width, dtype=np.int64)
+        field = {}
+        for name in layout.names():
+            off, width = layout.offset(name)
+            field[name] = (word >> off) & ((1 << width) - 1)
+        dn, dc = field["dest_node"], field["dest_cluster"]
+        port = np.full(word.shape, -1, dtype=np.int64)
+        new, vc = word.copy(), np.zeros(word.shape, dtype=np.int64)
+        bad = dn >= self.n
+        here = dc == c
+        to_node = np.array([topo.local_port(node) if t == x else self.cluster_ports(x, t)[0] if t < self.n else -1
+                            for t in range(1 << layout.offset("dest_node")[1])], dtype=np.int64)
+        port[here] = to_node[dn[here]]
+        away = ~here & (dc < topo.num_clusters)
+        if x != INTERFACE:
+            port[away] = self.cluster_ports(x, INTERFACE)[0]
+        else:
+            states = 1 << self.rule.state_bits if self.rule.state_bits else 1
+            steps = np.array([[self.rule.step(c, k, st) if k != c and k < topo.num_clusters else (-1, st, 0)
+                               for st in range(states)] for k in range(1 << layout.offset("dest_cluster")[1])],
+                             dtype=np.int64)                          # [dest_cluster, state, (port, state, vc)]
+            st = field.get("l2_state", np.zeros_like(word))
+            hop = steps[dc[away], st[away]]
+            port[away] = topo.level2_port(node, hop[:, 0], field["lane"][away] if self.r > 1 else 0)
+            if self.rule.state_bits:
+                off, _ = layout.offset("l2_state")
+                new[away] = word[away] ^ ((st[away] ^ hop[:, 1]) << off)
+            vc[away] = hop[:, 2] if self.use_vcs else 0
+            bad[away] |= hop[:, 1] >= states                      # a state the header cannot hold
+        port[bad | (vc >= self.num_vcs) | (vc < 0)] = -1
+        return port, new, vc
+
 
 class BalancedHierarchicalRouting(HierarchicalRouting):
     """Sec. IV-B: adaptive minimal cluster hops (negative first), chosen by the least-used link.
