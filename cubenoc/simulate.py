@@ -207,7 +207,7 @@ def _study(args) -> int:
     plot_file(args.plot, "--plot")
     if not args.json and not args.quiet:
         print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
-              f"the README gives each study's time)", file=sys.stderr, flush=True)
+              f"docs/papers/hierarchical.md gives each study's time)", file=sys.stderr, flush=True)
     with working(f"simulate --study {args.study}", args.quiet):
         if name == "density":
             rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
