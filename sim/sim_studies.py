@@ -94,48 +94,63 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
         raise ValueError(f"mu_NCL/mu_CL = {ratio} is not a whole number of replicated links")
     if code is None and ratio != 1:
         raise ValueError("BH has one link speed")
-    D = d + math.log2(K)
-    T = mu_cl * mean_len
     rate = lam / mu_cl
+    # Kleinrock on the channels of *our* routing (deterministic e-cube; lanes are separate channels)
+    spec = _hin_spec(code, d, K, r, routing)
+    topo, routing_fn, label = build_network(spec)
+    n = 2 ** d
+    if not kleinrock:
+        loads = None
+    elif routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
+        from .routing.hierarchical import LeastUsedSelector
+        loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
+    else:
+        loads = _our_loads(topo, routing_fn, n)
+    cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, router=RouterConfig(fifo_depth=64),
+                    length=f"exp:{mean_len:g}:64", traffic="alpha",
+                    traffic_args={"alpha": alpha, "cluster_size": n})
+    sim = simulate_point(spec, rate, cfg)
+    zero = _zero_load(spec, cfg, zero_measure)
+    return {"network": label, **_predicted(code, d, K, alpha, lam, mu_cl, mu_ncl, mean_len, loads, topo.num_nodes),
+            "saturated": sim.saturated, "message": sim.message,
+            "sim_latency": sim.latency_mean, "sim_network_latency": sim.network_latency_mean,
+            "sim_zero_load": zero,
+            "Q_sim": sim.network_latency_mean - zero,
+            "source_wait": sim.latency_mean - sim.network_latency_mean,
+            "sim_link_util_max": sim.link_util_max}
+
+
+def _our_loads(topo, routing_fn, n: int):
+    """Per-channel loads of our deterministic routing, from the orbit representatives where the model's
+    XOR symmetry holds."""
+    from .symmetric_tables import symmetry_of
+    return HM.routed_loads(routing_fn, n, symmetric=symmetry_of(topo, routing_fn) is not None)
+
+
+def _predicted(code, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float, mean_len: float,
+               loads, n_nodes: int) -> dict:
+    """A point's predictions in cycles: the paper's R and Q (eqs 15-21), Kleinrock on our routes
+    (``loads``: None leaves it NaN) and the port wait the model adds."""
+    D = d + math.log2(K)
+    T, rate = mu_cl * mean_len, lam / mu_cl
     if code is None:
         R = H.r_bh(alpha, D, d, lam, mu_cl, mu_ncl)
         R0 = H.p_bh(alpha, D, d) / mu_cl
     else:
         R = H.queueing(code, alpha, d, K, lam, mu_cl, mu_ncl)["R"]
         R0 = H.queueing(code, alpha, d, K, 1e-12, mu_cl, mu_ncl)["R"]
-    # Kleinrock on the channels of *our* routing (deterministic e-cube; lanes are separate channels)
-    spec = _hin_spec(code, d, K, r, routing)
-    topo, routing_fn, label = build_network(spec)
-    n = 2 ** d
-    if not kleinrock:
+    if loads is None:
         kr = kr0 = {"R": math.nan, "max_util_CL": math.nan, "max_util_NCL": math.nan}
-    elif routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
-        from .routing.hierarchical import LeastUsedSelector
-        loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
     else:
-        from .symmetric_tables import symmetry_of
-        loads = HM.routed_loads(routing_fn, n, symmetric=symmetry_of(topo, routing_fn) is not None)
-    if kleinrock:
-        kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, topo.num_nodes)
-        kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, topo.num_nodes)
-    cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, router=RouterConfig(fifo_depth=64),
-                    length=f"exp:{mean_len:g}:64", traffic="alpha",
-                    traffic_args={"alpha": alpha, "cluster_size": n})
-    sim = simulate_point(spec, rate, cfg)
-    zero = _zero_load(spec, cfg, zero_measure)
+        kr = HM.kleinrock(loads, alpha, lam, mu_cl, mu_cl, n_nodes)
+        kr0 = HM.kleinrock(loads, alpha, 1e-12, mu_cl, mu_cl, n_nodes)
     fin = (lambda x: x * T if math.isfinite(x) or math.isnan(x) else math.inf)
     pk = port_wait(rate, mean_len, 64)
-    return {"network": label, "alpha": alpha, "lam": lam, "mu_CL": mu_cl, "mu_NCL": mu_ncl, "T": T,
-            "offered": rate, "R_paper": fin(R), "Q_paper": fin(R - R0),
+    return {"alpha": alpha, "lam": lam, "mu_CL": mu_cl, "mu_NCL": mu_ncl, "T": T, "offered": rate,
+            "R_paper": fin(R), "Q_paper": fin(R - R0),
             "R_ours_kleinrock": fin(kr["R"]), "Q_ours_kleinrock": fin(kr["R"] - kr0["R"]),
             "max_util_ours": max(kr["max_util_CL"], kr["max_util_NCL"]),
-            "saturated": sim.saturated, "message": sim.message,
-            "sim_latency": sim.latency_mean, "sim_network_latency": sim.network_latency_mean,
-            "sim_zero_load": zero,
-            "Q_port_pk": pk, "Q_model": fin(kr["R"] - kr0["R"]) + pk,
-            "Q_sim": sim.network_latency_mean - zero,
-            "source_wait": sim.latency_mean - sim.network_latency_mean,
-            "sim_link_util_max": sim.link_util_max}
+            "Q_port_pk": pk, "Q_model": fin(kr["R"] - kr0["R"]) + pk}
 
 
 def port_wait(rho: float, mean_len: float, cut: int) -> float:
@@ -169,7 +184,6 @@ def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 
     ``code`` (BH/BH or BH/CCC, K clusters of BH(d)) against BH(D), D = d + log2 K (``ref``: its
     :func:`hin_delay` row, if already run). ``release_models`` drops the simulator's cached models after
     each point (BH(4)/CCC(8)'s route tables are 0.2-1.5 GB each)."""
-    D = d + int(math.log2(K))
     ref = ref or hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
     out = []
     for i in ratios:
@@ -177,11 +191,34 @@ def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 
         if release_models:
             from .simulator import _model
             _model.cache_clear()
-        L = H.l_hin(code, d, K, i)
-        p.update({"replication": i, "L": L,
-                  "LR_sim": L * p["sim_network_latency"] / (H.l_bh(D) * ref["sim_network_latency"]),
-                  "LR_kleinrock": L * p["R_ours_kleinrock"] / (H.l_bh(D) * ref["R_ours_kleinrock"]),
-                  "LR_paper": H.lr_ratio(code, alpha, d, K, lam, mu_cl, i * mu_cl, replication=i)})
+        p.update({"simulated": True, **_lr(code, d, K, i, p, ref)})
+        out.append(p)
+    return out
+
+
+def _lr(code: str, d: int, K: int, i: int, p: dict, ref: dict) -> dict:
+    """Fig. 11's LR ratio L R / (L_BH R_BH) of point ``p`` (``i`` lanes) against BH(D) ``ref``: simulated,
+    by Kleinrock on our routes and by the paper's formula (None where ``p`` has no simulation)."""
+    D = d + int(math.log2(K))
+    L = H.l_hin(code, d, K, i)
+    lr = (lambda key: None if p.get(key) is None else L * p[key] / (H.l_bh(D) * ref[key]))
+    return {"replication": i, "L": L, "LR_sim": lr("sim_network_latency"), "LR_kleinrock": lr("R_ours_kleinrock"),
+            "LR_paper": H.lr_ratio(code, p["alpha"], d, K, p["lam"], p["mu_CL"], p["mu_NCL"], replication=i)}
+
+
+def lanes_by_kleinrock(ratios, d: int, K: int, alpha: float, lam: float, mu_cl: float, code: str, ref: dict,
+                       mean_len: float = 8.0) -> list[dict]:
+    """Fig. 11's replications beyond those the model holds, by Kleinrock on our routes alone (not
+    simulated): one walk of the one-lane network, split into i lanes (:func:`HM.split_lanes`); the same
+    fields as :func:`hin_replication` rows, the simulated ones None."""
+    n = 2 ** d
+    topo, routing_fn, _ = build_network(_hin_spec(code, d, K, 1))
+    one = _our_loads(topo, routing_fn, n)
+    out = []
+    for i in ratios:
+        p = _predicted(code, d, K, alpha, lam, mu_cl, i * mu_cl, mean_len, HM.split_lanes(one, n, i), topo.num_nodes)
+        p.update({"simulated": False, **dict.fromkeys(("saturated", "sim_network_latency", "sim_zero_load", "Q_sim"))})
+        p.update(_lr(code, d, K, i, p, ref))
         out.append(p)
     return out
 
@@ -259,32 +296,41 @@ D15_CCC_RATIOS = (1, 2, 3, 4, 5)
 #: printed under a study's table (``cubenoc simulate --study``)
 STUDY_NOTES = {"fig11-d15": (
     "BH/CCC stops at mu_NCL/mu_CL = 5: with i lanes the interface router of BH(4)/CCC(8) has 4 + 3i + 1 ports of "
-    "3 VCs, and the model's port masks hold 62 (port, VC) pairs; the paper's knee at 8 needs 25 x 3 = 75 (wider "
+    "3 VCs, and the model's port masks hold 62 (port, VC) pairs; the paper's knee at 8 needs 29 x 3 = 87 (wider "
     "masks: two words per router in the model). Kleinrock on our routes (LR_kleinrock, max_util_ours) says "
-    "where the simulation must saturate.")}
+    "where the simulation must saturate; the rows after the simulated ones, up to 16 lanes, are Kleinrock on "
+    "our routes alone ('-' in the simulated columns).")}
 
 
 def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0.8, lam: float = 1.0,
-                  mu_cl: float = 3.0, ccc_ratios=D15_CCC_RATIOS, **kw) -> list[dict]:
+                  mu_cl: float = 3.0, ccc_ratios=D15_CCC_RATIOS, up_to: int = 16, **kw) -> list[dict]:
     """Fig. 11 at the paper's own size: BH(4)/BH(11) and BH(4)/CCC(8), D = 15 (32,768 nodes; the model
     runs them on XOR-symmetric tables, one row per orbit, sim/symmetric_tables.py), against BH(15), d = 4,
     lambda = 1, mu_CL = 3, alpha = 0.8, short windows (:data:`D15_WINDOWS`). Kleinrock on our routes walks
     the routes from the orbit representatives only (BH/BH: 16 sources, 8 s; BH/CCC: 128 sources, 2 min
     per point); ``LR_paper`` is the paper's Fig. 11 curve (eqs 18 and 21 at D = 15). BH/CCC for
-    ``ccc_ratios`` (up to 5: :data:`STUDY_NOTES`; ``()`` leaves it out) where 2^(D-d) clusters make a
-    CCC of power-of-two dimension (D - d = 3, 6 or 11)."""
+    ``ccc_ratios`` (up to 5: :data:`STUDY_NOTES`; ``()`` leaves BH/CCC out, as ``ratios=()`` BH/BH)
+    where 2^(D-d) clusters make a CCC of power-of-two dimension (D - d = 3, 6 or 11). The replications
+    after the simulated ones, up to ``up_to``, come by Kleinrock on our routes alone
+    (:func:`lanes_by_kleinrock`; ``simulated`` False): where our routes put the knee."""
     kw = {**D15_WINDOWS, **kw}
     K = 2 ** (D - d)
     ref = hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
-    rows = hin_replication(ratios, d, K, alpha, lam, mu_cl, ref=ref, **kw)
-    for r in rows:
-        r["network"] = f"BH({d})/BH({D - d})"
+    mean_len = kw.get("mean_len", 8.0)
+
+    def curve(code, name, simulated, **more):
+        if not simulated:
+            return []
+        rs = hin_replication(simulated, d, K, alpha, lam, mu_cl, code=code, ref=ref, **more, **kw)
+        rs += lanes_by_kleinrock(range(max(simulated) + 1, up_to + 1), d, K, alpha, lam, mu_cl, code, ref, mean_len)
+        for r in rs:
+            r["network"] = name
+        return rs
+
+    rows = curve("BH/BH", f"BH({d})/BH({D - d})", ratios)
     dc = H.level2_size("BH/CCC", K) if H.exists("BH/CCC", K) else 0
     if ccc_ratios and dc and dc & (dc - 1) == 0:
-        ccc = hin_replication(ccc_ratios, d, K, alpha, lam, mu_cl, code="BH/CCC", ref=ref, release_models=True, **kw)
-        for r in ccc:
-            r["network"] = f"BH({d})/CCC({dc})"
-        rows += ccc
+        rows += curve("BH/CCC", f"BH({d})/CCC({dc})", ccc_ratios, release_models=True)
     for r in rows:
         r["log2N"] = D
     return rows

@@ -95,6 +95,23 @@ def test_symmetric_routed_loads_equal_every_pair(spec):
     assert a[1].max() > a[1][a[1] > 0].min()        # not a uniform load: the orbits differ
 
 
+@pytest.mark.parametrize("spec,n", [("hin:level1=bh:2,level2=ccc:2", 4), ("hin:level1=bh:3,level2=bh:3", 8)])
+def test_lanes_split_from_one_lane_equal_the_walk_with_lanes(spec, n):
+    """A message takes lane (source's x) mod r, so the r-lane loads follow from the one-lane walk: the same
+    multiset of loads on the cluster and on the level-2 channels, and the same Kleinrock delay."""
+    from cubenoc.sim.simulator import build_network
+    one = hm.routed_loads(build_network(spec)[1], n)
+    for lanes in (2, 3, 5):
+        topo, routing, _ = build_network(f"{spec},r={lanes}")
+        walked, split = hm.routed_loads(routing, n), hm.split_lanes(one, n, lanes)
+        for k in (0, 1):
+            for level2 in (False, True):
+                np.testing.assert_allclose(np.sort(walked[k][walked[2].ncl == level2]),
+                                           np.sort(split[k][split[2].ncl == level2]), rtol=1e-12)
+        a = hm.kleinrock(walked, 0.8, 0.5, 3.0, 3.0, topo.num_nodes)
+        assert hm.kleinrock(split, 0.8, 0.5, 3.0, 3.0, topo.num_nodes) == pytest.approx(a, rel=1e-12)
+
+
 def test_symmetric_routed_loads_refuse_without_a_symmetry():
     from cubenoc.errors import CubenocError
     from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, LeastUsedSelector

@@ -19,6 +19,7 @@ loads; everything else agrees with the explicit computation to rounding.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -199,6 +200,26 @@ def routed_loads(routing, n: int, select=None, symmetric: bool = False) -> tuple
     if symmetric:                        # every channel carries its orbit representative's load
         count = count[[ch.index[(rep(int(u)), int(p))] for u, p in zip(ch.u, ch.p)]]
     return count[:, 0] * rate[True][0], count[:, 1] * rate.get(False, (0, 0))[1], ch
+
+
+@dataclass
+class LaneChannels:
+    """The channels of :func:`split_lanes`: their level-2 flag, all :func:`kleinrock` reads."""
+    ncl: np.ndarray
+
+
+def split_lanes(loads, n: int, lanes: int):
+    """The one-lane HIN's per-channel loads (:func:`routed_loads` of :class:`HierarchicalRouting` with
+    r = 1) as the same HIN's with ``lanes`` replicas of every level-2 link. A message takes lane
+    ``x mod lanes`` (x: its source's node in the cluster); level-2 routes do not depend on x and every x
+    sends the same traffic, so lane l carries ``#{x < n: x mod lanes = l} / n`` of the link's load, and the
+    cluster channels keep theirs. The r-lane walk gives the same channel loads (tested)."""
+    a, b, ch = loads
+    share = np.bincount(np.arange(n) % lanes, minlength=lanes) / n
+    ncl = ch.ncl
+    a2 = np.concatenate([a[~ncl]] + [a[ncl] * s for s in share])
+    b2 = np.concatenate([b[~ncl]] + [b[ncl] * s for s in share])
+    return a2, b2, LaneChannels(np.repeat([False, True], [int((~ncl).sum()), int(ncl.sum()) * lanes]))
 
 
 def kleinrock(loads, alpha: float, lam: float, mu_cl: float, mu_ncl: float, n_nodes: int) -> dict:

@@ -22,6 +22,8 @@ def table(rows: list[list], header: list[str]) -> str:
 
 
 def _fmt(c) -> str:
+    if c is None:           # a value the row does not have (a point not simulated)
+        return "-"
     if isinstance(c, float):
         return f"{c:.4f}"
     return str(c)
