@@ -189,8 +189,8 @@ def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 
     for i in ratios:
         p = hin_delay(code, d, K, alpha, lam, mu_cl, i * mu_cl, **kw)
         if release_models:
-            from .simulator import _model
-            _model.cache_clear()
+            from .simulator import release_models as release
+            release()
         p.update({"simulated": True, **_lr(code, d, K, i, p, ref)})
         out.append(p)
     return out

@@ -79,6 +79,12 @@ def _model(spec: str, config: RouterConfig):
     return NetworkModel(topo, routing, config), label
 
 
+def release_models() -> None:
+    """Drop the cached network models: up to 8 are kept, and a 32,768-node HIN's route tables are
+    0.2-2 GB (the BH/CCC rows of `--study fig11-d15` call this after each point)."""
+    _model.cache_clear()
+
+
 def model_for(spec: str, config: RouterConfig | None = None):
     """The (cached) :class:`NetworkModel` of a spec and its label; the spec's router keys (``depth=2``,
     ``queues=voq`` ...) over ``config``."""
