@@ -48,7 +48,7 @@ FAMILIES: dict[str, dict[str, tuple]] = {
     "hin": {"level1": ("str", "bh:3", "cluster network bh:d or cc:n"),
             "level2": ("str", "bh:2", "level-2 network bh, br, cc or ccc, optionally :SIZE"),
             "nodes": ("int", None, "total nodes (sizes level 2 when it has no :SIZE)"),
-            "r": ("int", 1, "parallel level-2 links per level-2 edge"),
+            "r": ("int", 1, "parallel level-2 links per level-2 edge (1-16)"),
             "routing": (("ecube", "balanced", "least_used"), "ecube",
                         "e-cube, Sec. IV-B candidates (fixed pick) or least-used selection at run time")},
 }
@@ -370,7 +370,7 @@ def _hin(spec):
     if "," in spec.get("level2"):
         raise CubenocError(f"hin level2 is one family (bh, br, cc, ccc, optionally :SIZE), got {spec.get('level2')!r}")
     topo = hierarchical_from_spec(spec.get("level1"), spec.get("level2"), spec.get("nodes"),
-                                  require_int(spec.get("r"), "hin r", 1, 8))
+                                  require_int(spec.get("r"), "hin r", 1, 16))
     kind = spec.get("routing")
     if kind == "ecube":
         return topo, HierarchicalRouting(topo)

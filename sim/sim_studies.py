@@ -82,12 +82,16 @@ def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
 
 def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
               mean_len: float = 8.0, warmup: int = 2000, measure: int = 20000, seed: int = 1,
-              routing: str = "ecube", zero_measure: int = 20000, kleinrock: bool = True) -> dict:
+              routing: str = "ecube", zero_measure: int = 20000, kleinrock: bool = True, loads=None,
+              drain: int | None = None) -> dict:
     """One point of Figs 8-9: BH(D) (``code=None``), BH/BH or BH/CCC with K clusters of BH(d). The
-    zero-load latency is simulated over ``zero_measure`` cycles. Kleinrock's formula on our routes walks
+    zero-load latency is simulated over ``zero_measure`` cycles; ``drain`` (default ``measure``) bounds the
+    cycles the measured packets get to arrive after the window, except where our routes load a channel at
+    or beyond its capacity (the point cannot drain: ``measure`` shows it). Kleinrock's formula on our routes walks
     the routes from the orbit representatives of the sources only where the model's XOR symmetry holds
     (``HM.routed_loads(symmetric=True)``: 16 sources of BH(4)/BH(11), 8 s), else every pair;
-    ``kleinrock=False`` leaves it out (NaN)."""
+    ``kleinrock=False`` leaves it out (NaN); ``loads``: the channel loads of our routes, if already known
+    (:func:`one_lane_loads` split into lanes)."""
     ratio = mu_ncl / mu_cl
     r = int(round(ratio))
     if code is not None and abs(ratio - r) > 1e-9:
@@ -101,17 +105,22 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     n = 2 ** d
     if not kleinrock:
         loads = None
+    elif loads is not None:
+        pass
     elif routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
         from .routing.hierarchical import LeastUsedSelector
         loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
     else:
         loads = _our_loads(topo, routing_fn, n)
-    cfg = SimConfig(warmup=warmup, measure=measure, drain=measure, seed=seed, router=RouterConfig(fifo_depth=64),
+    pred = _predicted(code, d, K, alpha, lam, mu_cl, mu_ncl, mean_len, loads, topo.num_nodes)
+    if drain is None or pred["max_util_ours"] >= 1:
+        drain = measure
+    cfg = SimConfig(warmup=warmup, measure=measure, drain=drain, seed=seed, router=RouterConfig(fifo_depth=64),
                     length=f"exp:{mean_len:g}:64", traffic="alpha",
                     traffic_args={"alpha": alpha, "cluster_size": n})
     sim = simulate_point(spec, rate, cfg)
     zero = _zero_load(spec, cfg, zero_measure)
-    return {"network": label, **_predicted(code, d, K, alpha, lam, mu_cl, mu_ncl, mean_len, loads, topo.num_nodes),
+    return {"network": label, **pred,
             "saturated": sim.saturated, "message": sim.message,
             "sim_latency": sim.latency_mean, "sim_network_latency": sim.network_latency_mean,
             "sim_zero_load": zero,
@@ -177,17 +186,21 @@ def figure_9(alphas=(0.5, 0.6, 0.7, 0.8, 0.9, 1.0), lam: float = 0.5, **kw) -> l
 
 def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 0.8, lam: float = 0.5,
                     mu_cl: float = 1.5, code: str = "BH/BH", ref: dict | None = None, release_models: bool = False,
-                    **kw) -> list[dict]:
+                    one=None, **kw) -> list[dict]:
     """Fig. 11 on a network the model can run: LR ratio = L R / (L_BH R_BH) with R simulated (network
     latency), by the paper's formula, and by Kleinrock on our routes (``LR_kleinrock``: the paper's M/M/1
     model on our deterministic routes, both networks), for level-2 replication i (mu_NCL = i mu_CL) of
     ``code`` (BH/BH or BH/CCC, K clusters of BH(d)) against BH(D), D = d + log2 K (``ref``: its
-    :func:`hin_delay` row, if already run). ``release_models`` drops the simulator's cached models after
-    each point (BH(4)/CCC(8)'s route tables are 0.2-1.5 GB each)."""
+    :func:`hin_delay` row, if already run). Kleinrock's loads come from one walk of the one-lane network
+    (``one``: :func:`one_lane_loads`, walked here if not given). ``release_models`` drops the simulator's
+    cached models after each point (BH(4)/CCC(8)'s route tables are 0.2-3 GB each)."""
     ref = ref or hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
+    if one is None and kw.get("kleinrock", True) and kw.get("routing", "ecube") == "ecube":
+        one = one_lane_loads(code, d, K)
     out = []
     for i in ratios:
-        p = hin_delay(code, d, K, alpha, lam, mu_cl, i * mu_cl, **kw)
+        loads = None if one is None else HM.split_lanes(one, 2 ** d, i)
+        p = hin_delay(code, d, K, alpha, lam, mu_cl, i * mu_cl, loads=loads, **kw)
         if release_models:
             from .simulator import release_models as release
             release()
@@ -206,17 +219,24 @@ def _lr(code: str, d: int, K: int, i: int, p: dict, ref: dict) -> dict:
             "LR_paper": H.lr_ratio(code, p["alpha"], d, K, p["lam"], p["mu_CL"], p["mu_NCL"], replication=i)}
 
 
-def lanes_by_kleinrock(ratios, d: int, K: int, alpha: float, lam: float, mu_cl: float, code: str, ref: dict,
-                       mean_len: float = 8.0) -> list[dict]:
-    """Fig. 11's replications beyond those the model holds, by Kleinrock on our routes alone (not
-    simulated): one walk of the one-lane network, split into i lanes (:func:`HM.split_lanes`); the same
-    fields as :func:`hin_replication` rows, the simulated ones None."""
-    n = 2 ** d
+def one_lane_loads(code: str, d: int, K: int):
+    """The channel loads of our e-cube routes on the one-lane network: a message takes lane ``x mod i``
+    and neither its level-2 route nor the traffic depends on x, so :func:`HM.split_lanes` gives every
+    i-lane network's loads from this one walk (BH(4)/CCC(8): 2 min)."""
     topo, routing_fn, _ = build_network(_hin_spec(code, d, K, 1))
-    one = _our_loads(topo, routing_fn, n)
+    return _our_loads(topo, routing_fn, 2 ** d)
+
+
+def lanes_by_kleinrock(ratios, d: int, K: int, alpha: float, lam: float, mu_cl: float, code: str, ref: dict,
+                       mean_len: float = 8.0, one=None) -> list[dict]:
+    """Fig. 11's replications that are not simulated, by Kleinrock on our routes alone: the one-lane
+    walk split into i lanes (:func:`one_lane_loads`); the same fields as :func:`hin_replication` rows,
+    the simulated ones None."""
+    n = 2 ** d
+    one = one_lane_loads(code, d, K) if one is None else one
     out = []
     for i in ratios:
-        p = _predicted(code, d, K, alpha, lam, mu_cl, i * mu_cl, mean_len, HM.split_lanes(one, n, i), topo.num_nodes)
+        p = _predicted(code, d, K, alpha, lam, mu_cl, i * mu_cl, mean_len, HM.split_lanes(one, n, i), K * n)
         p.update({"simulated": False, **dict.fromkeys(("saturated", "sim_network_latency", "sim_zero_load", "Q_sim"))})
         p.update(_lr(code, d, K, i, p, ref))
         out.append(p)
@@ -288,18 +308,16 @@ def figure_11(ratios=(1, 2, 3, 4), D: int = 8, d: int = 4, alpha: float = 0.8, l
 
 
 #: short windows for the 32,768-node points (30-50 s each on a busy 2-core machine, 1.4 GB; BH(4)/CCC(8):
-#: about 2.5 min, 6.3 GB at 5 lanes, and 2 min more for Kleinrock on our routes)
-D15_WINDOWS = {"warmup": 500, "measure": 1500, "zero_measure": 1000}
-#: BH/CCC replications the model holds at D = 15: the interface router of BH(4)/CCC(8) with i lanes has
-#: 4 + 3 i + 1 ports of 3 VCs, and the model's port masks are 62-bit words (i <= 5)
-D15_CCC_RATIOS = (1, 2, 3, 4, 5)
+#: 3-5 min, 5-7 GB); the long drain lets a point below capacity on our routes deliver its tail
+D15_WINDOWS = {"warmup": 500, "measure": 1500, "drain": 4000, "zero_measure": 1000}
+#: BH/CCC lanes simulated at D = 15: lane x mod i puts ceil(16 / i) of a cluster's 16 sources on the busiest
+#: lane, so these are the lane counts where that share changes (5 = 4, 7 = 6, 9..15 = 8)
+D15_CCC_RATIOS = (1, 2, 3, 4, 6, 8, 16)
 #: printed under a study's table (``cubenoc simulate --study``)
 STUDY_NOTES = {"fig11-d15": (
-    "BH/CCC stops at mu_NCL/mu_CL = 5: with i lanes the interface router of BH(4)/CCC(8) has 4 + 3i + 1 ports of "
-    "3 VCs, and the model's port masks hold 62 (port, VC) pairs; the paper's knee at 8 needs 29 x 3 = 87 (wider "
-    "masks: two words per router in the model). Kleinrock on our routes (LR_kleinrock, max_util_ours) says "
-    "where the simulation must saturate; the rows after the simulated ones, up to 16 lanes, are Kleinrock on "
-    "our routes alone ('-' in the simulated columns).")}
+    "BH/CCC is simulated where the busiest lane's share of a cluster's 16 sources changes (lane x mod i: "
+    "1, 2, 3, 4, 6, 8, 16 lanes); the other rows are Kleinrock on our routes alone ('-' in the simulated "
+    "columns). Kleinrock on our routes (LR_kleinrock, max_util_ours) says where the simulation must saturate.")}
 
 
 def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0.8, lam: float = 1.0,
@@ -307,12 +325,12 @@ def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0
     """Fig. 11 at the paper's own size: BH(4)/BH(11) and BH(4)/CCC(8), D = 15 (32,768 nodes; the model
     runs them on XOR-symmetric tables, one row per orbit, sim/symmetric_tables.py), against BH(15), d = 4,
     lambda = 1, mu_CL = 3, alpha = 0.8, short windows (:data:`D15_WINDOWS`). Kleinrock on our routes walks
-    the routes from the orbit representatives only (BH/BH: 16 sources, 8 s; BH/CCC: 128 sources, 2 min
-    per point); ``LR_paper`` is the paper's Fig. 11 curve (eqs 18 and 21 at D = 15). BH/CCC for
-    ``ccc_ratios`` (up to 5: :data:`STUDY_NOTES`; ``()`` leaves BH/CCC out, as ``ratios=()`` BH/BH)
-    where 2^(D-d) clusters make a CCC of power-of-two dimension (D - d = 3, 6 or 11). The replications
-    after the simulated ones, up to ``up_to``, come by Kleinrock on our routes alone
-    (:func:`lanes_by_kleinrock`; ``simulated`` False): where our routes put the knee."""
+    the one-lane routes from the orbit representatives once per network (BH/BH: 16 sources, 8 s; BH/CCC:
+    128 sources, 2 min) and splits them into lanes; ``LR_paper`` is the paper's Fig. 11 curve (eqs 18 and
+    21 at D = 15). BH/CCC for ``ccc_ratios`` (:data:`D15_CCC_RATIOS`; ``()`` leaves BH/CCC out, as
+    ``ratios=()`` BH/BH) where 2^(D-d) clusters make a CCC of power-of-two dimension (D - d = 3, 6 or 11).
+    The other replications up to ``up_to`` come by Kleinrock on our routes alone
+    (:func:`lanes_by_kleinrock`; ``simulated`` False)."""
     kw = {**D15_WINDOWS, **kw}
     K = 2 ** (D - d)
     ref = hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
@@ -321,11 +339,13 @@ def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0
     def curve(code, name, simulated, **more):
         if not simulated:
             return []
-        rs = hin_replication(simulated, d, K, alpha, lam, mu_cl, code=code, ref=ref, **more, **kw)
-        rs += lanes_by_kleinrock(range(max(simulated) + 1, up_to + 1), d, K, alpha, lam, mu_cl, code, ref, mean_len)
+        one = one_lane_loads(code, d, K)
+        rs = hin_replication(simulated, d, K, alpha, lam, mu_cl, code=code, ref=ref, one=one, **more, **kw)
+        rest = [i for i in range(1, up_to + 1) if i not in simulated]
+        rs += lanes_by_kleinrock(rest, d, K, alpha, lam, mu_cl, code, ref, mean_len, one)
         for r in rs:
             r["network"] = name
-        return rs
+        return sorted(rs, key=lambda r: r["replication"])
 
     rows = curve("BH/BH", f"BH({d})/BH({D - d})", ratios)
     dc = H.level2_size("BH/CCC", K) if H.exists("BH/CCC", K) else 0
@@ -372,7 +392,7 @@ STUDIES = {
     "fig9b": ("Dandamudi & Eager Fig. 9(b): BH/BH delay against N = 2^5..2^8, alpha 0.8 (lambda 0.4)"),
     "fig11-d6": ("Dandamudi & Eager Fig. 11 on BH(3)/BH(3): LR ratio against level-2 replication (lambda 0.5)"),
     "fig11": ("Dandamudi & Eager Fig. 11 at the paper's d = 4, lambda = 1, mu_CL = 3 on 256 nodes (D = 15 beside, by formula)"),
-    "fig11-d15": ("Dandamudi & Eager Fig. 11 at the paper's D = 15 (32,768 nodes), BH/BH and BH/CCC (up to 5 lanes), "
+    "fig11-d15": ("Dandamudi & Eager Fig. 11 at the paper's D = 15 (32,768 nodes), BH/BH and BH/CCC (1-16 lanes), "
                   "d = 4, lambda = 1, mu_CL = 3; short windows"),
     "fig12-scaled": ("Dandamudi & Eager Fig. 12 at lambda 0.5, D = 6: e-cube, fixed pick, run-time least used"),
     "fig12": ("Dandamudi & Eager Fig. 12 at the paper's lambda = 1, D = 6 and D = 3: e-cube vs run-time least used"),

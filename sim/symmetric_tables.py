@@ -43,7 +43,7 @@ from .model.word import PORT_BITS, check_route_width, route_entry
 
 #: route entries of the symmetric tables when the routing builds whole rows (``route_row``): 2^27, the
 #: 128 rows x 2^20 words of BH(4)/CCC(8) with 5 lanes (route and VC tables 1 GiB each, int64)
-SYMMETRIC_MAX_ENTRIES = 1 << 27
+SYMMETRIC_MAX_ENTRIES = 1 << 28
 
 
 @dataclass(frozen=True)
@@ -135,8 +135,8 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
     # routers of different orbits may differ in port count (a HIN's interface node): P is the largest
     rep_ports = np.array([topology.num_ports(r) + 1 for r in reps], dtype=np.int32)
     P = int(rep_ports.max())
-    if P > 62 or P * int(routing.num_vcs) > 62:      # as build_tables: port masks are 62-bit words
-        raise CubenocError(f"the model supports up to 62 (port, VC) pairs per router, got {P} x {routing.num_vcs}")
+    if P > 62:                                        # as build_tables: port masks are 62-bit words
+        raise CubenocError(f"the model supports up to 61 network ports per router, got {P - 1}")
     layout, V = routing.layout, int(routing.num_vcs)
     R = check_route_width(layout.width)
     row_of = getattr(routing, "route_row", None)      # a whole row at once (HIN routing), else word by word

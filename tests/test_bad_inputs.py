@@ -40,6 +40,7 @@ CASES = [
     ("bench families --window -1", "--window"),
     ("bench model-speed --node-cycles 0", "--node-cycles"),
     ("analyze hin --explicit --nodes 2048", "--explicit"),
+    ("simulate hin:level1=bh:2,level2=bh:2,r=17", "hin r must be in 1..16"),
     ("demo --network q4 --n 5", "--n/--k"),
     ("demo q4 --network q4", "not both"),
     ("generate enhanced:n=4,,k=0", "empty parameter"),

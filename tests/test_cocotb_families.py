@@ -30,8 +30,8 @@ def _dor(orders):
     return t, DimensionOrderPDNRouting(t)
 
 
-def _hin(l1, l2):
-    t = hierarchical_from_spec(l1, l2)
+def _hin(l1, l2, lanes=1):
+    t = hierarchical_from_spec(l1, l2, replication=lanes)
     return t, HierarchicalRouting(t)
 
 
@@ -49,6 +49,7 @@ NETWORKS = {
     "hin_bh3_bh2": (lambda: _hin("bh:3", "bh:2"), False),           # BH/BH, D = 5, d = 3
     "hin_bh2_br4": (lambda: _hin("bh:2", "br:4"), False),           # V = 2 (ring dateline)
     "hin_bh1_ccc2": (lambda: _hin("bh:1", "ccc:2"), False),         # V = 3 (CCC sweep)
+    "hin_bh1_ccc2_8lanes": (lambda: _hin("bh:1", "ccc:2", 8), False),   # 26 ports x 3 VCs: two request words (slow)
     "mc12": (lambda: _mc(1, 2), False),                             # 32 nodes, V = 2
     # slow: bigger compiles
     "pdn7_zero_free_124": (lambda: _pdn("1,2,4"), True),
@@ -60,7 +61,7 @@ NETWORKS = {
     "hin_bh3_br4": (lambda: _hin("bh:3", "br:4"), False),           # 32 nodes, V = 2
     "mc21": (lambda: _mc(2, 1), False),                             # 64 nodes, V = 2
 }
-SLOW = {"pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21"}
+SLOW = {"hin_bh1_ccc2_8lanes", "pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21"}
 
 
 def saturating(num_nodes: int, seed: int, packets: int = 10):

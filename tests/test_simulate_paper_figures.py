@@ -63,10 +63,10 @@ def test_fig_11_at_d15_runs_on_the_symmetric_tables():
     assert sorted(set(nports.tolist())) == [5, 5 + 2 * 11]      # 4 cube ports + local; interface + 11 x 2 lanes
     assert (nports == 27).sum() == 2 ** 11                        # one interface node per cluster
 
-    rows = St.figure_11_d15(ratios=(1, 2), D=6, up_to=4, warmup=200, measure=1000, zero_measure=1000)
+    rows = St.figure_11_d15(ratios=(1, 2, 4), D=6, up_to=4, warmup=200, measure=1000, zero_measure=1000)
     assert [r["network"] for r in rows] == ["BH(4)/BH(2)"] * 4 and [r["replication"] for r in rows] == [1, 2, 3, 4]
-    assert [r["simulated"] for r in rows] == [True, True, False, False] and rows[3]["LR_sim"] is None
-    # Kleinrock on our routes (from the 16 orbit representatives; 3 and 4 lanes split from the one-lane
+    assert [r["simulated"] for r in rows] == [True, True, False, True] and rows[2]["LR_sim"] is None
+    # Kleinrock on our routes (from the 16 orbit representatives, every lane count split from the one-lane
     # walk) is the every-pair walk's of each network
     for r in rows:
         _t, routing, _ = build_network(f"hin:level1=bh:4,level2=bh:2,r={r['replication']}")
@@ -135,12 +135,15 @@ def test_fig_11_d15_knee_holds_in_simulation():
 
 
 @pytest.mark.slow
-def test_fig_11_d15_bh_ccc_saturates_where_our_routes_overload():
-    """BH(4)/CCC(8) at D = 15 with 5 lanes, the most the model holds (about 5.5 min, 6.3 GB): the paper's
-    eq. (21) gives a finite LR ratio, but on the sweep-then-return routes the busiest lane is beyond its
-    capacity (5 lanes split the 16 sources of a cluster 4/3/3/3/3), and the model saturates."""
-    rows = St.figure_11_d15(ratios=(), ccc_ratios=(5,), up_to=5)
-    (r,) = rows
-    assert r["network"] == "BH(4)/CCC(8)" and r["replication"] == 5
-    assert math.isfinite(r["LR_paper"]) and r["max_util_ours"] > 1 and math.isinf(r["LR_kleinrock"])
-    assert r["saturated"]
+def test_fig_11_d15_bh_ccc_saturates_where_our_routes_overload_and_drains_at_16_lanes():
+    """BH(4)/CCC(8) at D = 15 with 6 and 16 lanes (about 10 min, 7 GB): the interface router has 4 + 3i + 1
+    ports of 3 VCs, 69 and 159 (port, VC) pairs, two and three of the model's request words. With 6 lanes
+    (the 16 sources of a cluster split 3/3/3/3/2/2) the busiest lane is beyond capacity on the
+    sweep-then-return routes although the paper's eq. (21) is finite, and the model saturates; with 16 (one
+    source a lane) every channel is below capacity and the model drains."""
+    six, sixteen = St.figure_11_d15(ratios=(), ccc_ratios=(6, 16), up_to=0)
+    assert [r["replication"] for r in (six, sixteen)] == [6, 16] and six["network"] == "BH(4)/CCC(8)"
+    assert math.isfinite(six["LR_paper"]) and six["max_util_ours"] > 1 and math.isinf(six["LR_kleinrock"])
+    assert six["saturated"]
+    assert sixteen["max_util_ours"] < 1 and not sixteen["saturated"]
+    assert math.isfinite(sixteen["LR_sim"]) and sixteen["sim_network_latency"] > sixteen["sim_zero_load"]

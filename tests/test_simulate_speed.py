@@ -69,7 +69,7 @@ def test_hin_symmetry_only_where_it_holds():
     assert symmetry_of(br, HierarchicalRouting(br)) is None
     # an interface router with 1 + 8 x 8 + 1 ports is beyond the model's 62-bit port masks: one error
     wide = Hierarchical(Hypercube(1), Hypercube(8), 8)
-    with pytest.raises(CubenocError, match="up to 62"):
+    with pytest.raises(CubenocError, match="up to 61 network ports"):
         symmetric_model(wide, HierarchicalRouting(wide))
 
 

@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 from unit_sim import SETTINGS, run
 
 from cubenoc.rtl.router.arbiter import RoundRobinArbiter
-from cubenoc.sim.model.kernel import rr_pick, wrr_after
+from cubenoc.sim.model.kernel import WORD, rr_pick, rr_pick_words, wrr_after
+
+
+def model_pick(mask, pointer, size):
+    """The model's pick from a request mask of ``size`` positions, cut into its 62-bit request words."""
+    W = -(-size // WORD)
+    words = np.array([(mask >> (WORD * k)) & ((1 << WORD) - 1) for k in range(W)], np.int64)
+    return rr_pick_words(words, 0, W, pointer, size)
 
 
 def check_arbiter(positions, size, cycles, pairwise=False):
@@ -21,7 +28,7 @@ def check_arbiter(positions, size, cycles, pairwise=False):
         for req, advance in cycles:          # advance: True next, False keep, None neither
             ctx.set(dut.requests, req)
             mask = sum(1 << positions[r] for r in range(len(positions)) if req >> r & 1)
-            win = rr_pick(mask, pointer, size)
+            win = model_pick(mask, pointer, size)
             want = 0 if win < 0 else 1 << positions.index(win)
             assert ctx.get(dut.grant) == want, (req, pointer)
             if dut.pairwise:                 # the pointer moves past every grant
@@ -43,6 +50,20 @@ def test_arbiter_matches_rr_pick(data):
     cycles = data.draw(st.lists(st.tuples(st.integers(0, (1 << n) - 1), st.sampled_from([True, False, None])),
                                 min_size=1, max_size=40))
     check_arbiter(positions, size, cycles, data.draw(st.booleans()))   # pairwise: the pipelined router's
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.data())
+def test_wide_arbiter_matches_the_model_request_words(data):
+    """Past 62 (port, VC) pairs (an interface router with many level-2 lanes) the model's requests span
+    several words: the RTL arbiter over up to 190 positions against them."""
+    size = data.draw(st.integers(WORD + 1, 3 * WORD + 4))
+    high = data.draw(st.sets(st.integers(WORD - 2, size - 1), min_size=1, max_size=6))   # around the word edges
+    positions = sorted(high | data.draw(st.sets(st.integers(0, size - 1), max_size=6)))
+    n = len(positions)
+    cycles = data.draw(st.lists(st.tuples(st.integers(0, (1 << n) - 1), st.sampled_from([True, False, None])),
+                                min_size=1, max_size=30))
+    check_arbiter(positions, size, cycles)
 
 
 @settings(max_examples=25, deadline=None)
@@ -88,3 +109,6 @@ def test_arbiter_corners():
     # kept: the stalled winner (position 3) stays first although position 1 asks again after it
     check_arbiter([1, 3], 4, [(0b10, False), (0b11, False), (0b11, True), (0b11, True)])
     assert rr_pick(0b1010, 2, 4) == 3 and rr_pick(0b0011, 2, 4) == 0 and rr_pick(0, 1, 4) == -1
+    # across request words: from pointer 63, bit 1 wraps to first; from 2, bit 62 (word 1, bit 0) is next
+    wide = (1 << 62) | 0b10
+    assert model_pick(wide, 63, 100) == 1 and model_pick(wide, 2, 100) == 62 and model_pick(0, 5, 100) == -1

@@ -20,6 +20,7 @@ INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter col
 UNICAST, ADAPTIVE, BCAST, VOQ, PIPE = 0, 1, 2, 3, 4            # run_cycles modes (PIPE: sim/model/pipeline.py)
 EJECT_DEPTH = 2                                                # PIPE: the local output's buffer
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
+WORD = 62                                                      # request bits per word (int64, no sign bit)
 phase = njit(inline="always", cache=True, nogil=True)
 # The cycle loops, one entry per mode, without numba's reference counting (nothing in them allocates): an
 # atomic incref/decref per array of every tuple handed to an inline helper made them 2x slower.
@@ -34,6 +35,27 @@ def rr_pick(requests, pointer, n):
         return -1
     j = pointer
     while not (requests >> j) & 1:
+        j = j + 1 if j + 1 < n else 0
+    return j
+
+
+@phase
+def request_words(P, V, mode):
+    """Words per output of the arbiters' request masks: an output's requests are over the (port, VC) pairs
+    ``j`` (VOQ: over the inputs), bit ``j % WORD`` of word ``j // WORD``."""
+    return ((P if mode == VOQ else P * V) + WORD - 1) // WORD
+
+
+@phase
+def rr_pick_words(req, k, W, pointer, n):
+    """:func:`rr_pick` over the ``W`` request words ``req[k .. k + W - 1]`` of one output."""
+    some = 0
+    for i in range(W):
+        some |= req[k + i]
+    if some == 0:
+        return -1
+    j = pointer
+    while not (req[k + j // WORD] >> (j % WORD)) & 1:
         j = j + 1 if j + 1 < n else 0
     return j
 
@@ -344,6 +366,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
     disc, use = ad.disc, ad.use
     Pv, base = nports[v], v * P
     loc, fbase = Pv - 1, base * V
+    nw = request_words(P, V, mode)                     # req[o * nw ..]: output o's request words
     crossing, wl = 0, -1
     if mode == PIPE:
         nd, ne, crossing, wl = pipe_cross(v, P, tab, fifo, out, q, nd, ne)
@@ -401,7 +424,11 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         elif not (allowed[arow[v], j // V] >> o) & 1 or ((V > 1 or mode == ADAPTIVE) and d >= 0 and
                                                        fcnt[d * V + cv] >= depth):
             continue
-        req[o] |= 1 << (j // V if mode == VOQ else j)  # VOQ: round robin over the inputs
+        r = j // V if mode == VOQ else j               # VOQ: round robin over the inputs
+        if nw == 1:
+            req[o] |= 1 << r
+        else:
+            req[o * nw + r // WORD] |= 1 << (r % WORD)
         tgt[j], tvc[j] = w, cv
         outs |= 1 << o
     if mode == BCAST and elig:                         # the broadcast selector takes all of W
@@ -412,15 +439,20 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
             if (W >> o) & 1:
                 lock[base + o] = b
                 rr[base + o], used[base + o] = (b + 1 if b + 1 < Pv else 0), 0
-                req[o] = 0
+                req[o * nw] = 0                        # V = 1: one word
         outs &= ~W
     NP = Pv if mode == VOQ else Pv * V
     stall = 0
     for o in range(Pv):
         if not (outs >> o) & 1:
             continue
-        win = rr_pick(req[o], rr[base + o], NP)
-        req[o] = 0
+        if nw == 1:
+            win = rr_pick(req[o], rr[base + o], NP)
+            req[o] = 0
+        else:
+            win = rr_pick_words(req, o * nw, nw, rr[base + o], NP)
+            for i in range(nw):
+                req[o * nw + i] = 0
         if mode == PIPE:                               # a registered grant: the flit crosses next cycle
             w, fi = tgt[win], base + win
             rr[base + o] = win + 1 if win + 1 < Pv else 0
@@ -527,6 +559,7 @@ def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb,
     """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
     q = np.empty((3, tab.nports.shape[0] * (P * V + 1 if mode < BCAST else P * (P + V + 1))), np.int64)   # deq, enq
-    scratch = np.zeros((6, P * V), np.int64)                         # per router: req, tgt, tvc, ent, want, row
+    # per router: req (P x request_words <= P * V: P <= WORD), tgt, tvc, ent, want, row
+    scratch = np.zeros((6, P * V), np.int64)
     return (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo,
                                                         arb, src, out, ad, bc, q, scratch)

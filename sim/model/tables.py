@@ -87,8 +87,6 @@ def build_tables(topology: Topology, routing: RoutingFunction, allowed=None) -> 
     route = np.full((n, 1 << R), -1, dtype=np.int64)
     V = int(routing.num_vcs)
     vc = np.zeros((n, 1 << R), dtype=np.int64) if V > 1 else None
-    if P * V > 62:
-        raise CubenocError(f"the model supports up to 62 (port, VC) pairs per router, got {P} x {V}")
     layout = routing.layout
     for v in range(n):
         for word in range(1 << R):
