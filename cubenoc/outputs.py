@@ -76,6 +76,10 @@ class working:
         self.thread.start()
         return self
 
+    def status(self, text: str) -> None:
+        """Show ``text`` (the part now running) after the name."""
+        self.bar.set_description_str(f"{self.what} [{text}]", refresh=False)
+
     def _tick(self):
         while not self.stop.wait(1.0):
             self.bar.refresh()

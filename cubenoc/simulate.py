@@ -208,15 +208,19 @@ def _study(args) -> int:
     if not args.json and not args.quiet:
         print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
               f"docs/papers/hierarchical.md gives each study's time)", file=sys.stderr, flush=True)
-    with working(f"simulate --study {args.study}", args.quiet):
-        if name == "density":
-            rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
-                    for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
-        else:
-            rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
-                    "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig11-d15": St.figure_11_d15,
-                    "fig12-scaled": St.hin_routing,
-                    "fig12": St.figure_12}[name]()
+    with working(f"simulate --study {args.study}", args.quiet) as w:
+        St.on_point = w.status                         # the point now running, beside the elapsed time
+        try:
+            if name == "density":
+                rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
+                        for k in range(0, (args.n or 6) - 2) for g in (1.0, 2.0)]
+            else:
+                rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
+                        "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig11-d15": St.figure_11_d15,
+                        "fig12-scaled": St.hin_routing,
+                        "fig12": St.figure_12}[name]()
+        finally:
+            St.on_point = None
     cols = COLUMNS[name]
     if args.json:
         print(json.dumps(rows, indent=2, default=float))

@@ -70,6 +70,12 @@ def _hin_spec(code: str | None, d: int, K: int, r: int, routing: str = "ecube") 
 _ZERO_LOAD: dict = {}
 
 
+#: the studies' mean message length in flits (geometric, cut at 64)
+MEAN_LEN = 8.0
+#: called with each simulated point's network and load before it runs (the CLI shows it beside the time)
+on_point = None
+
+
 def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
     """The simulated zero-load network latency of ``spec`` under ``cfg``'s traffic (rate 0.002; it
     depends on alpha through the hop count), once per network and setting."""
@@ -81,7 +87,7 @@ def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
 
 
 def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl: float, mu_ncl: float,
-              mean_len: float = 8.0, warmup: int = 2000, measure: int = 20000, seed: int = 1,
+              mean_len: float = MEAN_LEN, warmup: int = 2000, measure: int = 20000, seed: int = 1,
               routing: str = "ecube", zero_measure: int = 20000, kleinrock: bool = True, loads=None,
               drain: int | None = None) -> dict:
     """One point of Figs 8-9: BH(D) (``code=None``), BH/BH or BH/CCC with K clusters of BH(d). The
@@ -112,6 +118,8 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
         loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
     else:
         loads = _our_loads(topo, routing_fn, n)
+    if on_point is not None:
+        on_point(f"{spec}, alpha {alpha:g}, lam {lam:g}")
     pred = _predicted(code, d, K, alpha, lam, mu_cl, mu_ncl, mean_len, loads, topo.num_nodes)
     if drain is None or pred["max_util_ours"] >= 1:
         drain = measure
@@ -228,7 +236,7 @@ def one_lane_loads(code: str, d: int, K: int):
 
 
 def lanes_by_kleinrock(ratios, d: int, K: int, alpha: float, lam: float, mu_cl: float, code: str, ref: dict,
-                       mean_len: float = 8.0, one=None) -> list[dict]:
+                       mean_len: float = MEAN_LEN, one=None) -> list[dict]:
     """Fig. 11's replications that are not simulated, by Kleinrock on our routes alone: the one-lane
     walk split into i lanes (:func:`one_lane_loads`); the same fields as :func:`hin_replication` rows,
     the simulated ones None."""
@@ -334,7 +342,7 @@ def figure_11_d15(ratios=(1, 2, 3, 4), D: int = 15, d: int = 4, alpha: float = 0
     kw = {**D15_WINDOWS, **kw}
     K = 2 ** (D - d)
     ref = hin_delay(None, d, K, alpha, lam, mu_cl, mu_cl, **kw)
-    mean_len = kw.get("mean_len", 8.0)
+    mean_len = kw.get("mean_len", MEAN_LEN)
 
     def curve(code, name, simulated, **more):
         if not simulated:

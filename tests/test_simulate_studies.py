@@ -65,3 +65,26 @@ def test_study_command_says_it_runs_and_explains_its_columns(monkeypatch, capsys
     assert "simulate --study 12: the paper's points on the model" in out.err
     assert "columns:" in out.out
     assert "  Q_sim: simulated network latency minus the simulated zero-load latency" in out.out
+
+
+def test_study_shows_the_point_it_runs(monkeypatch):
+    """A study's points take minutes each at the paper's sizes: ``simulate --study`` shows the one now
+    running beside the elapsed time (``on_point`` feeds the CLI's status line; cleared afterwards)."""
+    from cubenoc.cli import main
+    from cubenoc.outputs import working
+    seen = []
+
+    def study():
+        St.on_point("stand-in")
+        seen.append(St.on_point.__self__.bar.desc)
+        return []
+    monkeypatch.setattr(St, "hin_routing", study)
+    assert main(["simulate", "--study", "fig12-scaled", "--quiet"]) == 0
+    assert seen == ["simulate --study fig12-scaled [stand-in]"] and St.on_point is None
+    with working("x", quiet=True) as w:
+        St.on_point = w.status
+        try:
+            St.hin_delay("BH/BH", 2, 2, 0.8, 0.3, 1.5, 3.0, warmup=50, measure=200, zero_measure=200)
+        finally:
+            St.on_point = None
+        assert w.bar.desc == "x [hin:level1=bh:2,level2=bh:1,r=2, alpha 0.8, lam 0.3]"
