@@ -81,7 +81,7 @@ def _model(spec: str, config: RouterConfig):
 
 def release_models() -> None:
     """Drop the cached network models: up to 8 are kept, and a 32,768-node HIN's route tables are
-    0.2-2 GB (the BH/CCC rows of `--study fig11-d15` call this after each point)."""
+    0.2-3 GB (the BH/CCC rows of `--study fig11-d15` call this after each point)."""
     _model.cache_clear()
 
 
