@@ -111,12 +111,10 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     n = 2 ** d
     if not kleinrock:
         loads = None
-    elif loads is not None:
-        pass
-    elif routing == "least_used":       # the fluid least-used selection (Sec. IV-B) over the candidates
+    elif loads is None and routing == "least_used":   # the fluid least-used selection (Sec. IV-B)
         from .routing.hierarchical import LeastUsedSelector
         loads = HM.routed_loads(routing_fn, n, LeastUsedSelector().select)
-    else:
+    elif loads is None:
         loads = _our_loads(topo, routing_fn, n)
     if on_point is not None:
         on_point(f"{spec}, alpha {alpha:g}, lam {lam:g}")

@@ -41,8 +41,8 @@ from .model.tables import MAX_TABLE_ENTRIES, NetworkTables
 from .model.word import PORT_BITS, check_route_width, route_entry
 
 
-#: route entries of the symmetric tables when the routing builds whole rows (``route_row``): 2^27, the
-#: 128 rows x 2^20 words of BH(4)/CCC(8) with 5 lanes (route and VC tables 1 GiB each, int64)
+#: route entries of the symmetric tables when the routing builds whole rows (``route_row``): 2^28, the
+#: 128 rows x 2^21 words of BH(4)/CCC(8) with 9-16 lanes (route table 1 GiB in int32, VC table 2 GiB)
 SYMMETRIC_MAX_ENTRIES = 1 << 28
 
 
