@@ -271,7 +271,8 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     if c.interface == "axis":                  # the router with its AXI4-Stream interface (docs/ip.md "Cost")
         from .rtl.axis_ni import AxisParams
         from .rtl.axis_node import AxisNode
-        design = AxisNode(shape.router, AxisParams(c.payload_width, shape.router.topology.num_nodes, c.has_broadcast))
+        design = AxisNode(shape.router, AxisParams(c.payload_width, shape.router.topology.num_nodes, c.has_broadcast,
+                                                   c.fifo_depth))
     il = _rtlil(design, "router", target)                   # elaborated for the target (boards/synth.py)
     pnr = not args.no_pnr
     row = {"family": shape.family, "network": shape.network, "routing": shape.routing, "shape": shape.index,

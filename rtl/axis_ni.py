@@ -1,17 +1,25 @@
-"""The AXI4-Stream network interface of one node (docs/ip.md), between the user's ``s_axis``/``m_axis`` and
-the router's local flit streams; its rule in Python is sim/axis_frames.py.
+"""The AXI4-Stream network interface of one node (docs/ip.md "How it works"), between the user's
+``s_axis``/``m_axis`` and the router's local flit streams; its rule in Python is sim/axis_frames.py and the
+model's ``ni_phase`` (sim/model/kernel.py).
 
-Ingress: the first beat after reset or after ``tlast`` is held (``tready`` low) while a header flit
-(head; ``data`` = the destination from ``tdest`` in bits 0..15, this node in bits 16..16+b) is offered on
-``local_in``; then every beat passes through unchanged, ``tail`` = ``tlast``. No register on the data path:
-``local_in`` follows the AXI4-Stream hold rule because ``s_axis`` does.
+Ingress: a queue of ``params.queue_depth`` registered entries (a shift register: ``local_in`` is entry 0,
+no multiplexer between the registers and the router) in front of ``local_in``. The first beat of a frame is
+held (``tready`` low) while a header flit (head; ``data`` = the destination from ``tdest`` in bits 0..15,
+this node in bits 16..16+b) enters the queue; then every beat enters unchanged, ``tail`` = ``tlast``.
+``s_axis.tready`` is a function of registers only (the queue has room), never of ``tvalid``, and a beat
+entered in one cycle is offered to the router from the next. Unicast frames cut through. A broadcast frame
+(all-ones ``tdest``) is stored until its ``tlast`` is in the queue: a broadcast packet must fit a FIFO of
+the router (at most D flits, docs/router.md "Broadcast and multicast"), so a frame of more than D - 1 beats
+is dropped whole: when its (D - 1)-th beat enters without ``tlast`` the header is rewritten to
+:data:`~cubenoc.sim.axis_frames.DROP_DEST`, and the router's source interface drops the packet and counts
+it in ``dropped`` (docs/router.md "Source interface").
 
-Egress: ``local_out.ready`` is ``m_axis.tready`` (the router sees the user's backpressure, nothing else); a
-head flit (the header) is taken without showing ``tvalid`` and its source loaded into the ``tid`` register;
-every other flit is a beat, ``tlast`` = ``tail``, ``tdest`` = this node.
-
-Cost: one header flit per frame (a frame of L beats is L + 1 flits on every link it crosses), b + 1
-flip-flops and a few LUTs per node (docs/ip.md "Cost").
+Egress: a header flit is taken at once, whatever ``m_axis.tready`` (``expect_header``: the next flit out is
+a header; its source goes to the ``tid`` register, its destination says whether the frame is a broadcast
+copy); every other flit is a beat with ``tvalid`` = ``local_out.valid`` and ``local_out.ready`` =
+``tready``, ``tlast`` = ``tail``, ``tdest`` = this node, or all ones for a broadcast copy. ``tvalid``
+never waits for ``tready``: the router's ``local_out.valid`` does not depend on its ``ready``
+(``cubenoc prove`` checks both).
 """
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..sim.axis_frames import SRC_LSB, check_payload, dest_width, node_width
+from ..sim.axis_frames import DROP_DEST, SRC_LSB, check_payload, dest_width, ingress_depth, node_width
 from ..sim.broadcast.fork import BROADCAST_DEST
 from .flit import DEST_WIDTH, local_signature
 
@@ -40,11 +48,13 @@ class AxisSignature(wiring.Signature):
 
 @dataclass(frozen=True)
 class AxisParams:
-    """What one node's interface is built from (the same for every node: the node number is an input)."""
+    """What one node's interface is built from (the same for every node: the node number is an input).
+    ``fifo_depth``: the routers' FIFO depth D, the longest broadcast packet (D flits: D - 1 beats)."""
 
     payload_width: int
     num_nodes: int
     broadcast: bool = False             # all-ones tdest is the broadcast destination
+    fifo_depth: int = 4
 
     def __post_init__(self):
         check_payload(self.payload_width, self.num_nodes)
@@ -56,6 +66,12 @@ class AxisParams:
     @property
     def dest_width(self) -> int:
         return dest_width(self.num_nodes, self.broadcast)
+
+    @property
+    def queue_depth(self) -> int:
+        """Entries of the ingress queue: 2 (full rate with a registered ``tready``), D with broadcast (a
+        whole broadcast packet)."""
+        return ingress_depth(self.fifo_depth, self.broadcast)
 
     def slave(self) -> AxisSignature:
         """``s<vv>_axis``: what the user sends (the network's view flips it)."""
@@ -76,27 +92,86 @@ class AxisNetworkInterface(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        p, s, o, li, lo = self.params, self.s_axis, self.m_axis, self.local_in, self.local_out
-        # ingress: header flit, then the beats
-        in_frame = Signal()                     # the header of the frame at s_axis has been sent
+        self.ingress(m)
+        self.egress(m)
+        return m
+
+    def header(self):
+        """The header flit's data for the frame at ``s_axis``: destination (0xFFFF for all-ones ``tdest``
+        with broadcast routers) and this node."""
+        p, s = self.params, self.s_axis
         dest = s.tdest.as_unsigned()
         if p.broadcast:
-            dest = Mux(s.tdest == (1 << p.dest_width) - 1, Const(BROADCAST_DEST, DEST_WIDTH), dest)
-        header = dest | (self.node_id << SRC_LSB)
-        m.d.comb += li.valid.eq(s.tvalid)
+            dest = Mux(self.is_broadcast(), Const(BROADCAST_DEST, DEST_WIDTH), dest)
+        return dest | (self.node_id << SRC_LSB)
+
+    def is_broadcast(self):
+        return self.s_axis.tdest == (1 << self.params.dest_width) - 1
+
+    def ingress(self, m):
+        p, s, li = self.params, self.s_axis, self.local_in
+        K, W = p.queue_depth, p.payload_width
+        entry = [Signal(local_signature(W).members["payload"].shape, name=f"queue_{i}") for i in range(K)]
+        count = Signal(range(K + 1))
+        valid = Signal()                        # registered local_in.valid: queue not empty and not held
+        in_frame = Signal()                     # the header of the frame at s_axis is in the queue
+        room = count < K
+        pop = li.valid & li.ready
+        push, word = Signal(), Signal.like(entry[0])
+        m.d.comb += [li.valid.eq(valid), li.payload.eq(entry[0])]
         with m.If(in_frame):
-            m.d.comb += [li.payload.data.eq(s.tdata), li.payload.tail.eq(s.tlast), s.tready.eq(li.ready)]
-            with m.If(s.tvalid & li.ready & s.tlast):
-                m.d.sync += in_frame.eq(0)
-        with m.Else():
-            m.d.comb += [li.payload.head.eq(1), li.payload.data.eq(header)]
-            with m.If(s.tvalid & li.ready):
-                m.d.sync += in_frame.eq(1)
-        # egress: the header gives tid, the beats pass
-        tid = Signal(p.node_width)
-        head = lo.payload.head
-        m.d.comb += [lo.ready.eq(o.tready), o.tvalid.eq(lo.valid & ~head), o.tdata.eq(lo.payload.data),
-                     o.tlast.eq(lo.payload.tail), o.tid.eq(tid), o.tdest.eq(self.node_id)]
-        with m.If(lo.valid & head & o.tready):
-            m.d.sync += tid.eq(lo.payload.data[SRC_LSB:SRC_LSB + p.node_width])
-        return m
+            m.d.comb += [s.tready.eq(room), push.eq(s.tvalid & room),
+                         word.tail.eq(s.tlast), word.data.eq(s.tdata)]
+        with m.Else():                          # the first beat waits while its header enters
+            m.d.comb += [push.eq(s.tvalid & room), word.head.eq(1), word.data.eq(self.header())]
+        with m.If(push):
+            m.d.sync += in_frame.eq(~in_frame | ~s.tlast)
+        at = count - pop                        # where the pushed word goes
+        for i in range(K):
+            with m.If(push & (at == i)):
+                m.d.sync += entry[i].eq(word)
+            if i + 1 < K:
+                with m.Elif(pop):
+                    m.d.sync += entry[i].eq(entry[i + 1])
+        count_next = count + push - pop
+        m.d.sync += count.eq(count_next)
+        held = Const(0)
+        if p.broadcast:
+            held = self.store_broadcast(m, entry, count, push, pop, in_frame)
+        m.d.sync += valid.eq((count_next != 0) & ~held)
+
+    def store_broadcast(self, m, entry, count, push, pop, in_frame):
+        """Hold a broadcast frame until its ``tlast`` is queued; drop one of more than D - 1 beats. Returns
+        the next cycle's hold (the stored frame's header is at the head of the queue)."""
+        p, s, K = self.params, self.s_axis, self.params.queue_depth
+        storing = Signal()                      # a broadcast frame is entering and its tlast is not queued
+        ahead = Signal(range(K + 1))            # queued words in front of its header
+        beats = Signal(range(K))                # its beats queued so far
+        storing_next, ahead_next = Signal(), Signal.like(ahead)
+        m.d.comb += [storing_next.eq(storing), ahead_next.eq(ahead - (pop & (ahead != 0)))]
+        with m.If(push & ~in_frame & self.is_broadcast()):
+            m.d.comb += [storing_next.eq(1), ahead_next.eq(count - pop)]
+            m.d.sync += beats.eq(0)
+        with m.Elif(push & in_frame & storing):
+            with m.If(s.tlast):
+                m.d.comb += storing_next.eq(0)
+            with m.Elif(beats == p.fifo_depth - 2):     # too long: the source interface drops it whole
+                m.d.comb += storing_next.eq(0)
+                m.d.sync += entry[0].data[:DEST_WIDTH].eq(DROP_DEST)
+            with m.Else():
+                m.d.sync += beats.eq(beats + 1)
+        m.d.sync += [storing.eq(storing_next), ahead.eq(ahead_next)]
+        return storing_next & (ahead_next == 0)
+
+    def egress(self, m):
+        p, o, lo = self.params, self.m_axis, self.local_out
+        expect_header = Signal(init=1)          # the next flit out is a frame's header
+        tid, copy = Signal(p.node_width), Signal()
+        m.d.comb += [lo.ready.eq(o.tready | expect_header), o.tvalid.eq(lo.valid & ~expect_header),
+                     o.tdata.eq(lo.payload.data), o.tlast.eq(lo.payload.tail), o.tid.eq(tid),
+                     o.tdest.eq(Mux(copy, (1 << p.dest_width) - 1, self.node_id) if p.broadcast else self.node_id)]
+        with m.If(lo.valid & expect_header):
+            m.d.sync += [expect_header.eq(0), tid.eq(lo.payload.data[SRC_LSB:SRC_LSB + p.node_width]),
+                         copy.eq(lo.payload.data[:DEST_WIDTH] == BROADCAST_DEST)]
+        with m.If(lo.valid & o.tready & ~expect_header & lo.payload.tail):
+            m.d.sync += expect_header.eq(1)

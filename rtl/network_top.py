@@ -69,7 +69,7 @@ class Network(wiring.Component):
             if flat:
                 raise CubenocError("the flat top exposes the routers' flit streams: it does not take the AXI4-Stream "
                                    "interface (interface=axis)")
-            self.axis = AxisParams(c.payload_width, n, self.broadcast is not None)
+            self.axis = AxisParams(c.payload_width, n, self.broadcast is not None, c.fifo_depth)
             self.ni_module = prefix.removesuffix("_router") + "_axis_ni"
             self._ni = [AxisNetworkInterface(self.axis) for _ in range(n)]
             self._ni_wires = [{(s, f): Signal(len(Value.cast(getattr(getattr(ni, s), f))), name=f"node{v}_{s}__{f}")

@@ -18,6 +18,13 @@ from .broadcast.fork import BROADCAST_DEST
 from .model.word import DEST_WIDTH
 
 SRC_LSB = DEST_WIDTH          # the header flit: data[0:16] destination, data[16:16+b] source
+DROP_DEST = BROADCAST_DEST - 1  # a too-long broadcast frame's header: out of range, dropped whole
+
+
+def ingress_depth(fifo_depth: int, broadcast: bool) -> int:
+    """Entries of a node's ingress queue (rtl/axis_ni.py): 2, or the routers' FIFO depth D with broadcast
+    routers (a broadcast frame is stored whole: at most D - 1 beats behind its header)."""
+    return int(fifo_depth) if broadcast else 2
 
 
 def node_width(num_nodes: int) -> int:

@@ -71,9 +71,10 @@ def test_kit_passes_under_verilator(spec, tmp_path, capsys):
 
 class _Recorded:
     """What the kit's Recorder holds, written by hand: Q(1) (two nodes), one 1-beat frame 0 -> 1 offered at
-    cycle 0, every sink ready. Timeline (docs/architecture.md, one hop): the header is written into node 0's
-    local FIFO at cycle 0 and its beat at cycle 1; the header crosses the link at 1 and is taken into tid at 2
-    at node 1; the beat is delivered at 3."""
+    cycle 0, every sink ready. Timeline (docs/ip.md "How it works", docs/architecture.md, one hop): the header
+    enters node 0's ingress queue at cycle 0 and its beat at 1; each is written into the local FIFO the cycle
+    after (1, 2); the header crosses the link at 2 and is taken into tid at 3 at node 1; the beat is delivered
+    at 4."""
 
     def __init__(self, deliver_at: int):
         self.cycles = 8
@@ -83,10 +84,10 @@ class _Recorded:
 
 
 def test_kit_model_check_names_a_late_beat():
-    ok = check_against_model(_Recorded(3), "hypercube:n=1,interface=axis")
-    assert not ok.problems and ok.latency.tolist() == [3] and ok.frames == 1 and ok.beats == 1
-    late = check_against_model(_Recorded(4), "hypercube:n=1,interface=axis")
-    assert late.problems and "cycle 3" in late.problems[0] and "cycle 4" in late.problems[0]
+    ok = check_against_model(_Recorded(4), "hypercube:n=1,interface=axis")
+    assert not ok.problems and ok.latency.tolist() == [4] and ok.frames == 1 and ok.beats == 1
+    late = check_against_model(_Recorded(5), "hypercube:n=1,interface=axis")
+    assert late.problems and "cycle 4" in late.problems[0] and "cycle 5" in late.problems[0]
     assert np.array_equal(late.status[:, 1], [0, 1])          # the model's ejected counter: one packet at node 1
 
 

@@ -18,6 +18,7 @@ from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_M
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
 UNICAST, ADAPTIVE, BCAST, VOQ, PIPE = 0, 1, 2, 3, 4            # run_cycles modes (PIPE: sim/model/pipeline.py)
+AXIS = 4                                                       # out.scal[AXIS]: the AXI4-Stream interface
 EJECT_DEPTH = 2                                                # PIPE: the local output's buffer
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 WORD = 62                                                      # request bits per word (int64, no sign bit)
@@ -162,6 +163,45 @@ def clock_edge(mode, fifo, q, nd, ne, per_node):
 
 
 @phase
+def eject_taken(t, v, w, out):
+    """The user takes word ``w`` at node v's local output this cycle: its ``eject_ready`` (cycles past the
+    array: ready); with the AXI4-Stream interface (``out.scal[AXIS]``) a head, the frame's header, always
+    (rtl/axis_ni.py, egress)."""
+    if out.scal[AXIS] and w & HEAD_MASK:
+        return True
+    return (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
+
+
+@phase
+def ni_phase(t, src, K, D):
+    """The AXI4-Stream interfaces' ingress queues (rtl/axis_ni.py), after the source phase. Node v's queue
+    holds its flits ``ptr[v] .. ni[v, 0] - 1``; ``ni[v, 3]`` is ``ptr[v]`` at the start of the cycle (the
+    registered count), ``ni[v, 1]`` the header of the broadcast frame being stored (-1: none), ``ni[v, 2]``
+    its beats queued. One released flit enters while the queue had room (K entries); a stored broadcast
+    header is not offered until its tail is queued, and one of more than D - 1 beats gets a bad destination
+    (the source interface drops it whole). Sets ``next``: the queue's head is offered from the next cycle."""
+    ptr, end, tail, fields, release, nxt = src.ptr, src.end, src.tail, src.fields, src.release, src.next
+    ni, bc = src.ni, src.bcast
+    for v in range(ptr.shape[0]):
+        u = ni[v, 0]
+        if u < end[v] and release[u] <= t and u - ni[v, 3] < K:
+            if bc[u]:                                  # a broadcast header: stored
+                ni[v, 1], ni[v, 2] = u, 0
+            elif ni[v, 1] >= 0:
+                if tail[u]:
+                    ni[v, 1] = -1
+                elif ni[v, 2] == D - 2:                # too long for a FIFO: dropped whole
+                    fields[ni[v, 1]] = -1
+                    ni[v, 1] = -1
+                else:
+                    ni[v, 2] += 1
+            ni[v, 0] = u + 1
+        p = ptr[v]
+        ni[v, 3] = p
+        nxt[v] = t + 1 if p < ni[v, 0] and ni[v, 1] != p else 1 << 62
+
+
+@phase
 def eject_record(t, v, w, out, n):
     """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1."""
     f = w >> FLIT_SHIFT
@@ -175,7 +215,7 @@ def eject_record(t, v, w, out, n):
 def source_phase(mode, t, P, V, depth, tab, nfault, fcnt, src, status, q):
     """Every source interface this cycle (a faulty node accepts nothing); returns (flits taken, writes).
     VOQ: a packet goes to the local input's lane of its first output (``src.lane``, set by its head)."""
-    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle, s_lane, s_next = src
+    src_ptr, src_end, src_state, s_head, s_tail, s_fields, s_release, accept_cycle, s_lane, s_next = src[:10]
     nports = tab.nports
     taken = ne = 0
     for v in range(nports.shape[0]):
@@ -264,7 +304,7 @@ def fork_present(t, v, j, fi, w, Pv, base, depth, bc, fcnt, lock, link, out, q, 
             continue
         d = link[base + o]
         if d == -1:
-            if (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) == 0:
+            if not eject_taken(t, v, w, out):
                 continue
             ntr = eject_record(t, v, w, out, ntr)
         elif fcnt[d] >= depth:
@@ -333,12 +373,11 @@ def pipe_eject(t, v, P, fifo, out, q, nd, ntr, wl):
     crossing to it now (``wl``); a crossing flit not taken at once waits in the buffer."""
     ej, ecnt = fifo.eject, fifo.ecount
     e0 = ecnt[v]
-    ready = (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
-    if e0 and ready:                                   # the ejection buffer's head is taken
+    if e0 and eject_taken(t, v, ej[v, 0], out):        # the ejection buffer's head is taken
         ntr = eject_record(t, v, ej[v, 0], out, ntr)
         nd = dequeue(q, nd, v * P)
         ej[v, 0], e0 = ej[v, 1], e0 - 1
-    elif wl >= 0 and ready:                            # empty buffer: the crossing flit is taken at once
+    elif wl >= 0 and eject_taken(t, v, wl, out):       # empty buffer: the crossing flit is taken at once
         ntr = eject_record(t, v, wl, out, ntr)
         nd = dequeue(q, nd, v * P)
         wl = -1
@@ -464,7 +503,7 @@ def router_node(mode, t, v, P, V, depth, tab, fifo, arb, out, ad, bc, q, nd, ne,
         d = link[base + o]
         lane = win * V + o if mode == VOQ else win      # VOQ: the winner input's queue for o
         w, cv, fi = tgt[lane], tvc[lane], fbase + lane
-        taken = ((out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0 if d == -1 else
+        taken = (eject_taken(t, v, w, out) if d == -1 else
                  fcnt[d * V + cv] < depth)             # not taken: the winner stays first
         lk = (base + o) * V + (0 if mode == VOQ else cv)   # fair arbiter: a head's weight by its new route word
         wgt = 1 if wt.shape[0] == 1 else (wt[base + o, win, 0 if d == -1 else ent[win] >> PORT_BITS]
@@ -519,6 +558,8 @@ def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src
         if pending > 0:
             taken, ne = source_phase(mode, t, P, V, depth, tab, nfault, fifo.count, src, out.counters, q)
             pending -= taken
+            if src.nicfg[0]:                           # the AXI4-Stream interfaces' ingress queues
+                ni_phase(t, src, src.nicfg[0], depth)
         if inflight > 0:
             for v in range(N):
                 if fifo.occupied[v]:

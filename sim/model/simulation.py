@@ -16,6 +16,8 @@ from . import kernel
 from .result import ModelResult
 from .state import Adaptive, Arbiters, Broadcast, Fifos, Outputs, Sources, Tables
 from .tables import inject_words
+from ..axis_frames import ingress_depth
+from ..broadcast.fork import BROADCAST_DEST
 from .word import MAX_FLITS, ROUTE_SHIFT, TAIL
 
 
@@ -109,7 +111,15 @@ class Simulation:
         self.accept_cycle = np.full(F, -1, dtype=np.int64)
         self.eject_cycle = np.full(F, -1, dtype=np.int64)
         self.trace = tuple(_zeros(self.trace_size()) for _ in range(4))   # cycle, node, flit, head|tail
-        self.scal = np.array([0, 0, F, 0], dtype=np.int64)
+        axis = getattr(model.config, "interface", "native") == "axis"
+        self.scal = np.array([0, 0, F, 0, int(axis)], dtype=np.int64)
+        # the AXI4-Stream interfaces' ingress queues (kernel.ni_phase; rtl/axis_ni.py): queue depth, and per
+        # node the next flit to enter, the stored broadcast header, its beats, the head at the cycle's start
+        bcast = model.broadcast is not None
+        self.ni_cfg = np.array([ingress_depth(D, bcast) if axis else 0], dtype=np.int64)
+        self.ni = np.stack([self.src_ptr, np.full(N, -1), np.zeros(N, np.int64), self.src_ptr], axis=1).astype(np.int64)
+        self.ni_bcast = ((stim.head == 1) & (stim.dest == BROADCAST_DEST)).astype(np.uint8) if axis and bcast \
+            else np.zeros(max(F, 1), np.uint8)
         # flits sent per network output (v * P + o): the loop counts in 16 bits (the per-port array it
         # writes on every hop, a quarter of the cache footprint of int64) for at most SENT_SPAN
         # cycles (a link carries one flit per cycle), folded into int64 between calls: :attr:`link_flits`
@@ -161,9 +171,12 @@ class Simulation:
         """The compiled loop from the current cycle to ``stop``; returns the cycle it stopped at."""
         s = self.stim
         ptr, rel = self.src_ptr, s.release
-        nxt = np.where(ptr < self.src_end, rel[np.minimum(ptr, rel.size - 1)] if rel.size else 0, 1 << 62)
+        if self.ni_cfg[0]:                  # the ingress queue's head, offered (kernel.ni_phase)
+            nxt = np.where((ptr < self.ni[:, 0]) & (ptr != self.ni[:, 1]), self.cycle, 1 << 62)
+        else:
+            nxt = np.where(ptr < self.src_end, rel[np.minimum(ptr, rel.size - 1)] if rel.size else 0, 1 << 62)
         src = Sources(ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, rel, self.accept_cycle,
-                      self.src_lane, nxt.astype(np.int64))
+                      self.src_lane, nxt.astype(np.int64), self.ni_cfg, self.ni, self.ni_bcast)
         out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.sent)
         return int(kernel.run_cycles(
             self.mode, self.cycle, stop, stop_when_drained, self.model.depth,

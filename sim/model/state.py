@@ -15,8 +15,9 @@ Fifos = namedtuple("Fifos", "first buf head count occupied stage trav eject ecou
 # rr, used per output; lock, cur_w per (o, VC); cur_out, cur_vc per FIFO; wt [v*P+o, j, word] (fair) or [1,1,1]
 Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 # per node + stimulus; next: per node the release cycle of its next flit (2**62: none), one compact array
-# that the source phase polls every cycle instead of the stimulus
-Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane next")
+# that the source phase polls every cycle instead of the stimulus; the AXI4-Stream interfaces' ingress
+# queues (kernel.ni_phase): nicfg [queue depth, 0: native ports], ni per node, bcast per flit
+Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane next nicfg ni bcast")
 # link_flits: flits sent per output in 16 bits, folded into int64 by Simulation.advance (SENT_SPAN)
 Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
 Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
