@@ -69,6 +69,19 @@ def frame_flits(src: int, tdest: int, beats, num_nodes: int, broadcast: bool = F
         [(0, int(j == len(beats) - 1), b) for j, b in enumerate(beats)]
 
 
+def ingress_flits(src: int, frames, num_nodes: int, broadcast: bool = False, fifo_depth: int = 4) -> list:
+    """What node ``src``'s interface writes into its router for ``frames`` ``[(tdest, beats), ...]``: each
+    frame's :func:`frame_flits`, but a broadcast frame of more than D - 1 beats (``fifo_depth`` D: a broadcast
+    packet fits a FIFO) gets :data:`DROP_DEST` in its header, and the router's source interface drops it."""
+    out = []
+    for tdest, beats in frames:
+        flits = frame_flits(src, tdest, beats, num_nodes, broadcast)
+        if network_dest(tdest, num_nodes, broadcast) == BROADCAST_DEST and len(beats) > fifo_depth - 1:
+            flits[0] = (1, 0, DROP_DEST | (int(src) << SRC_LSB))
+        out += flits
+    return out
+
+
 def frames_stimulus(num_nodes: int, data_width: int, frames, eject_ready=None, broadcast: bool = False):
     """A model :class:`~cubenoc.sim.model.stimulus.Stimulus` for AXI4-Stream frames ``[(src, tdest, [(release,
     tdata), ...]), ...]`` (per source in offer order; a beat's release is the first cycle ``tvalid`` showed it):

@@ -36,6 +36,8 @@ class Recorder:
         self.clk, self.n = dut.clk, num_nodes
         self.s = [[port("s", v, f) for f in ("tvalid", "tready", "tdata", "tlast", "tdest")] for v in range(num_nodes)]
         self.m = [[port("m", v, f) for f in ("tvalid", "tready", "tdata", "tlast", "tid")] for v in range(num_nodes)]
+        # the tready each interface sees, where a wrapper drives it (tb/axis_partners.py): bit v
+        self.ready_eff = getattr(dut, "ready_eff", None) if hasattr(dut, "ready_eff") else None
         self.cycles = 0
         self.offered: list[list[tuple]] = [[] for _ in range(num_nodes)]
         self.taken: list[tuple] = []
@@ -62,8 +64,9 @@ class Recorder:
                     held[v] = not int(ready.value)
                 else:
                     held[v] = False
+            eff = None if self.ready_eff is None else int(self.ready_eff.value)
             for v, (valid, ready, data, last, tid) in enumerate(self.m):
-                if int(ready.value):
+                if (int(ready.value) if eff is None else (eff >> v) & 1):
                     row |= 1 << v
                     if int(valid.value):
                         self.taken.append((t, v, int(data.value), int(last.value), int(tid.value)))
@@ -138,10 +141,13 @@ def check_against_model(rec: Recorder, spec_text: str, limit: int = 8) -> KitRep
                      np.array(lat, dtype=np.int64), res.counters, problems)
 
 
-def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = None) -> Path | None:
-    """Build the Verilog beside ``test_file`` (every ``*.v`` there) with ``sim`` (default ``$SIM``, else
-    Verilator) and run the cocotb tests of ``test_file``; raises if a test fails. Returns the waveform file
-    with ``waves`` (default ``$WAVES``), else None."""
+def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = None, *,
+            test_module: str | None = None, design: str | None = None) -> Path | None:
+    """Build the Verilog beside ``test_file`` (every ``<top>*.v`` there) with ``sim`` (default ``$SIM``, else
+    Verilator) and run the cocotb tests of ``test_file`` (or of the importable ``test_module``, e.g.
+    ``cubenoc.tb.axis_partners_bench``, with ``test_file`` naming the folder's top file; ``design``: the
+    generated network's top when ``top`` wraps it, every ``<design>*.v`` is built); raises if a test
+    fails. Returns the waveform file with ``waves`` (default ``$WAVES``), else None."""
     from cocotb_tools.runner import get_runner
 
     from .runner import BUILD_ARGS, cheap_cxx
@@ -151,7 +157,7 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
     if sim not in SIMULATORS:
         raise CubenocError(f"SIM must be one of {', '.join(SIMULATORS)}, got {sim!r}")
     waves = os.environ.get("WAVES", "") not in ("", "0") if waves is None else waves
-    sources = sorted(str(p) for p in here.glob(f"{top}*.v"))     # the top, its routers, its interface
+    sources = sorted(str(p) for p in here.glob(f"{design or top}*.v"))     # the top, its routers, its interface
     build = here / (f"sim_build_{sim}" + ("_waves" if waves else ""))
     runner = get_runner(sim)
     t0 = time.perf_counter()
@@ -170,7 +176,7 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
             raise CubenocError("Icarus Verilog is not installed: apt-get install iverilog")
         runner.build(sources=sources, hdl_toplevel=top, build_dir=str(build), waves=waves, timescale=("1ns", "1ps"))
     print(f"cubenoc kit: {sim} build {time.perf_counter() - t0:.1f} s ({build})", flush=True)
-    results = runner.test(test_module=test_file.stem, hdl_toplevel=top, hdl_toplevel_lang="verilog",
+    results = runner.test(test_module=test_module or test_file.stem, hdl_toplevel=top, hdl_toplevel_lang="verilog",
                           build_dir=str(build), test_dir=str(here), waves=waves)
     from cocotb_tools.runner import get_results
     total, failed = get_results(results)
