@@ -105,5 +105,5 @@ def write_testbench(gen, spec) -> Path:
     a = gen.network.axis
     path = gen.describe_json.parent / f"test_{gen.top}.py"
     path.write_text(testbench_text(gen.top, str(spec), a.num_nodes, axis_digits(a.num_nodes), a.payload_width // 8,
-                                   a.dest_width))
+                                   a.dest_width, a.broadcast, a.fifo_depth))
     return path

@@ -192,10 +192,11 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
     return path
 
 
-def testbench_text(top: str, spec_text: str, num_nodes: int, digits: int, data_bytes: int, dest_width: int) -> str:
+def testbench_text(top: str, spec_text: str, num_nodes: int, digits: int, data_bytes: int, dest_width: int,
+                   broadcast: bool = False, fifo_depth: int = 4) -> str:
     """The cocotb test ``generate --testbench`` writes beside the Verilog (``test_<top>.py``)."""
     return TESTBENCH.format(top=top, spec=spec_text, n=num_nodes, d=digits, nbytes=data_bytes,
-                            tdest_max=(1 << dest_width) - 1)
+                            tdest_max=(1 << dest_width) - 1, broadcast=bool(broadcast), depth_beats=fifo_depth - 1)
 
 
 TESTBENCH = '''"""cocotb test of {top} ({spec}), written by `cubenoc generate --testbench`.
@@ -209,8 +210,11 @@ with its source in tid, and the run must be the cycle-accurate model's, beat by 
     SIM=icarus pytest -s test_{top}.py   # Icarus Verilog
     WAVES=1 pytest -s test_{top}.py      # and write a waveform (its path is printed)
 
-FRAMES (per node, default 6), MAX_BEATS (default 4), SEED, PAUSE (sinks' tready low, default 0.2) and
-BAD_DEST (a fraction of frames to an absent node, default 0) change the traffic.
+FRAMES (per node, default 6), MAX_BEATS (default 4), SEED, PAUSE (sinks' tready low, default 0.2),
+BAD_DEST (a fraction of frames to an absent node, default 0) and, with broadcast routers, BCAST (a fraction
+of broadcast frames, tdest all ones, default 0.2) change the traffic. A broadcast copy arrives at every other
+node with tdest all ones; a broadcast frame of more than {depth_beats} beats is dropped whole and counted in
+the source's status dropped (docs/ip.md).
 """
 import logging
 import os
@@ -224,6 +228,7 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 from cubenoc.tb.axis_kit import Recorder, check_against_model, run_kit
 
 TOP, SPEC, NODES, DIGITS, BYTES, TDEST_MAX = "{top}", "{spec}", {n}, {d}, {nbytes}, {tdest_max}
+BROADCAST, BCAST_BEATS = {broadcast}, {depth_beats}      # broadcast routers; the longest broadcast frame
 
 
 @cocotb.test()
@@ -231,6 +236,7 @@ async def random_frames(dut):
     rng = random.Random(int(os.environ.get("SEED", "1")))
     frames, max_beats = int(os.environ.get("FRAMES", "6")), int(os.environ.get("MAX_BEATS", "4"))
     pause, bad = float(os.environ.get("PAUSE", "0.2")), float(os.environ.get("BAD_DEST", "0"))
+    bcast = float(os.environ.get("BCAST", "0.2")) if BROADCAST else 0.0
     if bad and TDEST_MAX < NODES:
         raise ValueError(f"BAD_DEST: every tdest of this network is a node (0..{{TDEST_MAX}})")
     Clock(dut.clk, 10, unit="ns").start()
@@ -248,21 +254,27 @@ async def random_frames(dut):
     dut.rst.value = 0
     rec = Recorder(dut, NODES, DIGITS)
     rec.start()
-    expect = [[] for _ in range(NODES)]
+    expect = [[] for _ in range(NODES)]        # (source, tdata, tdest) per receiver
     for _ in range(frames):
         for v in range(NODES):
-            dest = rng.randrange(NODES) if rng.random() >= bad else rng.randrange(NODES, TDEST_MAX + 1)
-            data = rng.randbytes(BYTES * rng.randint(1, max_beats))
+            r = rng.random()
+            dest = TDEST_MAX if r < bcast else rng.randrange(NODES) if r >= bcast + bad else \
+                rng.randrange(NODES, TDEST_MAX + (0 if BROADCAST else 1))
+            beats = rng.randint(1, max_beats)
+            data = rng.randbytes(BYTES * beats)
             await sources[v].send(AxiStreamFrame(data, tdest=dest))
             if dest < NODES:
-                expect[dest].append((v, data))
+                expect[dest].append((v, data, dest))
+            elif BROADCAST and dest == TDEST_MAX and beats <= BCAST_BEATS:    # a copy at every other node
+                for u in range(NODES):
+                    if u != v:
+                        expect[u].append((v, data, dest))
     for v, sink in enumerate(sinks):
         got = [await sink.recv() for _ in expect[v]]
-        mine = sorted((f.tid, bytes(f.tdata)) for f in got)
+        mine = sorted((f.tid, bytes(f.tdata), f.tdest) for f in got)
         assert mine == sorted(expect[v]), f"node {{v}} received other frames than were sent to it"
-        assert all(f.tdest == v for f in got)
         for src in range(NODES):               # the frames of one source arrive in the order sent
-            assert [bytes(f.tdata) for f in got if f.tid == src] == [d for s, d in expect[v] if s == src]
+            assert [bytes(f.tdata) for f in got if f.tid == src] == [d for s, d, _ in expect[v] if s == src]
     await ClockCycles(dut.clk, 8)
     rec.stop()
     report = check_against_model(rec, SPEC)

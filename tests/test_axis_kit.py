@@ -42,7 +42,8 @@ def test_axis_top_ports(tmp_path, capsys):
     ("enhanced:n=4,k=0", {}),
     ("pdn:set=0,1,3,9", {"BAD_DEST": "0.25"}),                  # 13 nodes: tdest 13..15 dropped and counted
     ("metacube:k=1,m=2", {"PAUSE": "0.5"}),
-], ids=["q4", "pdn13", "mc12"])
+    ("enhanced:n=3,k=1,broadcast=1", {"BCAST": "0.3", "MAX_BEATS": "6"}),   # copies with tdest all ones; > 3 beats dropped
+], ids=["q4", "pdn13", "mc12", "q3-broadcast"])
 def test_kit_passes_under_icarus(spec, env, tmp_path, monkeypatch, capsys):
     need_iverilog()
     top, test = generate_kit(spec, tmp_path)
