@@ -159,7 +159,8 @@ def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, titl
                                                 "for clock speed (docs/router.md)"),
         "broadcast": lambda: g.add_argument("--broadcast", action="store_true", default=None,
                                             help="routers fork broadcasts (dest 0xFFFF): Algorithm B/D "
-                                                 "(hypercube/enhanced), Sec. 4.2 (metacube), Algorithm 3 (pdn)"),
+                                                 "(hypercube/enhanced), Algorithm 3 (pdn); not metacube, whose "
+                                                 "broadcast needs VCs (docs/router.md)"),
         "faults": lambda: g.add_argument("--faults", action="store_true", default=None,
                                          help="link_fault/node_fault inputs and discarded counters (run-time "
                                               "faults); always on with a run-time selection"),

@@ -245,6 +245,9 @@ class NetworkSpec:
         if f == "metacube":
             require_int(self.get("k"), "k (class bits)", 1, 4)
             require_int(self.get("m"), "m (cluster dimension)", 1)
+            if self.get("broadcast"):
+                from .broadcast.metacube import router_broadcast_refusal
+                raise CubenocError(router_broadcast_refusal(str(self)))
         if f == "pdn":
             given = [k for k in ("set", "delta", "product") if dict(self.params).get(k) is not None]
             if len(given) != 1:

@@ -86,6 +86,11 @@ class RouterConfig:
     def check(self, routing) -> "RouterConfig":
         """The rules that need the routing function (a run-time selection is adaptive; one-VC options)."""
         self._refuse(_features(self, routing))
+        if self.has_broadcast and routing.num_vcs != 1:
+            from .topology.metacube import Metacube
+            if isinstance(routing.topology, Metacube):      # the catalog's metacube routing: say why and what else
+                from .broadcast.metacube import router_broadcast_refusal
+                raise CubenocError(router_broadcast_refusal(f"{routing.topology!r} with {routing.name} routing"))
         for feature, name in ((self.queues == "voq", "per-output queues (--queues voq)"),
                               (self.pipeline, "the pipelined router (--pipeline)"),
                               (self.has_broadcast, "broadcast")):

@@ -13,6 +13,12 @@ from cubenoc.cli import main
 
 LIMIT_S = 10
 
+#: the metacube broadcast refusal's words: why, and what to use instead
+MCB = "the routers do not fork the metacube broadcast: its Sec. 4.2 tree and the class-path routing go round " \
+      "the class cycle, which needs 2 or more virtual channels"
+MCB_INSTEAD = "leave out broadcast (the metacube's unicast routers reach every node: send one packet per " \
+              "destination) or broadcast on a hypercube, enhanced or pdn network"
+
 #: (command line, words the one error line must contain); {tmp} is a fresh folder
 CASES = [
     # tracebacks
@@ -52,6 +58,17 @@ CASES = [
     ("simulate q4 --traffic uniform --g 3", "--g"),
     ("prove q4 --network q4", "not both"),
     ("bench latency q4 --network q4", "not both"),
+    # metacube broadcast: refused with the reason and what to use instead (docs/router.md "Broadcast and
+    # multicast"), as a spec key and as the flag, in every command that takes a spec
+    ("generate metacube:k=1,m=2,broadcast=1 -o {tmp}/out", MCB),
+    ("generate metacube --k 1 --m 2 --broadcast -o {tmp}/out", MCB),
+    ("simulate metacube:k=1,m=2,broadcast=1", MCB),
+    ("build --board icebreaker metacube:k=1,m=2,broadcast=1", MCB),
+    ("build --board icebreaker --network metacube:k=1,m=2,broadcast=1 --estimate-only", MCB),
+    ("prove metacube:k=1,m=1,broadcast=1 --work-dir {tmp}/prove", MCB),
+    ("prove --family metacube --broadcast --work-dir {tmp}/prove", MCB),
+    ("synth-report metacube:k=1,m=2,broadcast=1 --no-pnr", MCB),
+    ("demo metacube:k=1,m=2,broadcast=1 --build-dir {tmp}/build", MCB),
 ]
 
 
@@ -81,6 +98,9 @@ def test_bad_input_is_one_line_exit_2_within_10_s(line, words, tmp_path, capsys,
     assert len(err) == 1, err
     assert re.match(r"cubenoc( [\w-]+)*: error: ", err[0]), err[0]
     assert words in err[0], err[0]
+    if words == MCB:
+        written = [f for f in tmp_path.rglob("*") if f.is_file()]        # (prove makes its --work-dir first)
+        assert MCB_INSTEAD in err[0] and not written, (err[0], written)
     assert seconds < LIMIT_S
 
 

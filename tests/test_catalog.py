@@ -145,3 +145,29 @@ def test_docs_list_every_key_and_preset():
 def test_short_label_is_the_papers_name(spec, short):
     """What synth-report and prove print for --family/--size networks (docs/performance.md's tables)."""
     assert NetworkSpec.parse(spec).short_label() == short
+
+
+def test_metacube_broadcast_is_refused_with_its_reason():
+    """A metacube spec with broadcast is refused at the spec, in one line (every command parses the spec
+    first); the reason holds: the catalog's metacube routing needs 2+ VCs, the broadcast routers have one, and
+    in one VC even the Sec. 4.2 tree alone has a cycle of channel dependencies (the class cycle)."""
+    from cubenoc.sim.broadcast.metacube import MetacubeBroadcast
+    from cubenoc.sim.deadlock import check_broadcast_deadlock
+    from cubenoc.sim.router_config import RouterConfig
+    for text in ("metacube:k=1,m=2,broadcast=1", "metacube:k=1,m=1,shortest=1,broadcast=1"):
+        with pytest.raises(CubenocError) as exc:
+            NetworkSpec.parse(text)
+        msg = str(exc.value)
+        assert "do not fork the metacube broadcast" in msg and "hypercube, enhanced or pdn" in msg and "\n" not in msg
+    with pytest.raises(CubenocError, match="do not fork the metacube broadcast"):
+        NetworkSpec.parse("metacube:k=2,m=1").replace(broadcast=True)
+    assert NetworkSpec.parse("metacube:k=1,m=2,broadcast=0").broadcast is False
+    NetworkSpec.parse("enhanced:n=4,k=0,broadcast=1")          # the other families still take it
+    for k, m in ((1, 1), (1, 2), (2, 1)):
+        topo, routing = NetworkSpec.parse(f"metacube:k={k},m={m}").build("rtl")
+        assert routing.num_vcs >= 2
+        with pytest.raises(CubenocError, match="do not fork the metacube broadcast"):
+            RouterConfig(broadcast=True).check(routing)        # the API path (prove --broadcast) says the same
+        one_vc = MetacubeRouting(topo, vcs=False)
+        RouterConfig(broadcast=True).check(one_vc)            # the experiments' one-VC routing is still taken
+        assert not check_broadcast_deadlock(one_vc, MetacubeBroadcast(topo), pairs=[]).deadlock_free

@@ -163,5 +163,5 @@ def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
     if isinstance(topology, ProductPDN):
         from .pdn import ProductPDNBroadcast
         return ProductPDNBroadcast(topology)
-    raise CubenocError(f"no broadcast algorithm for {topology!r} (hypercube, enhanced, metacube, basic PDN "
-                       "and product PDN networks have one)")
+    raise CubenocError(f"no broadcast algorithm for {topology!r}: broadcast routers are built for hypercube, "
+                       "enhanced, basic PDN and product PDN networks (metacube's needs VCs: docs/router.md)")

@@ -171,6 +171,20 @@ class MetacubeBroadcast(BroadcastAlgorithm):
         return theorem3_steps(self.k, self.m)
 
 
+def router_broadcast_refusal(network: str) -> str:
+    """Why the routers do not fork the metacube broadcast, and what to use instead: the one line every
+    command prints for a metacube spec with ``broadcast=1`` (``--broadcast``), and :meth:`RouterConfig.check
+    <cubenoc.sim.router_config.RouterConfig.check>` for the catalog's routing (docs/router.md "Broadcast and
+    multicast"). The broadcast routers have one VC; in one VC both this tree (a copy crosses to the next
+    class, fills its cluster, crosses again ... round the class cycle) and the class-path unicast routing
+    have a cycle of channel dependencies (``check_broadcast_deadlock`` / ``check_deadlock``), and the
+    catalog's routing needs 2 or more VCs."""
+    return (f"{network}: the routers do not fork the metacube broadcast: its Sec. 4.2 tree and the class-path "
+            "routing go round the class cycle, which needs 2 or more virtual channels to be deadlock-free, and "
+            "broadcast routers have one; leave out broadcast (the metacube's unicast routers reach every node: "
+            "send one packet per destination) or broadcast on a hypercube, enhanced or pdn network")
+
+
 def _prev_power(c: int, i: int, k: int) -> int:
     """``p^i(c)``: i steps back along the Gray cycle of classes."""
     for _ in range(i):
