@@ -189,11 +189,19 @@ def _axis_markdown(d: dict, lines: list[str]) -> str:
     if "faults" in p:
         lines += [f"| `link_fault{{vv}}` | in | {p['faults']['link_fault']} (bit p: port p) |",
                   "| `node_fault{vv}` | in | 1 |", f"| `discarded{{vv}}` | out | {COUNTER_WIDTH} |"]
+    bc = d.get("broadcast")
     lines += ["", "One AXI4-Stream frame is one packet: `tdest` is the destination node (out of range: the frame is "
-              "dropped and counted in `dropped`" + ("; all ones: a broadcast" if d.get("broadcast") else "") +
-              "), `tid` the source; every beat of `tdata` is delivered. The network interface "
+              "dropped and counted in `dropped`" + ("; all ones: a broadcast" if bc else "") +
+              "), `tid` the source" + ("; a broadcast copy arrives with `tdest` all ones" if bc else "") +
+              "; every beat of `tdata` is delivered. `m_axis_tvalid` never waits for `m_axis_tready`; "
+              "`s_axis_tready` never depends on `s_axis_tvalid`. The network interface "
               f"(`{p['ni_module']}`, one per node) sends a header flit before each frame: a frame of L beats is "
-              "L + 1 flits (docs/ip.md).", ""]
+              "L + 1 flits (docs/ip.md)."]
+    if bc:
+        lines += ["", f"**Limit**: a broadcast frame has at most {d['fifo_depth'] - 1} beats (the FIFO depth "
+                  f"{d['fifo_depth']} less the header); a longer one is dropped whole at its source node and "
+                  "counted in `dropped` (docs/ip.md \"Limits\")."]
+    lines.append("")
     return "\n".join(lines) + "\n"
 
 

@@ -86,3 +86,12 @@ def test_random_traffic_of_every_kind(sim, seed, tmp_path, monkeypatch, capsys):
             frames.append([v, tdest, rng.randint(1, 16)])
     sinks = [rng.choice(["always", "random", "follow"]) for _ in range(8)]
     run_partners(tmp_path, monkeypatch, Q3B, sim, sinks, frames, chain=[4, 2, 6], after=[5, 1, 3], seed=seed)
+
+
+@pytest.mark.parametrize("depth,beats", [(4, 3), (8, 7)])
+def test_generated_md_states_the_broadcast_limit(depth, beats, tmp_path, capsys):
+    from cubenoc.cli import main
+    assert main(["generate", f"enhanced:n=3,k=1,broadcast=1,depth={depth}", "--interface", "axis", "-o",
+                 str(tmp_path), "--quiet"]) == 0
+    md = next(tmp_path.glob("*.md")).read_text()
+    assert f"a broadcast frame has at most {beats} beats" in md and "tdest` all ones" in md
