@@ -164,14 +164,31 @@ class AxisNetworkInterface(wiring.Component):
         return storing_next & (ahead_next == 0)
 
     def egress(self, m):
+        """A 2-entry queue of beats written straight from ``local_out`` (per-entry enables, no logic after the
+        router's crossbar but the enables); ``local_out.ready`` = a free entry or a header, from registers."""
         p, o, lo = self.params, self.m_axis, self.local_out
-        expect_header = Signal(init=1)          # the next flit out is a frame's header
-        tid, copy = Signal(p.node_width), Signal()
-        m.d.comb += [lo.ready.eq(o.tready | expect_header), o.tvalid.eq(lo.valid & ~expect_header),
-                     o.tdata.eq(lo.payload.data), o.tlast.eq(lo.payload.tail), o.tid.eq(tid),
-                     o.tdest.eq(Mux(copy, (1 << p.dest_width) - 1, self.node_id) if p.broadcast else self.node_id)]
+        W = p.payload_width
+        expect_header = Signal(init=1)          # the next flit out is a frame's header: the last one was a tail
+        tid, dest = Signal(p.node_width), Signal(DEST_WIDTH)      # the current frame's header
+        data = [Signal(W, name=f"out_data_{i}") for i in range(2)]
+        last, copy = Signal(2, name="out_last"), Signal(2, name="out_copy")
+        ids = [Signal(p.node_width, name=f"out_tid_{i}") for i in range(2)]
+        count, wp, rp = Signal(range(3)), Signal(), Signal()
+        taken = lo.valid & lo.ready
+        push = taken & ~expect_header
+        pop = o.tvalid & o.tready
+        m.d.comb += lo.ready.eq((count != 2) | expect_header)
+        with m.If(taken):
+            m.d.sync += expect_header.eq(lo.payload.tail)
         with m.If(lo.valid & expect_header):
-            m.d.sync += [expect_header.eq(0), tid.eq(lo.payload.data[SRC_LSB:SRC_LSB + p.node_width]),
-                         copy.eq(lo.payload.data[:DEST_WIDTH] == BROADCAST_DEST)]
-        with m.If(lo.valid & o.tready & ~expect_header & lo.payload.tail):
-            m.d.sync += expect_header.eq(1)
+            m.d.sync += [tid.eq(lo.payload.data[SRC_LSB:SRC_LSB + p.node_width]), dest.eq(lo.payload.data[:DEST_WIDTH])]
+        for i in range(2):
+            with m.If(push & (wp == i)):
+                m.d.sync += [data[i].eq(lo.payload.data), last[i].eq(lo.payload.tail), ids[i].eq(tid),
+                             copy[i].eq(dest == BROADCAST_DEST)]
+        m.d.sync += [count.eq(count + push - pop), wp.eq(wp ^ push), rp.eq(rp ^ pop)]
+        mine = self.node_id
+        if p.broadcast:
+            mine = Mux(copy.bit_select(rp, 1), (1 << p.dest_width) - 1, self.node_id)
+        m.d.comb += [o.tvalid.eq(count != 0), o.tdata.eq(Mux(rp, data[1], data[0])), o.tlast.eq(last.bit_select(rp, 1)),
+                     o.tid.eq(Mux(rp, ids[1], ids[0])), o.tdest.eq(mine)]

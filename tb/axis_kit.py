@@ -113,12 +113,10 @@ def check_against_model(rec: Recorder, spec_text: str, limit: int = 8) -> KitRep
     ready = np.array([[(row >> v) & 1 for v in range(n)] for row in rec.ready], dtype=np.uint8).reshape(-1, n)
     stim = frames_stimulus(n, config.payload_width, frames, ready, bc)
     res = NetworkModel(topo, routing, config).run(stim, cycles=rec.cycles)
-    want, tid = [], [0] * n
+    want = []                                  # the beats the users take (the model's trace: no headers)
     for c, v, f in zip(res.tr_cycle.tolist(), res.tr_node.tolist(), res.tr_flit.tolist()):
-        if stim.head[f]:                       # the header: the interface takes it into tid
-            tid[v] = header_source(int(stim.data[f]), n)
-        else:
-            want.append((c, v, int(stim.data[f]), int(stim.tail[f]), tid[v]))
+        header = int(stim.pkt_first[stim.packet[f]])          # its frame's header: the source in tid
+        want.append((c, v, int(stim.data[f]), int(stim.tail[f]), header_source(int(stim.data[header]), n)))
     got = sorted(rec.taken)
     names = ("cycle", "node", "tdata", "tlast", "tid")
     for i, (w, g) in enumerate(zip(want, got)):

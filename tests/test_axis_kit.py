@@ -74,8 +74,8 @@ class _Recorded:
     """What the kit's Recorder holds, written by hand: Q(1) (two nodes), one 1-beat frame 0 -> 1 offered at
     cycle 0, every sink ready. Timeline (docs/ip.md "How it works", docs/architecture.md, one hop): the header
     enters node 0's ingress queue at cycle 0 and its beat at 1; each is written into the local FIFO the cycle
-    after (1, 2); the header crosses the link at 2 and is taken into tid at 3 at node 1; the beat is delivered
-    at 4."""
+    after (1, 2); the header crosses the link at 2 and is taken into tid at 3 at node 1; the beat leaves
+    node 1's router into the egress queue at 4 and is delivered at 5."""
 
     def __init__(self, deliver_at: int):
         self.cycles = 8
@@ -85,10 +85,10 @@ class _Recorded:
 
 
 def test_kit_model_check_names_a_late_beat():
-    ok = check_against_model(_Recorded(4), "hypercube:n=1,interface=axis")
-    assert not ok.problems and ok.latency.tolist() == [4] and ok.frames == 1 and ok.beats == 1
-    late = check_against_model(_Recorded(5), "hypercube:n=1,interface=axis")
-    assert late.problems and "cycle 4" in late.problems[0] and "cycle 5" in late.problems[0]
+    ok = check_against_model(_Recorded(5), "hypercube:n=1,interface=axis")
+    assert not ok.problems and ok.latency.tolist() == [5] and ok.frames == 1 and ok.beats == 1
+    late = check_against_model(_Recorded(6), "hypercube:n=1,interface=axis")
+    assert late.problems and "cycle 5" in late.problems[0] and "cycle 6" in late.problems[0]
     assert np.array_equal(late.status[:, 1], [0, 1])          # the model's ejected counter: one packet at node 1
 
 

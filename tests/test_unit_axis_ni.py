@@ -3,8 +3,8 @@
 broadcast), tvalid gaps and the ready patterns. Ingress: exactly the header flit and the beats of every
 frame reach the router, each offer held until taken, ``tready`` the same whatever ``tvalid``, a broadcast
 header offered only once its frame's tlast is in. Egress: every beat with the source in tid, this node (or
-all ones for a broadcast copy) in tdest, a header taken whatever ``tready``, ``tvalid`` the same whatever
-``tready``."""
+all ones for a broadcast copy) in tdest, held until taken; a header taken at once; ``tvalid`` and the
+router's ``ready`` the same whatever ``tready``."""
 from __future__ import annotations
 
 import pytest
@@ -91,24 +91,30 @@ def test_egress_takes_the_header_into_tid(node, broadcast, frames, valid_bits, r
 
     async def bench(ctx):
         ctx.set(dut.node_id, node)
-        got, cur, i, offering = [], [], 0, False
-        for t in range(4 * len(flits) + 2 * len(valid_bits)):
-            if i == len(flits):
+        got, cur, i, offering, held = [], [], 0, False, None
+        for t in range(6 * len(flits) + 2 * len(valid_bits) + 8):
+            if i == len(flits) and len(got) == len(want):
                 break
-            offering = offering or valid_bits[t % len(valid_bits)] or t >= len(valid_bits)
+            offering = i < len(flits) and (offering or valid_bits[t % len(valid_bits)] or t >= len(valid_bits))
             ready = ready_bits[t % len(ready_bits)] or t >= 2 * len(ready_bits)
-            head, tail, data = flits[i]
+            head, tail, data = flits[i] if i < len(flits) else (0, 0, 0)
             ctx.set(dut.local_out.valid, offering)
             ctx.set(dut.local_out.payload, {"head": head, "tail": tail, "data": data})
             ctx.set(dut.m_axis.tready, 1 - ready)
-            valid_other = ctx.get(dut.m_axis.tvalid)
+            other = (ctx.get(dut.m_axis.tvalid), ctx.get(dut.local_out.ready))
             ctx.set(dut.m_axis.tready, ready)
-            assert ctx.get(dut.m_axis.tvalid) == valid_other, "tvalid depends on tready"
-            assert ctx.get(dut.local_out.ready) == (ready or head)          # a header never waits
-            assert ctx.get(dut.m_axis.tvalid) == (offering and not head)
+            assert (ctx.get(dut.m_axis.tvalid), ctx.get(dut.local_out.ready)) == other, \
+                "tvalid or the router's ready depends on tready"
+            if offering and head:
+                assert ctx.get(dut.local_out.ready), "a header waits"
+            beat = (ctx.get(dut.m_axis.tid), ctx.get(dut.m_axis.tdata), ctx.get(dut.m_axis.tdest),
+                    ctx.get(dut.m_axis.tlast))
+            if held is not None:                 # the hold rule on m_axis
+                assert ctx.get(dut.m_axis.tvalid) and beat == held, f"cycle {t}"
+            held = beat if ctx.get(dut.m_axis.tvalid) and not ready else None
             if ctx.get(dut.m_axis.tvalid) and ready:
-                cur.append((ctx.get(dut.m_axis.tid), ctx.get(dut.m_axis.tdata), ctx.get(dut.m_axis.tdest)))
-                if ctx.get(dut.m_axis.tlast):
+                cur.append(beat[:3])
+                if beat[3]:
                     assert len({(s, d) for s, _, d in cur}) == 1
                     got.append((cur[0][0], [x for _, x, _ in cur], cur[0][2]))
                     cur = []

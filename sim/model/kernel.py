@@ -18,7 +18,8 @@ from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_M
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
 UNICAST, ADAPTIVE, BCAST, VOQ, PIPE = 0, 1, 2, 3, 4            # run_cycles modes (PIPE: sim/model/pipeline.py)
-AXIS = 4                                                       # out.scal[AXIS]: the AXI4-Stream interface
+AXIS, AXQ = 4, 5                                               # out.scal: the AXI4-Stream interface; beats in its egress queues
+AXQ_DEPTH = 2                                                  # entries of an egress queue (rtl/axis_ni.py)
 EJECT_DEPTH = 2                                                # PIPE: the local output's buffer
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 WORD = 62                                                      # request bits per word (int64, no sign bit)
@@ -164,12 +165,32 @@ def clock_edge(mode, fifo, q, nd, ne, per_node):
 
 @phase
 def eject_taken(t, v, w, out):
-    """The user takes word ``w`` at node v's local output this cycle: its ``eject_ready`` (cycles past the
-    array: ready); with the AXI4-Stream interface (``out.scal[AXIS]``) a head, the frame's header, always
-    (rtl/axis_ni.py, egress)."""
-    if out.scal[AXIS] and w & HEAD_MASK:
-        return True
+    """Node v's local output takes word ``w`` this cycle: the user's ``eject_ready`` (cycles past the array:
+    ready); with the AXI4-Stream interface (``out.scal[AXIS]``; rtl/axis_ni.py, egress) a head (the frame's
+    header) always, a beat when the egress queue had a free entry at the start of the cycle."""
+    if out.scal[AXIS]:
+        return (w & HEAD_MASK) != 0 or out.axroom[v] != 0
     return (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
+
+
+@phase
+def axis_egress(t, out, n):
+    """The AXI4-Stream interfaces' egress queues (2 entries of beats), at the start of the cycle: the room
+    the routers see this cycle, and the beat the user takes (``eject_ready``): trace entry n; returns n."""
+    q, cnt, room, scal = out.axq, out.axn, out.axroom, out.scal
+    for v in range(cnt.shape[0]):
+        c = cnt[v]
+        room[v] = c < AXQ_DEPTH
+        if c and (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1):
+            w = q[v, 0]
+            f = w >> FLIT_SHIFT
+            out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
+            out.eject_cycle[f] = t
+            n += 1
+            q[v, 0] = q[v, 1]
+            cnt[v] = c - 1
+            scal[AXQ] -= 1
+    return n
 
 
 @phase
@@ -203,7 +224,18 @@ def ni_phase(t, src, K, D):
 
 @phase
 def eject_record(t, v, w, out, n):
-    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1."""
+    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1.
+    With the AXI4-Stream interface the router hands it to the egress queue (:func:`axis_egress` records it
+    when the user takes it; a header stays in the interface); returns n."""
+    if out.scal[AXIS]:
+        out.counters[v, EJECTED] += (w >> TAIL) & 1
+        if not w & HEAD_MASK:
+            out.axq[v, out.axn[v]] = w
+            out.axn[v] += 1
+            out.scal[AXQ] += 1
+        else:
+            out.eject_cycle[w >> FLIT_SHIFT] = t
+        return n
     f = w >> FLIT_SHIFT
     out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
     out.eject_cycle[f] = t
@@ -552,9 +584,11 @@ def cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src
             for k in range(nfault.shape[0]):
                 nfault[k] = ad.f_node[scal[3], k]
             scal[3] += 1
-        if stop_when_drained and inflight == 0 and pending == 0:
+        if stop_when_drained and inflight == 0 and pending == 0 and scal[AXQ] == 0:
             break
         nd = ne = 0
+        if scal[AXIS]:                                 # the AXI4-Stream interfaces' egress queues
+            ntr = axis_egress(t, out, ntr)
         if pending > 0:
             taken, ne = source_phase(mode, t, P, V, depth, tab, nfault, fifo.count, src, out.counters, q)
             pending -= taken

@@ -112,7 +112,9 @@ class Simulation:
         self.eject_cycle = np.full(F, -1, dtype=np.int64)
         self.trace = tuple(_zeros(self.trace_size()) for _ in range(4))   # cycle, node, flit, head|tail
         axis = getattr(model.config, "interface", "native") == "axis"
-        self.scal = np.array([0, 0, F, 0, int(axis)], dtype=np.int64)
+        self.scal = np.array([0, 0, F, 0, int(axis), 0], dtype=np.int64)
+        self.axq = _zeros(N if axis else 1, kernel.AXQ_DEPTH)      # the egress queues (kernel.axis_egress)
+        self.axn, self.axroom = _zeros(N if axis else 1), _zeros(N if axis else 1)
         # the AXI4-Stream interfaces' ingress queues (kernel.ni_phase; rtl/axis_ni.py): queue depth, and per
         # node the next flit to enter, the stored broadcast header, its beats, the head at the cycle's start
         bcast = model.broadcast is not None
@@ -143,7 +145,7 @@ class Simulation:
 
     @property
     def drained(self) -> bool:
-        return bool(self.scal[0] == 0 and self.scal[2] == 0)
+        return bool(self.scal[0] == 0 and self.scal[2] == 0 and self.scal[5] == 0)
 
     @property
     def in_flight(self) -> int:
@@ -177,7 +179,8 @@ class Simulation:
             nxt = np.where(ptr < self.src_end, rel[np.minimum(ptr, rel.size - 1)] if rel.size else 0, 1 << 62)
         src = Sources(ptr, self.src_end, self.src_state, s.head, s.tail, self.s_fields, rel, self.accept_cycle,
                       self.src_lane, nxt.astype(np.int64), self.ni_cfg, self.ni, self.ni_bcast)
-        out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.sent)
+        out = Outputs(self.eject_ready, self.counters, self.eject_cycle, *self.trace, self.scal, self.sent,
+                      self.axq, self.axn, self.axroom)
         return int(kernel.run_cycles(
             self.mode, self.cycle, stop, stop_when_drained, self.model.depth,
             self.model.tables.max_ports, self.num_vcs, self.tab, self.fifo, self.arb, src, out, self.ad, self.bc))

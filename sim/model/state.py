@@ -19,6 +19,8 @@ Arbiters = namedtuple("Arbiters", "rr lock cur_out cur_vc wt used cur_w")
 # queues (kernel.ni_phase): nicfg [queue depth, 0: native ports], ni per node, bcast per flit
 Sources = namedtuple("Sources", "ptr end state head tail fields release accept lane next nicfg ni bcast")
 # link_flits: flits sent per output in 16 bits, folded into int64 by Simulation.advance (SENT_SPAN)
-Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits")
+# axq, axn, axroom: the AXI4-Stream interfaces' egress queues (kernel.axis_egress): words, count, room per node
+Outputs = namedtuple("Outputs", "eject_ready counters eject_cycle tr_cycle tr_node tr_flit tr_ht scal link_flits "
+                                "axq axn axroom")
 Adaptive = namedtuple("Adaptive", "selection route2 vc2 disc use fault nfault f_cyc f_out f_node")
 Broadcast = namedtuple("Broadcast", "mask tag origin held done bmode brr stall")  # fork tables; per input; per router
