@@ -16,10 +16,10 @@ it in ``dropped`` (docs/router.md "Source interface").
 
 Egress: a header flit is taken at once, whatever ``m_axis.tready`` (``expect_header``: the next flit out is
 a header; its source goes to the ``tid`` register, its destination says whether the frame is a broadcast
-copy); every other flit is a beat with ``tvalid`` = ``local_out.valid`` and ``local_out.ready`` =
-``tready``, ``tlast`` = ``tail``, ``tdest`` = this node, or all ones for a broadcast copy. ``tvalid``
-never waits for ``tready``: the router's ``local_out.valid`` does not depend on its ``ready``
-(``cubenoc prove`` checks both).
+copy); every other flit is a beat, written straight from ``local_out`` into a 2-entry queue with its
+``tid`` and broadcast bit. ``local_out.ready`` is "a free entry, or a header" (registers only);
+``m_axis`` shows the oldest entry, ``tvalid`` = not empty, ``tlast`` = ``tail``, ``tdest`` = this node or
+all ones for a broadcast copy. ``tvalid`` never waits for, nor depends on, ``tready``.
 """
 from __future__ import annotations
 
