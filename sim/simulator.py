@@ -60,6 +60,10 @@ def build_network(spec) -> tuple:
     ns = NetworkSpec.parse(spec)
     if ns.broadcast:
         raise CubenocError(f"{ns}: the simulator's traffic is unicast; broadcast=1 is for generate and build")
+    if ns.router_fields().get("interface") == "axis":
+        raise CubenocError(f"{ns}: simulate models the routers' native ports; leave out interface=axis (the AXI4-Stream "
+                           "interface adds a header flit and three cycles per frame, docs/ip.md; its cycle-accurate "
+                           "check is the kit of generate --interface axis --testbench)")
     topo, routing = ns.build("model")
     return topo, routing, ns.label(topo)
 

@@ -69,6 +69,7 @@ CASES = [
     ("prove --family metacube --broadcast --work-dir {tmp}/prove", MCB),
     ("synth-report metacube:k=1,m=2,broadcast=1 --no-pnr", MCB),
     ("demo metacube:k=1,m=2,broadcast=1 --build-dir {tmp}/build", MCB),
+    ("simulate enhanced:n=3,k=0,interface=axis --rate 0.1", "native ports; leave out interface=axis"),
 ]
 
 

@@ -152,6 +152,8 @@ class StreamRun:
         self.sim = model.start(packets_to_stimulus(N, [], [], [], []))
         if self.sim.mode == kernel.BCAST:     # a flit ejects at many nodes (one trace entry per flit here)
             raise CubenocError("streamed runs are built for unicast routers (not broadcast)")
+        if self.sim.scal[kernel.AXIS]:        # its traffic is packets of flits, not AXI4-Stream frames
+            raise CubenocError("streamed runs model the routers' native ports (not interface=axis)")
         self.W0, self.W1 = window
         self.hist = np.zeros(256, dtype=np.int64)     # latency histogram of measured packets
         self.net_sum = self.delivered = self.created = self.created_flits = self.ejected = 0
