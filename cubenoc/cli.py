@@ -180,7 +180,14 @@ def _apply_config(parser, argv: list[str]) -> None:
     for p in full._commands.values():
         for q in [p, *getattr(p, "_bench_parsers", {}).values()]:
             every |= set(config._options(q))
-    target.set_defaults(**config.apply(path, command, target, every))
+    defaults = config.apply(path, command, target, every)
+    given = {a.dest for a in target._actions for o in a.option_strings
+             if any(x == o or x.startswith(o + "=") for x in argv)}
+    for group in config.ALTERNATIVES:             # the command line's choice replaces the file's whole group
+        if given & set(group):
+            for dest in set(group) - given:
+                defaults.pop(dest, None)
+    target.set_defaults(**defaults)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,9 @@ from .errors import CubenocError
 
 SHARED = ("router", "traffic", "run", "output")
 COMMAND_TABLES = ("simulate", "generate", "bench", "synth-report")
+#: options that stand for one another: one of them on the command line replaces the file's others (a file's
+#: ``sweep`` does not outlive ``--rate 0.3``)
+ALTERNATIVES = (("rate", "sweep", "trace"),)
 
 
 def examples() -> Path:

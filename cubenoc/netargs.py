@@ -212,7 +212,11 @@ def router_config(args, spec=None, base=None, routing=None, only: tuple | None =
     for dest, name in ROUTER_FLAGS.items():
         v = getattr(args, dest, None) if only is None or dest in only else None
         if v is not None:
-            changes[name] = field_value(dest, v)
+            v = field_value(dest, v)
+            if name in changes and changes[name] != v:       # docs/config.md "Precedence"
+                raise CubenocError(f"the network {spec} sets {name} = {changes[name]!r} and the flag "
+                                   f"--{dest.replace('_', '-')} asks for {v!r}: give one of them")
+            changes[name] = v
     return with_options(base or RouterConfig(), changes, routing)
 
 

@@ -118,8 +118,10 @@ def run(args) -> int:
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
                       router=router_config(args)).check()
+    from cubenoc.sim.catalog import NetworkSpec
     from cubenoc.sim.traffic import make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
+        router_config(args, NetworkSpec.parse(s))          # a spec key and a flag that disagree
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,36 @@ def test_a_missing_config_names_the_installed_examples(tmp_path, monkeypatch, ca
     assert main(["simulate", "--config", "no-such-example"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "compare" in err[0] and "generate" in err[0]
+
+
+def test_rate_on_the_command_line_replaces_the_files_sweep(tmp_path, capsys):
+    """docs/config.md "Precedence": --rate replaces the file's sweep (the options that stand for one another)."""
+    from cubenoc.cli import main
+    cfg = tmp_path / "sw.toml"
+    cfg.write_text('[traffic]\nsweep = "0.1:0.3:0.1"\n[simulate]\nwarmup = 100\nmeasure = 300\ndrain = 300\n')
+    assert main(["simulate", "q4", "--config", str(cfg), "--rate", "0.3", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["offered"] for r in rows] == [0.3]
+    assert main(["simulate", "q4", "--config", str(cfg), "--json"]) == 0       # the file's sweep without a flag
+    assert len(json.loads(capsys.readouterr().out)) == 3
+
+
+@pytest.mark.parametrize("command", [
+    ["generate", "enhanced:n=3,k=0,depth=2", "--depth", "8", "-o", "{tmp}"],
+    ["simulate", "enhanced:n=3,k=0,depth=2", "--depth", "8"],
+    ["synth-report", "enhanced:n=3,k=0,depth=2", "--depth", "8", "--list"],
+    ["generate", "enhanced:n=3,k=0,loopback=0", "--loopback", "-o", "{tmp}"],
+    ["simulate", "enhanced:n=3,k=0,arbitration=fair", "--arbitration", "round-robin"],
+])
+def test_a_spec_key_and_a_flag_that_disagree_are_refused(command, tmp_path, capsys):
+    from cubenoc.cli import main
+    assert main([c.replace("{tmp}", str(tmp_path)) for c in command]) == 2
+    err = capsys.readouterr().err
+    assert "give one of them" in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.glob("*.v"))
+
+
+def test_a_spec_key_and_the_same_flag_agree(tmp_path, capsys):
+    from cubenoc.cli import main
+    assert main(["generate", "enhanced:n=3,k=0,depth=2", "--depth", "2", "-o", str(tmp_path), "--quiet"]) == 0
+    assert json.loads(next(tmp_path.glob("*.json")).read_text())["fifo_depth"] == 2
