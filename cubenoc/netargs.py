@@ -167,10 +167,10 @@ def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, titl
         "arbitration": lambda: g.add_argument("--arbitration", choices=("round-robin", "fair"), default=None,
                                               help="output arbiters: round-robin (default) or fair (weighted by the "
                                                    "sources behind each input; docs/router.md \"Arbitration\")"),
-        "fifo_memory": lambda: g.add_argument("--fifo-memory", action=argparse.BooleanOptionalAction, default=None,
+        "fifo_memory": lambda: g.add_argument("--fifo-memory", action=_OnceBool, default=None,
                                               help="FIFO storage behind the head register as memory arrays, which "
                                                    "FPGA tools map to distributed RAM (docs/router.md \"Input FIFO\")"),
-        "loopback": lambda: g.add_argument("--loopback", action=argparse.BooleanOptionalAction, default=None,
+        "loopback": lambda: g.add_argument("--loopback", action=_OnceBool, default=None,
                                            help="the local->local turn; without it a packet addressed to its own "
                                                 "node is dropped at its source and counted in dropped "
                                                 "(docs/router.md \"Loopback\")"),
@@ -188,15 +188,28 @@ def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, titl
                        help="--counters dsp")
 
 
+def _note(namespace, dest: str, option_string: str, value) -> None:
+    """Record that ``option_string`` set ``dest`` to ``value``: :func:`router_config` refuses two values."""
+    given = dict(getattr(namespace, "_flags_given", {}))
+    given[dest] = given.get(dest, []) + [(option_string, value)]
+    namespace._flags_given = given
+
+
 class _OnceAction(argparse.Action):
-    """``--counters X`` / ``--no-counters`` / ``--dsp-counters``: the value, and a clear error (raised by
-    :func:`router_config`) when two of them are given."""
+    """``--counters X`` / ``--no-counters`` / ``--dsp-counters``: the value, noted for :func:`router_config`."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         value = self.const if self.nargs == 0 else values
-        given = getattr(namespace, "_counter_flags", [])
-        namespace._counter_flags = given + [option_string]
+        _note(namespace, self.dest, option_string, value)
         setattr(namespace, self.dest, value)
+
+
+class _OnceBool(argparse.BooleanOptionalAction):
+    """``--loopback`` / ``--no-loopback``: the value, noted for :func:`router_config`."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        _note(namespace, self.dest, option_string, not option_string.startswith("--no-"))
+        super().__call__(parser, namespace, values, option_string)
 
 
 def router_config(args, spec=None, base=None, routing=None, only: tuple | None = None):
@@ -205,9 +218,11 @@ def router_config(args, spec=None, base=None, routing=None, only: tuple | None =
     flag dests :func:`add_router_flags` gave it, where another option shares a name); a default field that
     refuses what the user asked for (or ``routing``) gives way (``with_options``)."""
     from .sim.router_config import RouterConfig, field_value, with_options
-    flags = getattr(args, "_counter_flags", [])
-    if len(flags) > 1:
-        raise CubenocError(f"give one of --counters, --no-counters or --dsp-counters, not both ({' and '.join(flags)})")
+    for dest, flags in getattr(args, "_flags_given", {}).items():     # contradictory flags, one rule for all
+        if len({v for _, v in flags}) > 1:
+            words = dict.fromkeys(o if o.startswith("--no-") or o.startswith("--dsp") else f"{o} {v}"
+                                  if not isinstance(v, bool) else o for o, v in flags)
+            raise CubenocError(f"give one of {' or '.join(words)}, not both")
     changes = dict(spec.router_fields()) if spec is not None else {}
     for dest, name in ROUTER_FLAGS.items():
         v = getattr(args, dest, None) if only is None or dest in only else None

@@ -70,6 +70,11 @@ CASES = [
     ("synth-report metacube:k=1,m=2,broadcast=1 --no-pnr", MCB),
     ("demo metacube:k=1,m=2,broadcast=1 --build-dir {tmp}/build", MCB),
     ("simulate enhanced:n=3,k=0,interface=axis --rate 0.1", "native ports; leave out interface=axis"),
+    # contradictory flags: one rule in every command (cubenoc/netargs.py router_config)
+    ("generate q4 --loopback --no-loopback -o {tmp}/out", "give one of --loopback or --no-loopback, not both"),
+    ("simulate q4 --loopback --no-loopback", "give one of --loopback or --no-loopback, not both"),
+    ("generate q4 --counters on --counters off -o {tmp}/out", "give one of --counters on or --counters off"),
+    ("build --board icebreaker --fifo-memory --no-fifo-memory --estimate-only", "not both"),
 ]
 
 

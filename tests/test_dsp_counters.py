@@ -115,4 +115,4 @@ def test_synth_report_dsp_counters_option(capsys):
             s.router._MustUse__silence = True
     assert main(["synth-report", "--family", "hypercube", "--n", "3", "--dsp-counters", "--no-counters",
                  "--list"]) != 0
-    assert "--no-counters or --dsp-counters" in capsys.readouterr().err
+    assert "give one of --dsp-counters or --no-counters, not both" in capsys.readouterr().err
