@@ -152,7 +152,7 @@ def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str, goa
 
 # ---- CLI ----------------------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .boards.synth import DEFAULT_TARGETS, TARGETS
+    from .boards.synth import DEFAULT_TARGETS, TARGETS, fpga_target
     sizes = "; ".join(f"{f}: {what}" for f, (_, what) in SYNTH_FAMILIES.items())
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (pdn:set=0,1,3,9, q4, "
                    "hin:level1=bh:3,level2=ccc:2; docs/networks.md), the same as --network")
@@ -172,9 +172,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "balanced on the UP5K, area on the ECP5, speed for --pipeline): speed (yosys' default), area (ABC with a relaxed delay target; ECP5: "
                         "LUT4s without wide-LUT muxes) or balanced (ECP5: LUT4s without wide-LUT muxes, ABC's delay "
                         "mapping; iCE40: a 4 ns delay target, area below it); docs/decisions/synthesis-goal.md")
-    p.add_argument("--targets", nargs="+", default=list(DEFAULT_TARGETS), choices=list(TARGETS),
-                   help=f"FPGA parts to synthesise for: {', '.join(TARGETS)} (gowin: the Tang Nano 9K's GW1NR-9C; "
-                        f"default {' '.join(DEFAULT_TARGETS)})")
+    p.add_argument("--targets", nargs="+", default=list(DEFAULT_TARGETS), type=fpga_target, metavar="TARGET",
+                   help=f"FPGA parts to synthesise for: {', '.join(TARGETS)} (ecp5: ecp5-25f; gowin: the Tang Nano "
+                        f"9K's GW1NR-9C; default {' '.join(DEFAULT_TARGETS)})")
     p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
                    help="yowasp: the PyPI yosys/nextpnr of this venv (default); system: the ones on PATH")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")

@@ -279,7 +279,7 @@ def _target(target: str | None) -> Target:
 
 
 #: synthesis targets (boards/synth.py) and FPGA families that share a target's default
-FAMILY_OF: dict[str, str] = {"ecp5-25f": "ecp5"}
+FAMILY_OF: dict[str, str] = {"ecp5-25f": "ecp5", "ice40": "up5k"}
 
 
 def target_names() -> list[str]:

@@ -158,3 +158,25 @@ def test_demo_builds_in_the_current_folder_and_says_where(capsys, monkeypatch, t
         main(["demo", "--packets", "2"])
     assert seen == [tmp_path / "build"]
     assert "building it with Verilator in build/ (" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name,part", [("up5k", "up5k"), ("ice40", "up5k"), ("ecp5", "ecp5-25f"),
+                                       ("ecp5-25f", "ecp5-25f"), ("gowin", "gowin")])
+def test_every_command_takes_the_same_fpga_target_names(name, part, tmp_path, capsys):
+    """One set of FPGA target names: generate --target, synth-report --targets and the area benchmarks."""
+    from cubenoc.bench.render import yosys_family
+    from cubenoc.boards.synth import TARGET_FAMILY, fpga_target
+    from cubenoc.cli import main
+    assert fpga_target(name) == part
+    assert main(["generate", "q4", "--target", name, "-o", str(tmp_path), "--quiet"]) == 0
+    assert main(["synth-report", "q4", "--targets", name, "--list"]) == 0
+    assert f"{part} " in capsys.readouterr().out
+    if TARGET_FAMILY[part] != "gowin":
+        assert yosys_family(name) == TARGET_FAMILY[part]
+
+
+def test_generic_is_no_fpga_target(capsys):
+    from cubenoc.cli import main
+    with pytest.raises(SystemExit) as e:                # argparse's own one-line usage error, exit 2
+        main(["synth-report", "q4", "--targets", "generic", "--list"])
+    assert e.value.code == 2 and "generic is the router for no FPGA" in capsys.readouterr().err

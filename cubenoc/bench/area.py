@@ -8,7 +8,7 @@ from dataclasses import asdict
 from ..errors import CubenocError, require_int
 from ..netargs import add_router_flags, router_config
 from ..rtl.area import AreaResult, measure
-from .render import Table, add_output_arguments, command, progress, publish
+from .render import Table, add_output_arguments, command, progress, publish, yosys_family
 
 MARK_BEGIN, MARK_END = "<!-- bench area: begin -->", "<!-- bench area: end -->"
 
@@ -19,8 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, nargs="+", default=[3, 4, 5, 6], help="cube dimensions (default 3 4 5 6)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced hypercube (default 0)")
     add_router_flags(p, only=("payload", "depth"))
-    p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
-                   help="yosys synthesis targets (default ice40 ecp5)")
+    p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], type=yosys_family, metavar="TARGET",
+        help="FPGA targets to synthesise for: up5k (ice40), ecp5 (ecp5-25f) (default both)")
     add_output_arguments(p, "bench area", json_alias=True)
 
 

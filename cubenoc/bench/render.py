@@ -121,10 +121,22 @@ def add_output_arguments(p, block: str | None = None, json_alias: bool = False) 
                        f"(PAGE's folder/results/) and render its {block} block from them, whatever --format prints")
 
 
+def yosys_family(name: str) -> str:
+    """``--targets`` of the area benchmarks: any FPGA target name (boards/synth.py ``fpga_target``), as the
+    yosys family these benchmarks synthesise for (``ice40``, ``ecp5``)."""
+    import argparse
+
+    from ..boards.synth import TARGET_FAMILY, fpga_target
+    family = TARGET_FAMILY[fpga_target(name)]
+    if family not in ("ice40", "ecp5"):
+        raise argparse.ArgumentTypeError(f"the area benchmarks synthesise for up5k and ecp5, not {name}")
+    return family
+
+
 def add_target_arguments(ap, block: str) -> None:
     """``--targets``, ``--limit`` and the output options of the benchmarks that synthesise for both FPGA families."""
-    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], choices=["ice40", "ecp5"],
-                    help="yosys synthesis targets (default ice40 ecp5)")
+    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], type=yosys_family, metavar="TARGET",
+        help="FPGA targets to synthesise for: up5k (ice40), ecp5 (ecp5-25f) (default both)")
     ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
     add_output_arguments(ap, block)
 
