@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from .errors import CubenocError, at_least, require_int
+from .outputs import say
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -112,11 +113,13 @@ def run(args) -> int:
     from .outputs import writable_dir
     writable_dir(args.build_dir, "--build-dir")
     lut, ff = check_fits(board, topo, routing, payload, depth, safety)
-    print(f"{board.name} ({board.device}): {topo!r}{' + safety panel' if safety else ''}, {routing.name} routing"
-          f"{f' ({routing.num_vcs} VCs)' if routing.num_vcs > 1 else ''}, W={payload}, FIFO depth {depth}; "
-          f"estimate {lut} LUT4, {ff} FF of {board.lut4}")
-    if args.estimate_only:
+    line = (f"{board.name} ({board.device}): {topo!r}{' + safety panel' if safety else ''}, {routing.name} routing"
+            f"{f' ({routing.num_vcs} VCs)' if routing.num_vcs > 1 else ''}, W={payload}, FIFO depth {depth}; "
+            f"estimate {lut} LUT4, {ff} FF of {board.lut4}")
+    if args.estimate_only:                         # the estimate is the output asked for
+        print(line)
         return 0
+    say(line)
     from .boards.flow import build_demo, check_programmer, program
     from .outputs import working
     prog = check_programmer(board) if args.program else None       # what is missing, before the build

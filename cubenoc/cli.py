@@ -94,6 +94,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             mod.add_arguments(p)
             p.add_argument("--json", action="store_true", help="print the results as JSON")
             p.add_argument("--plot", metavar="FILE.png", help="write a plot of the results")
+            _add_quiet(p)
             p.set_defaults(handler=_run_analysis(mod))
 
     for name, (module, help_text) in COMMANDS.items():
@@ -112,12 +113,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 raise
             p.description = f"{help_text} (needs {install_hint(extra)})"
             continue
+        for q in getattr(p, "_bench_parsers", {}).values() or [p]:
+            _add_quiet(q)
         if name in CONFIGURABLE:
             for q in getattr(p, "_bench_parsers", {}).values() or [p]:
                 q.add_argument("--config", metavar="FILE.toml", help="take options from a TOML file; the command "
                                "line wins (docs/config.md, examples/)")
         p.set_defaults(handler=mod.run)
     return parser
+
+
+def _add_quiet(p) -> None:
+    """``--quiet`` on every command: nothing but errors and the output asked for (cubenoc/outputs.py ``say``)."""
+    if "--quiet" not in p._option_string_actions:
+        p.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no "
+                                                             "progress, no notes)")
 
 
 def _run_analysis(mod):
@@ -200,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return OK if not argv else BAD_INPUT
+        if getattr(args, "quiet", False):
+            from .outputs import quiet
+            quiet()
         return int(args.handler(args) or 0)
     except CubenocError as exc:
         print(f"cubenoc: error: {exc}", file=sys.stderr)

@@ -10,6 +10,7 @@ import argparse
 import time
 
 from .errors import at_least
+from .outputs import say
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,13 +54,13 @@ def run(args) -> int:
     build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
     check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
-    print(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
+    say(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")
     stim = random_traffic(n, args.packets, args.max_len, args.seed, mean_gap=args.gap, p_ready=args.ready,
                           ready_cycles=100_000)
-    print(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
+    say(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
           f"lengths 1..{args.max_len}, ejection ready {args.ready:.0%} of cycles (seed {args.seed})")
-    print(f"generating Verilog and building it with Verilator in {_shown(build_dir)}/ (the first build of a design "
+    say(f"generating Verilog and building it with Verilator in {_shown(build_dir)}/ (the first build of a design "
           f"takes 1-2 minutes, later runs reuse it) ...", flush=True)
     if args.waves:                      # tb/runner.py builds a traced variant and keeps the run's folder
         import os

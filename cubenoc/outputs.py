@@ -1,10 +1,32 @@
-"""Output paths are checked before the work starts (a long run must not end in an unwritable path)."""
+"""Output paths are checked before the work starts (a long run must not end in an unwritable path); notes
+to the user go through :func:`say`, which ``--quiet`` silences (every command takes it, cubenoc/cli.py)."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from .errors import CubenocError
+
+
+#: ``--quiet``: nothing but errors and the output asked for (set by cubenoc/cli.py)
+QUIET = False
+
+
+def quiet(on: bool = True) -> None:
+    """``--quiet``: notes off, and every progress bar (tqdm reads ``TQDM_DISABLE``)."""
+    global QUIET
+    QUIET = bool(on)
+    if on:
+        os.environ["TQDM_DISABLE"] = "1"
+    else:
+        os.environ.pop("TQDM_DISABLE", None)
+
+
+def say(*parts, file=None) -> None:
+    """A note (what was written where, what runs now): printed unless ``--quiet``."""
+    if not QUIET:
+        print(*parts, file=file or sys.stdout, flush=True)
 
 
 def writable_file(path, option: str) -> Path | None:

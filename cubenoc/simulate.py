@@ -54,7 +54,8 @@ def add_arguments(p) -> None:
     o.add_argument("--plot", metavar="FILE.png", help="latency-vs-load plot (a CSV is written beside it)")
     o.add_argument("--csv", metavar="FILE.csv", help="results as CSV")
     o.add_argument("--json", action="store_true", help="print the results as JSON")
-    o.add_argument("--quiet", action="store_true", help="no progress bar")
+    o.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no progress, "
+                   "no notes)")
     d = p.add_argument_group("distributed")
     t.add_argument("--trace", metavar="FILE.csv", help="replay a packet trace instead of synthetic traffic "
                    "(CSV: cycle,source,destination,length; docs/simulator.md)")
@@ -105,7 +106,7 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import plot_file, writable_file
+    from .outputs import plot_file, say, writable_file
     writable_file(args.csv, "--csv")
     plot_file(args.plot, "--plot")
     writable_file(args.record, "--record")
@@ -134,11 +135,11 @@ def run(args) -> int:
     said = sys.stderr if args.json else sys.stdout        # with --json, stdout is only the JSON
     if csv_path:
         S.write_csv(results, csv_path)
-        print(f"CSV written to {csv_path}", file=said)
+        say(f"CSV written to {csv_path}", file=said)
     if args.plot:
         S.plot_latency(results, args.plot, f"{cfg.traffic} traffic, packet length {cfg.length}, "
                                            f"{cfg.router.fifo_depth}-flit buffers")
-        print(f"plot written to {args.plot}", file=said)
+        say(f"plot written to {args.plot}", file=said)
     return 0
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CubenocError, ToolError, at_least
+from .outputs import say
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: the area and clock targets for a 5-port router with a 32-bit payload
@@ -189,7 +190,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write", action="store_true", help="publish: write docs/results/synth-report.json and render the synth-report block of docs/families.md")
     p.add_argument("--doc", default=None, help="page to update (default docs/families.md of the project)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no progress, "
+                   "no notes)")
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help="the old name of --quiet")
 
 
 def network_specs(args) -> list[tuple[str, str, object, object, object]]:
@@ -331,7 +334,7 @@ def run(args) -> int:
     rows: list[dict | None] = [None] * len(tasks)
     from tqdm import tqdm
     bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,
-               disable=args.no_progress or None, dynamic_ncols=True)
+               disable=args.quiet or None, dynamic_ncols=True)
     t0 = time.monotonic()
     failures = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -357,8 +360,8 @@ def run(args) -> int:
     bar.close()
     rows = [r for r in rows if r is not None]
     ran = sum(1 for r in rows if not r["cached"])
-    print(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s; "
-          f"logs and cache in {args.work_dir})", file=sys.stderr)
+    say(f"{len(rows)} rows, {ran} synthesised, {len(rows) - ran} from the cache ({time.monotonic() - t0:.0f} s; "
+        f"logs and cache in {args.work_dir})", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
@@ -375,7 +378,7 @@ def run(args) -> int:
                                              "headings": headings, "cells": body, "rows": rows}]}
         write_results(doc.parent / RESULTS / "synth-report.json", block)
         render_block(doc.parent, block)
-        print(f"updated {doc} and {doc.parent / RESULTS / 'synth-report.json'}")
+        say(f"updated {doc} and {doc.parent / RESULTS / 'synth-report.json'}")
     return 0
 
 

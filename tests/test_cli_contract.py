@@ -180,3 +180,43 @@ def test_generic_is_no_fpga_target(capsys):
     with pytest.raises(SystemExit) as e:                # argparse's own one-line usage error, exit 2
         main(["synth-report", "q4", "--targets", "generic", "--list"])
     assert e.value.code == 2 and "generic is the router for no FPGA" in capsys.readouterr().err
+
+
+def test_every_command_takes_quiet():
+    """One vocabulary: --quiet on every command, every bench and every analysis (docs/cli.md)."""
+    from cubenoc.cli import COMMANDS, build_parser
+    parser = build_parser()
+    missing = []
+    for name in COMMANDS:
+        p = parser._commands.get(name)
+        if p is None:
+            continue
+        subs = list(getattr(p, "_bench_parsers", {}).values())
+        if name == "analyze" or not subs:
+            subs = subs or [p]
+        for q in subs:
+            if "--quiet" not in q._option_string_actions:
+                missing.append(f"{name} {q.prog}")
+    analyze = parser._commands["analyze"]
+    for action in analyze._subparsers._group_actions if analyze._subparsers else []:
+        for fam, q in action.choices.items():
+            if "--quiet" not in q._option_string_actions:
+                missing.append(f"analyze {fam}")
+    assert not missing, missing
+    synth = parser._commands["synth-report"]
+    assert synth._option_string_actions["--no-progress"].dest == synth._option_string_actions["--quiet"].dest
+
+
+def test_quiet_prints_only_the_output_asked_for(tmp_path, capsys):
+    from cubenoc.cli import main
+    from cubenoc import outputs
+    try:
+        assert main(["build", "--board", "icebreaker", "--estimate-only", "--quiet"]) == 0
+        out = capsys.readouterr()
+        assert out.out.count("\n") == 1 and "estimate" in out.out and out.err == ""
+        assert main(["simulate", "q4", "--rate", "0.1", "--quiet", "--warmup", "100", "--measure", "300",
+                     "--csv", str(tmp_path / "r.csv")]) == 0
+        out = capsys.readouterr()
+        assert "CSV written" not in out.out + out.err and "0.1" in out.out and out.err == ""
+    finally:
+        outputs.quiet(False)
