@@ -4,9 +4,10 @@
 are proved fair by k-induction, the router's stream rules, conservation, wormhole exclusivity and status
 counters are proved for every cycle (ABC's pdr; ``--depth N``: checked to N cycles by BMC instead) for
 every input sequence a legal upstream can send, and the route units are checked against the routing
-function by exhaustive simulation. Each property is listed as proved, bounded (depth) or exhaustive; a
-failure names the property and writes a counterexample VCD. Exit 0: all hold; 1: a property failed; 2: bad
-input or an unsupported network. ``--mutate NAME`` builds the routers with a seeded bug
+function by exhaustive simulation; with ``interface=axis`` in the spec, the AXI4-Stream interface's
+properties too (tvalid never waits for tready, the hold rule, frames conserved: rtl/formal/axis.py). Each
+property is listed as proved, bounded (depth) or exhaustive; a failure names the property and writes a
+counterexample VCD. Exit 0: all hold; 1: a property failed; 2: bad input or an unsupported network. ``--mutate NAME`` builds the routers with a seeded bug
 (rtl/formal/mutations.py): exit 0 when some property catches it, 1 when none does.
 """
 from __future__ import annotations
@@ -32,7 +33,8 @@ PROVE_NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=0", 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (hypercube:n=2, "
-                   "pdn:set=0,1,3; docs/networks.md), the same as --network")
+                   "pdn:set=0,1,3; docs/networks.md), the same as --network; with interface=axis the AXI4-Stream "
+                   "interface is proved too")
     p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
                    help="router families (default hypercube); hin routers are not supported")
     p.add_argument("--size", nargs="+", default=None,
@@ -94,7 +96,14 @@ def run(args) -> int:
         shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, topo, routing, config)]
         for _node, _count, router in shapes:
             check_supported(label, routing, router)
+        if config.interface == "axis":
+            from .rtl.formal.axis import axis_params, check_interface
+            check_interface(label, axis_params(plan))
         plans.append((label, plan, shapes))
+    if args.mutate is not None and MUTATIONS[args.mutate].check.startswith("axis") and \
+            not any(plan.config.interface == "axis" for _label, plan, _shapes in plans):
+        raise CubenocError(f"{args.mutate!r} breaks the AXI4-Stream interface: add interface=axis to the network "
+                           f"(e.g. hypercube:n=2,interface=axis)")
 
     def show(o) -> None:
         if args.json:

@@ -22,9 +22,13 @@ class AxisNode(wiring.Component):
         members |= {"s_axis": In(params.slave()), "m_axis": Out(params.master())}
         super().__init__(members)
 
+    def network_interface(self) -> AxisNetworkInterface:
+        """The node's interface (rtl/formal/axis.py builds a node with a seeded bug by overriding this)."""
+        return AxisNetworkInterface(self.params)
+
     def elaborate(self, platform):
         m = Module()
-        r, ni = self.router, AxisNetworkInterface(self.params)
+        r, ni = self.router, self.network_interface()
         m.submodules.router, m.submodules.ni = r, ni
         wiring.connect(m, ni.local_in, r.local_in)
         wiring.connect(m, r.local_out, ni.local_out)

@@ -1,4 +1,5 @@
-"""Seeded bugs (docs/formal.md "Seeded bugs"): each a switch in the unit it breaks, off in every build.
+"""Seeded bugs (docs/formal.md "Seeded bugs"): each a switch in the unit it breaks, off in every build, or
+(the AXI4-Stream interface's) a subclass of the unit in rtl/formal/axis.py, built only by the proofs.
 
 A unit asks ``mutant("NAME")`` while it elaborates and, only then, builds the broken variant. The switch is
 on inside ``with seeded("NAME"):`` (what ``cubenoc prove --mutate NAME`` and tests/test_formal.py wrap a
@@ -17,7 +18,8 @@ class Mutation:
     unit: str          # the unit (file) that carries the switch
     bug: str           # what goes wrong
     check: str         # the proof that catches it: a router property group, "arbiter", "ready", "fork",
-                       # "pipeline" (conservation of the pipelined router) or "eject" (its ejection buffer)
+                       # "pipeline" (conservation of the pipelined router), "eject" (its ejection buffer),
+                       # "axis" (the AXI4-Stream interface's harness) or "axis-paths" (its node's structural check)
     caught_by: str     # the name (prefix) of the property that fails
 
 
@@ -45,6 +47,12 @@ MUTATIONS = {
                                    "(with --pipeline)", "pipeline", "in order"),
     "eject-loses-stalled-flit": Mutation("EjectBuffer", "a flit crossing to a stalled local_out is not written "
                                          "into the ejection buffer: it is lost (with --pipeline)", "eject", "stream rule local_out"),
+    "header-waits-for-tready": Mutation("AxisNetworkInterface", "the egress takes a header flit only with tready "
+                                        "(a subclass in rtl/formal/axis.py; with interface=axis)", "axis",
+                                        "tvalid independent of tready (no waiting)"),
+    "tvalid-waits-for-tready": Mutation("AxisNetworkInterface", "m_axis tvalid is gated by tready, a combinational "
+                                        "path (a subclass in rtl/formal/axis.py; with interface=axis)", "axis-paths",
+                                        "tvalid independent of tready (no waiting)"),
     "stuck-pointer": Mutation("RoundRobinArbiter", "the pointer never moves: a requester can starve",
                               "arbiter", "bounded waiting"),
     "skips-input": Mutation("RoundRobinArbiter", "requester 0 is granted only when it requests alone",

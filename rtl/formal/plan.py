@@ -2,7 +2,9 @@
 k-induction (property 4), the router harness's groups for every cycle by k-induction with the named
 invariants (properties 1, 2, 3, 6; ABC's pdr where the invariants are not written for the router or a
 step breaks; or to a bounded depth by BMC), the pipelined router's ejection buffer, and once per network
-the route units by exhaustive simulation (property 5).
+the route units by exhaustive simulation (property 5). With ``interface=axis``, the AXI4-Stream interface's
+properties 7, 8, 9 (rtl/formal/axis.py): per router shape the node's structural tready/tvalid check, and
+once per network the interface alone by k-induction.
 
 Each result is a :class:`Outcome` whose ``status`` is ``proved`` (every cycle: k-induction or pdr),
 ``bounded`` (no counterexample within ``depth`` cycles from reset), ``exhaustive`` (every header
@@ -111,33 +113,52 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
         res = prove(ArbiterHarness(positions, size, seeded_bug, pairwise=pipelined), name, work, depth=len(positions) + 2)
         return _outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
 
-    def group_check(shape, name, node, group, output=None):
-        def _titled(res, how):
-            title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
-            if output is not None:
-                title += " " + RouterHarness.output_name(output, shapes_by_node[node].local)
-            return _outcome(label, shape, title, res, how)
-
-        def harness(invariants=False):
-            return RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug,
-                                 outputs=None if output is None else (output,), invariants=invariants)
+    def settle(harness, name, what, with_invariants=True):
+        """``(result, how)`` of ``harness(invariants)``'s proof: k-induction with the invariants; where its step
+        breaks (or without them) ABC's pdr, and BMC to :data:`FALLBACK_DEPTH` when pdr has no verdict in time;
+        with ``depth``, BMC to that depth."""
         if depth is not None:
-            return _titled(prove(harness(), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {fifo}")
+            return prove(harness(False), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {what}"
         spent, note = 0.0, ""
-        if has_invariants(shapes_by_node[node]):
-            res = prove(harness(invariants=True), name, work, depth=INDUCTION_DEPTH)
+        if with_invariants:
+            res = prove(harness(True), name, work, depth=INDUCTION_DEPTH)
             if not res.unproved:
-                return _titled(res, f"k-induction ({INDUCTION_DEPTH} steps) with the invariants, {fifo}")
+                return res, f"k-induction ({INDUCTION_DEPTH} steps) with the invariants, {what}"
             # an induction step broke something (a seeded bug, or an invariant missing): pdr decides
             spent, note = res.seconds, f"; k-induction's step broke {', '.join(res.failed[:2])}"
-        res = prove(harness(), name, work, engine="pdr", timeout=timeout)
-        how = f"induction (ABC pdr), {fifo}{note}"
+        res = prove(harness(False), name, work, engine="pdr", timeout=timeout)
+        how = f"induction (ABC pdr), {what}{note}"
         if res.timed_out:
             spent += res.seconds
-            res = prove(harness(), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
-            how = f"BMC depth {FALLBACK_DEPTH}, {fifo} (pdr: no verdict in {timeout} s){note}"
+            res = prove(harness(False), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
+            how = f"BMC depth {FALLBACK_DEPTH}, {what} (pdr: no verdict in {timeout} s){note}"
         res.seconds += spent                 # the time spent is every attempt's
-        return _titled(res, how)
+        return res, how
+
+    def group_check(shape, name, node, group, output=None):
+        title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
+        if output is not None:
+            title += " " + RouterHarness.output_name(output, shapes_by_node[node].local)
+
+        def harness(invariants):
+            return RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug,
+                                 outputs=None if output is None else (output,), invariants=invariants)
+        res, how = settle(harness, name, fifo, has_invariants(shapes_by_node[node]))
+        return _outcome(label, shape, title, res, how)
+
+    axis = plan.config.interface == "axis"
+    if axis:                                 # the AXI4-Stream interface (rtl/formal/axis.py): one for every node
+        from .axis import AXIS_GROUPS, AXIS_TITLES, NODE_PATHS, AxisHarness, axis_params, node_paths, proof_params
+        params = axis_params(plan)
+        small = proof_params(params)
+        interface = (f"interface (W = {small.payload_width}, queue {small.queue_depth}"
+                     + (", broadcast" if small.broadcast else "") + ")")
+
+    def axis_check(name, group):
+        def harness(invariants):
+            return AxisHarness(params, (group,), seeded_bug, invariants)
+        res, how = settle(harness, name, "the interface alone")
+        return _outcome(label, interface, AXIS_TITLES[group], res, how)
 
     checks, shapes_by_node = [], {node: router for node, _count, router in shapes}
     pipelined = plan.config.pipeline
@@ -161,6 +182,15 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
         else:
             checks += [(group_check, shape, f"{tag}_n{node}_stream{o}", node, "stream", o) for o in range(router.num_ports)]
         checks += [(group_check, shape, f"{tag}_n{node}_{group}", node, group) for group in GROUPS if group != "stream"]
+        if axis:                             # the node as a whole: router and interface
+            for title, holds in node_paths(router, params, seeded_bug).items():
+                source, sink = NODE_PATHS[title]
+                done(Outcome(label, shape, title, "proved" if holds else "failed",
+                             f"structural: no combinational path {source} -> {sink}, router + interface "
+                             "(yosys cone to flip-flops)",
+                             failed=[] if holds else [f"{title[2:]}: a combinational path {source} -> {sink}"]))
+    if axis:
+        checks += [(axis_check, f"{tag}_axis_{group}", group) for group in AXIS_GROUPS]
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         for future in as_completed([pool.submit(*c) for c in checks]):
             done(future.result())
