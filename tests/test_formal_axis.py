@@ -134,3 +134,24 @@ def test_prove_mutate_header_waits_for_tready(tmp_path, capsys):
                  "--work-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert f"seeded bug 'header-waits-for-tready' caught by: {NO_WAITING}" in out
+
+
+def test_prove_takes_broadcast_from_the_spec():
+    """``broadcast=1`` in a spec is ``--broadcast`` for prove (synth-report still measures unicast routers)."""
+    from types import SimpleNamespace
+
+    from cubenoc.errors import CubenocError
+    from cubenoc.synth_report import network_specs
+    args = dict(family=["hypercube"], size=None, n=None, network=["enhanced:n=3,k=1,broadcast=1,interface=axis"])
+    (_fam, _label, _topo, _routing, spec), = network_specs(SimpleNamespace(**args, command="prove"))
+    assert spec.broadcast
+    with pytest.raises(CubenocError, match="synth-report measures unicast routers"):
+        network_specs(SimpleNamespace(**args, command="synth-report"))
+
+
+def test_prove_refuses_broadcast_interface_at_fifo_depth_1(capsys):
+    """At FIFO depth 1 no broadcast packet (a header and a beat) fits a router FIFO: refused in one line."""
+    from cubenoc.cli import main
+    assert main(["prove", "hypercube:n=2,broadcast=1,interface=axis", "--fifo-depth", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "FIFO depth 2 or more" in err and len(err.splitlines()) == 1, err
