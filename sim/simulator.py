@@ -152,15 +152,20 @@ class PointResult:
     source_accepted_max: float = math.nan
     source_max_over_min: float = math.nan     # inf when a source got nothing through
     source_accepted: list = field(default_factory=list)   # per node (flits/cycle; None: sent nothing)
+    spec: str = ""                 # the network with every router option that differs from the generic router
 
     def as_dict(self) -> dict:
-        """Every field; the router as its arbitration and its description in words (JSON, CSV)."""
+        """Every field; the router as its arbitration and its description in words, and (JSON) every field
+        of the resolved router configuration."""
         d = asdict(self)
+        d["router_config"] = d.pop("router")
         d["arbitration"], d["router"] = self.router.arbitration, self.router.describe()
         return d
 
     def row(self) -> dict:
+        """A CSV row: the scalar fields (the router as ``spec`` and its description)."""
         d = self.as_dict()
+        d.pop("router_config")
         d.pop("util_by_port")
         d.pop("util_max_by_port")
         d.pop("source_accepted")
@@ -201,8 +206,10 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
         from tqdm import tqdm
         with tqdm(total=W + M, unit="cycle", desc=label, leave=False,
                   disable=not progress or N * (W + M) < 1e8) as bar:
-            return _run_point(model, label, source, rate, traffic, length_label, cfg,
-                              span or stream_span(N, rate), hist_percentile, StreamRun, bar)
+            res = _run_point(model, label, source, rate, traffic, length_label, cfg,
+                             span or stream_span(N, rate), hist_percentile, StreamRun, bar)
+            res.spec = str(NetworkSpec.parse(spec).with_config(model.config))    # the network and routers run
+            return res
     finally:
         if record is not None:
             source.close()

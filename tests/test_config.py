@@ -153,3 +153,14 @@ def test_a_spec_key_and_the_same_flag_agree(tmp_path, capsys):
     from cubenoc.cli import main
     assert main(["generate", "enhanced:n=3,k=0,depth=2", "--depth", "2", "-o", str(tmp_path), "--quiet"]) == 0
     assert json.loads(next(tmp_path.glob("*.json")).read_text())["fifo_depth"] == 2
+
+
+def test_simulate_and_generate_say_which_depth(tmp_path, capsys):
+    """The same spec resolves the same depth in both commands, and both outputs say it."""
+    from cubenoc.cli import main
+    spec = "enhanced:n=3,k=0,depth=2"
+    assert main(["simulate", spec, "--rate", "0.1", "--json", "--warmup", "50", "--measure", "100"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["router_config"]["fifo_depth"] == 2 and row["spec"] == spec
+    assert main(["generate", spec, "-o", str(tmp_path), "--quiet"]) == 0
+    assert json.loads(next(tmp_path.glob("*.json")).read_text())["fifo_depth"] == 2
