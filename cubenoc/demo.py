@@ -61,7 +61,7 @@ def run(args) -> int:
     say(f"traffic: {stim.num_packets} packets ({stim.num_flits} flits), uniform random destinations, "
           f"lengths 1..{args.max_len}, ejection ready {args.ready:.0%} of cycles (seed {args.seed})")
     say(f"generating Verilog and building it with Verilator in {_shown(build_dir)}/ (the first build of a design "
-          f"takes 1-2 minutes, later runs reuse it) ...", flush=True)
+          f"takes 1-2 minutes, later runs reuse it) ...")
     if args.waves:                      # tb/runner.py builds a traced variant and keeps the run's folder
         import os
         os.environ["CUBENOC_WAVES"] = "1"

@@ -5,7 +5,7 @@ are proved fair by k-induction, the router's stream rules, conservation, wormhol
 counters are proved for every cycle (ABC's pdr; ``--depth N``: checked to N cycles by BMC instead) for
 every input sequence a legal upstream can send, and the route units are checked against the routing
 function by exhaustive simulation; with ``interface=axis`` in the spec, the AXI4-Stream interface's
-properties too (tvalid never waits for tready, the hold rule, frames conserved: rtl/formal/axis.py). Each
+properties too (tvalid never waits for tready, the hold rule, frames conserved: rtl/formal/axis_ni.py). Each
 property is listed as proved, bounded (depth) or exhaustive; a failure names the property and writes a
 counterexample VCD. Exit 0: all hold; 1: a property failed; 2: bad input or an unsupported network. ``--mutate NAME`` builds the routers with a seeded bug
 (rtl/formal/mutations.py): exit 0 when some property catches it, 1 when none does.
@@ -97,7 +97,7 @@ def run(args) -> int:
         for _node, _count, router in shapes:
             check_supported(label, routing, router)
         if config.interface == "axis":
-            from .rtl.formal.axis import axis_params, check_interface
+            from .rtl.formal.axis_ni import axis_params, check_interface
             check_interface(label, axis_params(plan))
         plans.append((label, plan, shapes))
     if args.mutate is not None and MUTATIONS[args.mutate].check.startswith("axis") and \

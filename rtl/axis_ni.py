@@ -29,6 +29,7 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..errors import CubenocError
 from ..sim.axis_frames import DROP_DEST, SRC_LSB, check_payload, dest_width, ingress_depth, node_width
 from ..sim.broadcast.fork import BROADCAST_DEST
 from .flit import DEST_WIDTH, local_signature
@@ -58,6 +59,8 @@ class AxisParams:
 
     def __post_init__(self):
         check_payload(self.payload_width, self.num_nodes)
+        if self.broadcast and self.fifo_depth < 2:       # a header and a beat must fit a FIFO
+            raise CubenocError(f"broadcast with the AXI4-Stream interface needs FIFO depth 2 or more, got {self.fifo_depth}")
 
     @property
     def node_width(self) -> int:

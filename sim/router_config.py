@@ -60,6 +60,9 @@ class RouterConfig:
         if self.interface == "axis" and self.payload_width % 8:
             raise CubenocError(f"the AXI4-Stream interface carries whole bytes in tdata: payload width must be a "
                                f"multiple of 8, got {self.payload_width}")
+        if self.interface == "axis" and self.broadcast and self.fifo_depth < 2:
+            raise CubenocError("a broadcast packet fits one FIFO and an AXI4-Stream frame is a header and at least one "
+                               f"beat: broadcast with interface=axis needs FIFO depth 2 or more, got {self.fifo_depth}")
         if self.fifo_memory not in FIFO_MEMORIES or type(self.fifo_memory) not in (bool, str, type(None)):
             raise CubenocError(f"FIFO memory must be False, True, None or 'block', got {self.fifo_memory!r}")
         if self.counters not in COUNTER_KINDS or type(self.counters) not in (bool, str):

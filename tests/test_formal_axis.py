@@ -1,4 +1,4 @@
-"""Formal proofs of the AXI4-Stream network interface (rtl/formal/axis.py, docs/formal.md "The AXI4-Stream
+"""Formal proofs of the AXI4-Stream network interface (rtl/formal/axis_ni.py, docs/formal.md "The AXI4-Stream
 interface"): tvalid never waits for tready (structurally through router and interface, and a header is
 taken whatever tready), the hold rule on m_axis and local_in, frames conserved through the interface, each
 by k-induction for every cycle; the seeded bug "header-waits-for-tready" is caught by its named property,
@@ -11,7 +11,7 @@ import pytest
 from amaranth import Const
 
 from cubenoc.rtl.axis_ni import AxisNetworkInterface, AxisParams
-from cubenoc.rtl.formal.axis import AXIS_GROUPS, NODE_PATHS, AxisHarness, node_paths
+from cubenoc.rtl.formal.axis_ni import AXIS_GROUPS, NODE_PATHS, AxisHarness, node_paths
 from cubenoc.rtl.formal.runner import prove
 
 NO_WAITING = "tvalid independent of tready (no waiting): a header is taken whatever tready"
@@ -38,7 +38,7 @@ def test_interface_is_proved_by_induction(group, params, tmp_path):
 
 
 def test_header_waits_for_tready_is_caught_by_no_waiting(tmp_path):
-    """The seeded bug (rtl/formal/axis.py's subclass: the header taken only with tready) fails exactly the
+    """The seeded bug (rtl/formal/axis_ni.py's subclass: the header taken only with tready) fails exactly the
     no-waiting property, from reset, with a trace; the hold rule and conservation still hold."""
     res = prove(AxisHarness(AxisParams(32, 4), seeded_bug="header-waits-for-tready"), "bug", tmp_path, depth=2)
     assert not res.passed and not res.unproved and res.failed == [NO_WAITING]
@@ -80,7 +80,7 @@ def test_node_has_no_combinational_path_tready_tvalid():
     none s_axis tvalid -> tready; the cone stops at flip-flops (through them both paths exist: tready pops
     the beat queue, whose count makes tvalid); gating by tready is found."""
     from cubenoc.rtl.formal import ready_path
-    from cubenoc.rtl.formal.axis import _Node
+    from cubenoc.rtl.formal.axis_ni import _Node
     router = _q2_router()
     assert node_paths(router, AxisParams(32, 4)) == {title: True for title in NODE_PATHS}
     assert not node_paths(router, AxisParams(32, 4), "tvalid-waits-for-tready")["7 tvalid independent of tready (no waiting)"]

@@ -134,3 +134,13 @@ def test_header_word_and_broadcast():
 def test_payload_too_narrow_for_the_source():
     with pytest.raises(CubenocError, match="at least 20 bits"):
         AxisParams(16, 16)
+
+
+def test_broadcast_needs_a_fifo_for_a_header_and_a_beat():
+    """At D = 1 every broadcast frame would be too long and stay held: refused where the config is made."""
+    from cubenoc.sim.router_config import RouterConfig
+    with pytest.raises(CubenocError, match="FIFO depth 2 or more"):
+        AxisParams(32, 8, True, 1)
+    with pytest.raises(CubenocError, match="FIFO depth 2 or more"):
+        RouterConfig(interface="axis", broadcast=True, fifo_depth=1).check()
+    AxisParams(32, 8, False, 1)                     # unicast frames cut through at any depth

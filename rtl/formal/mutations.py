@@ -1,5 +1,5 @@
 """Seeded bugs (docs/formal.md "Seeded bugs"): each a switch in the unit it breaks, off in every build, or
-(the AXI4-Stream interface's) a subclass of the unit in rtl/formal/axis.py, built only by the proofs.
+(the AXI4-Stream interface's) a subclass of the unit in rtl/formal/axis_ni.py, built only by the proofs.
 
 A unit asks ``mutant("NAME")`` while it elaborates and, only then, builds the broken variant. The switch is
 on inside ``with seeded("NAME"):`` (what ``cubenoc prove --mutate NAME`` and tests/test_formal.py wrap a
@@ -48,10 +48,10 @@ MUTATIONS = {
     "eject-loses-stalled-flit": Mutation("EjectBuffer", "a flit crossing to a stalled local_out is not written "
                                          "into the ejection buffer: it is lost (with --pipeline)", "eject", "stream rule local_out"),
     "header-waits-for-tready": Mutation("AxisNetworkInterface", "the egress takes a header flit only with tready "
-                                        "(a subclass in rtl/formal/axis.py; with interface=axis)", "axis",
+                                        "(a subclass in rtl/formal/axis_ni.py; with interface=axis)", "axis",
                                         "tvalid independent of tready (no waiting)"),
     "tvalid-waits-for-tready": Mutation("AxisNetworkInterface", "m_axis tvalid is gated by tready, a combinational "
-                                        "path (a subclass in rtl/formal/axis.py; with interface=axis)", "axis-paths",
+                                        "path (a subclass in rtl/formal/axis_ni.py; with interface=axis)", "axis-paths",
                                         "tvalid independent of tready (no waiting)"),
     "stuck-pointer": Mutation("RoundRobinArbiter", "the pointer never moves: a requester can starve",
                               "arbiter", "bounded waiting"),

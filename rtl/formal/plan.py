@@ -3,7 +3,7 @@ k-induction (property 4), the router harness's groups for every cycle by k-induc
 invariants (properties 1, 2, 3, 6; ABC's pdr where the invariants are not written for the router or a
 step breaks; or to a bounded depth by BMC), the pipelined router's ejection buffer, and once per network
 the route units by exhaustive simulation (property 5). With ``interface=axis``, the AXI4-Stream interface's
-properties 7, 8, 9 (rtl/formal/axis.py): per router shape the node's structural tready/tvalid check, and
+properties 7, 8, 9 (rtl/formal/axis_ni.py): per router shape the node's structural tready/tvalid check, and
 once per network the interface alone by k-induction.
 
 Each result is a :class:`Outcome` whose ``status`` is ``proved`` (every cycle: k-induction or pdr),
@@ -147,8 +147,8 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
         return _outcome(label, shape, title, res, how)
 
     axis = plan.config.interface == "axis"
-    if axis:                                 # the AXI4-Stream interface (rtl/formal/axis.py): one for every node
-        from .axis import AXIS_GROUPS, AXIS_TITLES, NODE_PATHS, AxisHarness, axis_params, node_paths, proof_params
+    if axis:                                 # the AXI4-Stream interface (rtl/formal/axis_ni.py): one for every node
+        from .axis_ni import AXIS_GROUPS, AXIS_TITLES, NODE_PATHS, AxisHarness, axis_params, node_paths, proof_params
         params = axis_params(plan)
         small = proof_params(params)
         interface = (f"interface (W = {small.payload_width}, queue {small.queue_depth}"

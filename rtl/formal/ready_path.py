@@ -5,7 +5,7 @@ input's ``ready`` must not be in it. The payload is reported too: a link input's
 not-full flag (no input dependency at all); ``local_in``'s also looks at the payload (a head to an
 out-of-range destination is consumed at once, docs/verification.md), never at ``valid``.
 :func:`combinational_paths` is the check itself, for any design and ports (the AXI4-Stream node's
-``tready``/``tvalid``: rtl/formal/axis.py).
+``tready``/``tvalid``: rtl/formal/axis_ni.py).
 """
 from __future__ import annotations
 

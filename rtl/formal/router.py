@@ -107,7 +107,7 @@ class RouterHarness(Elaboratable):
         self.num_lanes = (topology.local_port(node) + 1) * routing.num_vcs
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
         # FIFOs in flip-flops (the memory storage has the same cycle behaviour: tests/test_unit_fifo.py); the
-        # router alone, with its native local ports (an AXI4-Stream interface is proved by rtl/formal/axis.py)
+        # router alone, with its native local ports (an AXI4-Stream interface is proved by rtl/formal/axis_ni.py)
         self.plan = NetworkPlan(topology, routing,
                                 plan.config.replace(payload_width=DEST_WIDTH + self.tag_bits + SEQ_BITS + 2,
                                                     fifo_memory=False, interface="native"))

@@ -13,13 +13,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .axis_ni import AXIS, AXQ, AXQ_DEPTH, axis_egress, ni_phase  # noqa: F401 (the AXI4-Stream interface's phases)
 from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_MASK, ROUTE_MASK, ROUTE_SHIFT, TAIL
 
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
 INJECTED, EJECTED, DROPPED, MALFORMED, DISCARDED = 0, 1, 2, 3, 4   # counter columns
 UNICAST, ADAPTIVE, BCAST, VOQ, PIPE = 0, 1, 2, 3, 4            # run_cycles modes (PIPE: sim/model/pipeline.py)
-AXIS, AXQ = 4, 5                                               # out.scal: the AXI4-Stream interface; beats in its egress queues
-AXQ_DEPTH = 2                                                  # entries of an egress queue (rtl/axis_ni.py)
 EJECT_DEPTH = 2                                                # PIPE: the local output's buffer
 USE_MASK = 0xFFFF                                              # 16-bit use counters (least_used)
 WORD = 62                                                      # request bits per word (int64, no sign bit)
@@ -171,55 +170,6 @@ def eject_taken(t, v, w, out):
     if out.scal[AXIS]:
         return (w & HEAD_MASK) != 0 or out.axroom[v] != 0
     return (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
-
-
-@phase
-def axis_egress(t, out, n):
-    """The AXI4-Stream interfaces' egress queues (2 entries of beats), at the start of the cycle: the room
-    the routers see this cycle, and the beat the user takes (``eject_ready``): trace entry n; returns n."""
-    q, cnt, room, scal = out.axq, out.axn, out.axroom, out.scal
-    for v in range(cnt.shape[0]):
-        c = cnt[v]
-        room[v] = c < AXQ_DEPTH
-        if c and (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1):
-            w = q[v, 0]
-            f = w >> FLIT_SHIFT
-            out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
-            out.eject_cycle[f] = t
-            n += 1
-            q[v, 0] = q[v, 1]
-            cnt[v] = c - 1
-            scal[AXQ] -= 1
-    return n
-
-
-@phase
-def ni_phase(t, src, K, D):
-    """The AXI4-Stream interfaces' ingress queues (rtl/axis_ni.py), after the source phase. Node v's queue
-    holds its flits ``ptr[v] .. ni[v, 0] - 1``; ``ni[v, 3]`` is ``ptr[v]`` at the start of the cycle (the
-    registered count), ``ni[v, 1]`` the header of the broadcast frame being stored (-1: none), ``ni[v, 2]``
-    its beats queued. One released flit enters while the queue had room (K entries); a stored broadcast
-    header is not offered until its tail is queued, and one of more than D - 1 beats gets a bad destination
-    (the source interface drops it whole). Sets ``next``: the queue's head is offered from the next cycle."""
-    ptr, end, tail, fields, release, nxt = src.ptr, src.end, src.tail, src.fields, src.release, src.next
-    ni, bc = src.ni, src.bcast
-    for v in range(ptr.shape[0]):
-        u = ni[v, 0]
-        if u < end[v] and release[u] <= t and u - ni[v, 3] < K:
-            if bc[u]:                                  # a broadcast header: stored
-                ni[v, 1], ni[v, 2] = u, 0
-            elif ni[v, 1] >= 0:
-                if tail[u]:
-                    ni[v, 1] = -1
-                elif ni[v, 2] == D - 2:                # too long for a FIFO: dropped whole
-                    fields[ni[v, 1]] = -1
-                    ni[v, 1] = -1
-                else:
-                    ni[v, 2] += 1
-            ni[v, 0] = u + 1
-        p = ptr[v]
-        ni[v, 3] = p
-        nxt[v] = t + 1 if p < ni[v, 0] and ni[v, 1] != p else 1 << 62
 
 
 @phase
