@@ -43,10 +43,10 @@ prove: $(STAMP)
 	status=0; for net in "enhanced --size 4,0" "pdn --size 0,1,3,9" "metacube --size 1,2"; do for d in 2 4; do \
 	  for opt in "" "--arbitration fair" "--no-loopback" "--pipeline"; do \
 	    case "$$net$$opt" in metacube*--pipeline) continue;; esac; \
-	    $(VENV)/bin/cubenoc prove --family $$net $$opt --fifo-depth $$d --work-dir build/prove || status=1; \
+	    $(VENV)/bin/cubenoc prove --family $$net $$opt --depth $$d --work-dir build/prove || status=1; \
 	  done; done; done; \
 	for net in "enhanced --size 3,1" "pdn --size 0,1,3"; do for d in 2 4; do \
-	  $(VENV)/bin/cubenoc prove --family $$net --broadcast --fifo-depth $$d --work-dir build/prove || status=1; \
+	  $(VENV)/bin/cubenoc prove --family $$net --broadcast --depth $$d --work-dir build/prove || status=1; \
 	done; done; exit $$status
 
 clean:

@@ -2,7 +2,7 @@
 
 ``cubenoc prove --family hypercube --n 2``: for every router shape of the network, the output arbiters
 are proved fair by k-induction, the router's stream rules, conservation, wormhole exclusivity and status
-counters are proved for every cycle (ABC's pdr; ``--depth N``: checked to N cycles by BMC instead) for
+counters are proved for every cycle (ABC's pdr; ``--bmc-depth N``: checked to N cycles by BMC instead) for
 every input sequence a legal upstream can send, and the route units are checked against the routing
 function by exhaustive simulation; with ``interface=axis`` in the spec, the AXI4-Stream interface's
 properties too (tvalid never waits for tready, the hold rule, frames conserved: rtl/formal/axis_ni.py). Each
@@ -22,8 +22,9 @@ from .errors import CubenocError, require_int
 from .netargs import add_router_flags
 from .rtl.formal.mutations import MUTATIONS
 
-#: the router flags prove takes (the options the default networks' routers use; --fifo-depth is the FIFO depth)
-ROUTER_OPTIONS = ("pipeline", "broadcast", "arbitration", "loopback")
+#: the router flags prove takes (the options the default networks' routers use; --depth is the FIFO depth)
+ROUTER_OPTIONS = ("depth", "pipeline", "broadcast", "arbitration", "loopback")
+PROVE_FIFO_DEPTH = 2            # the FIFO depth proved when neither --depth nor a depth= spec key says
 
 #: family -> the network proved by default, a catalog spec (the smallest of the family that has every router
 #: shape); ``--size`` is synth-report's shorthand for a spec (``synth_report.size_spec``)
@@ -44,19 +45,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="networks as catalog specs instead of --family/--size (hypercube:n=2, pdn:set=0,1,3; "
                         "docs/networks.md)")
     p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
-    p.add_argument("--depth", type=int, default=None,
-                   help="check properties 1, 2, 3 and 6 to this many cycles (BMC) instead of proving them for "
-                        "every cycle")
+    p.add_argument("--bmc-depth", type=int, default=None, metavar="N",
+                   help="check properties 1, 2, 3 and 6 to N cycles (BMC) instead of proving them for every cycle")
     p.add_argument("--timeout", type=int, default=600,
                    help="seconds a proof may take; one without a verdict by then is checked to 10 cycles (BMC) and "
                         "listed as bounded (default 600)")
     p.add_argument("--jobs", type=int, default=2, help="solvers run at once (default 2)")
-    p.add_argument("--fifo-depth", type=int, default=2, help="input FIFO depth of the proved routers (default 2)")
+    p.add_argument("--depth", type=int, default=None, help=f"input FIFO depth of the proved routers (default "
+                   f"{PROVE_FIFO_DEPTH}), as in every command")
+    p.add_argument("--fifo-depth", dest="depth", type=int, help="the old name of --depth")
     p.add_argument("--work-dir", default="build/prove", help="solver runs and counterexample VCDs (default build/prove)")
     p.add_argument("--mutate", metavar="NAME", default=None,
                    help="build the routers with a seeded bug and show which property catches it: "
                         + ", ".join(MUTATIONS))
-    add_router_flags(p, only=ROUTER_OPTIONS, title="router options of the proved routers")
+    add_router_flags(p, only=ROUTER_OPTIONS[1:], title="router options of the proved routers")   # --depth: above
     p.add_argument("--json", action="store_true", help="print the outcomes as JSON")
 
 
@@ -68,8 +70,9 @@ def run(args) -> int:
     from .outputs import writable_dir
     from .synth_report import network_specs, router_shapes
     args.network = one_network(args.networks, args.network) or None
-    depth = None if args.depth is None else require_int(args.depth, "--depth", 2, 40)
-    fifo_depth = require_int(args.fifo_depth, "--fifo-depth", 1, 8)
+    depth = None if args.bmc_depth is None else require_int(args.bmc_depth, "--bmc-depth", 2, 40)
+    if args.depth is not None:
+        require_int(args.depth, "--depth", 1, 8)
     timeout, jobs = require_int(args.timeout, "--timeout", 1, 86400), require_int(args.jobs, "--jobs", 1, 64)
     if args.mutate is not None and args.mutate not in MUTATIONS:
         raise CubenocError(f"--mutate takes one of {', '.join(MUTATIONS)}, got {args.mutate!r}")
@@ -86,7 +89,8 @@ def run(args) -> int:
     from .rtl.formal.plan import check_supported, prove_network
     plans = []
     for fam, label, topo, routing, spec in nets:      # refuse what is not supported before any solver runs
-        config = router_config(args, spec, RouterConfig(fifo_depth=fifo_depth), routing, only=ROUTER_OPTIONS)
+        config = router_config(args, spec, RouterConfig(fifo_depth=PROVE_FIFO_DEPTH), routing, only=ROUTER_OPTIONS)
+        require_int(config.fifo_depth, "the FIFO depth", 1, 8)
         plan = NetworkPlan(topo, routing, config)
         if plan.broadcast is not None:
             label += f" {plan.broadcast.name}"

@@ -220,3 +220,14 @@ def test_quiet_prints_only_the_output_asked_for(tmp_path, capsys):
         assert "CSV written" not in out.out + out.err and "0.1" in out.out and out.err == ""
     finally:
         outputs.quiet(False)
+
+
+def test_depth_is_the_fifo_depth_in_prove_too(tmp_path, capsys):
+    """prove's --depth is the FIFO depth as everywhere (--fifo-depth its old name), the BMC bound --bmc-depth;
+    a depth= spec key and --depth that disagree are refused as in every command."""
+    from cubenoc.cli import build_parser, main
+    p = build_parser("prove")._commands["prove"]
+    assert p.parse_args(["--depth", "3"]).depth == 3 and p.parse_args(["--fifo-depth", "3"]).depth == 3
+    assert p.parse_args(["--bmc-depth", "6"]).bmc_depth == 6
+    assert main(["prove", "hypercube:n=2,depth=4", "--depth", "2", "--work-dir", str(tmp_path)]) == 2
+    assert "give one of them" in capsys.readouterr().err

@@ -291,7 +291,7 @@ def test_prove_mutate_names_the_catching_property(tmp_path, capsys):
     """``cubenoc prove --mutate NAME`` exits 0 and names the property that caught the bug (here bounded,
     the quick check); an unknown name is refused in one line."""
     from cubenoc.cli import main
-    assert main(["prove", "--family", "hypercube", "--n", "2", "--depth", "6", "--mutate", "counter-misses-drop",
+    assert main(["prove", "--family", "hypercube", "--n", "2", "--bmc-depth", "6", "--mutate", "counter-misses-drop",
                  "--work-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "seeded bug 'counter-misses-drop' caught by: counter dropped" in out
@@ -313,6 +313,7 @@ def test_arrivals_are_the_headers_packets_bring():
     (["--family", "pdn", "--size", "0,1,3,8,12,18"], "P = 11, V = 1"),
     (["--network", "pdn:set=0,1,3,8,12,18"], "P = 11, V = 1"),           # a catalog spec, the same refusal
     (["--network", "q4", "--size", "4"], "not both"),
+    (["--family", "hypercube", "--n", "2", "--bmc-depth", "0"], "--bmc-depth"),
     (["--family", "hypercube", "--n", "2", "--depth", "0"], "--depth"),
 ])
 def test_prove_refuses_unsupported_in_one_line(argv, msg, capsys):
