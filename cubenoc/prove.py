@@ -37,7 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "pdn:set=0,1,3; docs/networks.md), the same as --network; with interface=axis the AXI4-Stream "
                    "interface is proved too")
     p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
-                   help="router families (default hypercube); hin routers are not supported")
+                   help="router families (default hypercube); a hierarchical network: give its spec, e.g. "
+                        "hin:level1=bh:2,level2=bh:2")
     p.add_argument("--size", nargs="+", default=None,
                    help="sizes as synth-report takes them, e.g. 2 | 4,0 | 0,1,3,9 | 1,2 (default: "
                    + ", ".join(PROVE_NETWORKS.values()) + ")")
