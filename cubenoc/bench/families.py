@@ -116,9 +116,11 @@ def run(args) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="+", help="substrings of network names to run (default all)")
-    p.add_argument("--loads", type=float, nargs="+", help="offered loads (default 0.1..1.0)")
+    p.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+",
+                   help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.1..1.0)")
     p.add_argument("--window", type=at_least(1), default=4000, help="measurement window in cycles (default 4000)")
-    p.add_argument("--packet-len", type=at_least(1), default=4, help="flits per packet (default 4)")
+    p.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=at_least(1), default=4,
+                   help="packet length in flits, as simulate --length (--packet-len: the old name); (default 4)")
     p.add_argument("--no-area", action="store_true", help="skip the yosys area runs")
     p.add_argument("--jobs", type=at_least(1), default=2, help="parallel yosys runs (default 2)")
     add_output_arguments(p, "families")

@@ -47,7 +47,8 @@ def _net_command(args) -> str:
 
 def latency_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
-    p.add_argument("--packet-len", type=int, default=4, help="flits per packet for the tail latency (default 4)")
+    p.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=int, default=4,
+                   help="packet length in flits, as simulate --length (--packet-len: the old name); for the tail latency (default 4)")
     add_output_arguments(p, "bench latency")
 
 
@@ -82,8 +83,10 @@ def _first(rows, r):
 
 def throughput_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
-    p.add_argument("--packet-len", type=int, nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
-    p.add_argument("--loads", type=float, nargs="+", help="offered loads, flits/node/cycle (default 0.1..1.0)")
+    p.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=int, nargs="+", default=[1, 4],
+                   help="packet lengths in flits, as simulate --length (--packet-len: the old name; default 1 4)")
+    p.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+",
+                   help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.1..1.0)")
     p.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
     p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq", "pipe"],
                    help="router options: one FIFO per input (fifo), per-output queues (voq), the pipelined "
@@ -160,7 +163,8 @@ def speed_arguments(p: argparse.ArgumentParser) -> None:
                    help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
     p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
     add_router_flags(p, only=("depth",))
-    p.add_argument("--loads", type=float, nargs="+", default=[0.1], help="offered loads (default 0.1)")
+    p.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+", default=[0.1],
+                   help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.1)")
     p.add_argument("--node-cycles", type=float, default=2e7,
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
     p.add_argument("--cycles", type=at_least(1), help="simulated cycles per run at every size (overrides --node-cycles)")

@@ -60,9 +60,11 @@ def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
-    ap.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.2..1.0; "
+    ap.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+", default=None,
+                    help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.2..1.0; "
                     "0.6..1.0 with --voq)")
-    ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
+    ap.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=at_least(1), nargs="+", default=[1, 4],
+                    help="packet lengths in flits, as simulate --length (--packet-len: the old name; default 1 4)")
     ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
     ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
     add_output_arguments(ap, "vc-throughput")
