@@ -210,9 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return OK if not argv else BAD_INPUT
-        if getattr(args, "quiet", False):
-            from .outputs import quiet
-            quiet()
+        from .outputs import quiet
+        quiet(getattr(args, "quiet", False))       # per call: main() runs many times in one test process
         return int(args.handler(args) or 0)
     except CubenocError as exc:
         print(f"cubenoc: error: {exc}", file=sys.stderr)

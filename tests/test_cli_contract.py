@@ -231,3 +231,12 @@ def test_depth_is_the_fifo_depth_in_prove_too(tmp_path, capsys):
     assert p.parse_args(["--bmc-depth", "6"]).bmc_depth == 6
     assert main(["prove", "hypercube:n=2,depth=4", "--depth", "2", "--work-dir", str(tmp_path)]) == 2
     assert "give one of them" in capsys.readouterr().err
+
+
+def test_quiet_lasts_one_call(tmp_path, capsys):
+    """main() in one process (the tests, a notebook): a --quiet call does not silence the next one."""
+    from cubenoc.cli import main
+    assert main(["build", "--board", "icebreaker", "--estimate-only", "--quiet"]) == 0
+    assert main(["simulate", "q4", "--rate", "0.1", "--warmup", "100", "--measure", "300",
+                 "--csv", str(tmp_path / "r.csv")]) == 0
+    assert "CSV written" in capsys.readouterr().out
