@@ -32,7 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also write test_<top>.py, a cocotb test driving the AXI4-Stream top with cocotbext-axi "
                         "against the cycle-accurate model (docs/verification.md); needs --interface axis")
     p.add_argument("--flat", action="store_true", help="expose the local ports as vectors indexed by node")
-    p.add_argument("--lint", action="store_true", help="run verilator --lint-only -Wall -Wno-fatal on the result")
+    p.add_argument("--lint", action="store_true",
+                   help="run verilator --lint-only -Wall on the result with its waiver file <top>.vlt (docs/ip.md "
+                        "\"Packaging\"): errors exit 1, warnings are listed")
     p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -89,9 +91,13 @@ def run(args) -> int:
         from .rtl.tools import verilator_lint
         from .outputs import working
         with working(f"verilator --lint-only ({len(gen.verilog)} files)", getattr(args, "quiet", False)):
-            res = verilator_lint(gen.verilog, gen.top)
+            res = verilator_lint(gen.verilog, gen.top, gen.waivers)
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(res.by_kind.items()))
-        print(f"verilator --lint-only -Wall: {res.errors} errors, {res.warnings} warnings ({kinds})")
+        print(f"verilator --lint-only -Wall {gen.waivers.name}: {res.errors} errors, {res.warnings} warnings"
+              + (f" ({kinds})" if kinds else ""))
+        for line in res.log.splitlines():
+            if line.startswith("%Warning"):
+                print(f"  {line}")
         if res.errors:
             print(res.log)
             return 1

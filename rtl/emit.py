@@ -3,8 +3,9 @@
 ``network_files(topology, routing)`` returns ``{file name: text}``: ``<top>.v`` (the network, routers
 instantiated by module name) and one ``<module>.v`` per distinct router shape (and the AXI4-Stream
 interface's module), plus ``<top>.json`` and ``<top>.md`` describing the ports and the header layout,
-``<top>.veo`` (an instantiation template) and ``<top>.core`` (a FuseSoC core; docs/ip.md). ``write_network(...)`` writes them into a
-folder, touching a file only when its text changes (so simulators do not rebuild for nothing).
+``<top>.veo`` (an instantiation template), ``<top>.vlt`` (Verilator's waivers for these files) and ``<top>.core``
+(a FuseSoC core; docs/ip.md). ``write_network(...)`` writes them into a folder, touching a file only when its text
+changes (so simulators do not rebuild for nothing).
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class GeneratedNetwork:
     describe_json: Path
     describe_md: Path
     network: Network
-    packaging: list[Path]       # <top>.veo (instantiation template), <top>.core (FuseSoC)
+    packaging: list[Path]       # <top>.veo (instantiation template), <top>.vlt (waivers), <top>.core (FuseSoC)
+    waivers: Path               # <top>.vlt
 
 
 def top_name(topology, flat: bool = False) -> str:
@@ -226,6 +228,7 @@ def network_files(topology, routing, config: RouterConfig | None = None, *, top:
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
     files[f"{top}.md"] = _markdown(d)
     files[f"{top}.veo"] = instantiation_template(net, top)
+    files[f"{top}.vlt"] = verilator_waivers(top)
     files[f"{top}.core"] = fusesoc_core(top, [n for n in files if n.endswith(".v")], d)
     return files, net, top
 
@@ -244,21 +247,69 @@ def top_ports(net: Network) -> list[tuple[str, str, int]]:
                   for path, m, v in net.signature.flatten(net)]
 
 
+#: The top's clock and reset, connected by name in the instantiation template (no wires declared for them).
+CLOCK_RESET = ("clk", "rst")
+
+
 def instantiation_template(net: Network, top: str) -> str:
-    """``<top>.veo``: the module instantiated with every port connected to a wire of its own name."""
+    """``<top>.veo``: the module instantiated with every port connected to a wire of its own name; ``clk``
+    and ``rst`` are connected by name without a wire, so the text pastes unchanged into a module whose clock
+    and reset are called ``clk`` and ``rst`` (ports or wires of the user's). Each connection says its
+    direction and width."""
     ports = top_ports(net)
     lines = [f"// Instantiation template of {top} (cubenoc generate): copy it into your design and connect the",
              "// wires. One AXI4-Stream frame is one packet: tdest the destination, tid the source (docs/ip.md)."
-             if net.axis is not None else "// Local flit streams: <top>.md gives the payload layout (docs/router.md).", ""]
-    lines += [f"wire {f'[{w - 1}:0] ' if w > 1 else ''}{name};" for name, _, w in ports]
+             if net.axis is not None else
+             "// Local flit streams: <top>.md gives the payload layout (docs/router.md).",
+             "// clk (rising edge) and rst (synchronous, active high) are connected by name and not declared",
+             "// here: your module's clock and reset, named clk and rst, drive them as they are.", ""]
+    lines += [f"wire {f'[{w - 1}:0] ' if w > 1 else ''}{name};" for name, _, w in ports if name not in CLOCK_RESET]
     lines += ["", f"{top} u_{top} ("]
-    lines += [f"    .{name}({name}){',' if i < len(ports) - 1 else ''}" for i, (name, _, _) in enumerate(ports)]
+    pad = max(len(name) for name, _, _ in ports) * 2 + 5
+    for i, (name, direction, w) in enumerate(ports):
+        conn = f".{name}({name}){',' if i < len(ports) - 1 else ''}"
+        lines.append(f"    {conn:<{pad}} // {direction}{f' [{w - 1}:0]' if w > 1 else ''}")
     return "\n".join(lines + [");", ""])
 
 
+#: Verilator -Wall warnings that the generated Verilog gives by construction, each with why (docs/ip.md
+#: "Packaging"); ``<top>.vlt`` waives them in the network's own files and nowhere else.
+WAIVERS = (
+    ("UNUSEDSIGNAL", "bits that are declared and not read. Amaranth writes a wire for each field of a "
+     "struct-typed port or signal (local_in__0__payload.head ...) so that waveforms show the fields, while the "
+     "logic reads the packed vector; a sum is one bit wider than the counter it wraps; a unit takes a whole flit "
+     "or route header and reads the fields it needs (route bits that every legal arrival fixes, docs/router.md)."),
+    ("PROCASSINIT", "every register is declared with its reset value as its initial value (reg [15:0] injected "
+     "= 16'h0000;, Amaranth's init, the FPGA's power-up state) and assigned in its always block; rst loads the "
+     "same value."),
+    ("CASEOVERLAP", "a multiplexer whose selects are one-hot (the cases of one Amaranth Switch, each a "
+     "different value of the same signal) is written as a parallel_case casez with one pattern per select bit; "
+     "two patterns overlap only where two selects are high at once, which the compares exclude."),
+)
+
+
+def verilator_waivers(top: str) -> str:
+    """``<top>.vlt``: a Verilator configuration file waiving ``WAIVERS`` in files whose names contain ``top``
+    (``verilator --lint-only -Wall <top>.vlt <top>*.v``: 0 warnings; tests/test_ip.py). No comment line starts
+    with the word "verilator": Verilator reads such a comment as a directive."""
+    from textwrap import wrap
+    lines = ["`verilator_config",
+             *(f"// {line}" for line in wrap(
+                 f"Waivers of Verilator -Wall warnings in {top} (cubenoc generate; docs/ip.md \"Packaging\"). "
+                 f"Give this file before the Verilog: `verilator --lint-only -Wall {top}.vlt {top}*.v`. Each rule "
+                 f"is waived for the reason above it, in the files whose names contain {top} only; every other "
+                 "-Wall warning stays on.", 100)), ""]
+    for rule, why in WAIVERS:
+        lines += [f"// {line}" for line in wrap(f"{rule}: {why}", 100)]
+        lines += [f'lint_off -rule {rule} -file "*{top}*.v"', ""]
+    assert not any(line[2:].lstrip().lower().startswith("verilator") for line in lines if line.startswith("//"))
+    return "\n".join(lines)
+
+
 def fusesoc_core(top: str, verilog: list[str], d: dict) -> str:
-    """``<top>.core``: a FuseSoC CAPI2 core of the Verilog beside it, with a Verilator ``lint`` target and an
-    Icarus ``sim`` target (``fusesoc --cores-root OUT run --target lint cubenoc:noc:<top>``; docs/ip.md)."""
+    """``<top>.core``: a FuseSoC CAPI2 core of the Verilog beside it, with a Verilator ``lint`` target
+    (``-Wall``, with the waiver file ``<top>.vlt``) and an Icarus ``sim`` target (``fusesoc --cores-root OUT run
+    --target lint cubenoc:noc:<top>``; docs/ip.md)."""
     files = "\n".join(f"      - {name}" for name in verilog)
     return f"""CAPI=2:
 name: cubenoc:noc:{top}:0.1.0
@@ -269,6 +320,10 @@ filesets:
     files:
 {files}
     file_type: verilogSource
+  waivers:
+    files:
+      - {top}.vlt
+    file_type: vlt
 
 targets:
   default: &default
@@ -276,11 +331,12 @@ targets:
     toplevel: {top}
   lint:
     <<: *default
+    filesets: [waivers, rtl]
     default_tool: verilator
     tools:
       verilator:
         mode: lint-only
-        verilator_options: [-Wno-fatal, -Wno-lint, -Wno-style]
+        verilator_options: [-Wall]
   sim:
     <<: *default
     default_tool: icarus
@@ -302,4 +358,4 @@ def write_network(topology, routing, outdir, config: RouterConfig | None = None,
         paths[name] = path
     verilog_files = [paths[f"{top}.v"]] + [p for n, p in paths.items() if n.endswith(".v") and n != f"{top}.v"]
     return GeneratedNetwork(top, verilog_files, paths[f"{top}.json"], paths[f"{top}.md"], net,
-                            [paths[f"{top}.veo"], paths[f"{top}.core"]])
+                            [paths[f"{top}.veo"], paths[f"{top}.vlt"], paths[f"{top}.core"]], paths[f"{top}.vlt"])

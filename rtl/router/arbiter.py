@@ -66,7 +66,8 @@ class RoundRobinArbiter(wiring.Component):
             with m.If(0 if mutant("stuck-pointer") else self.next[r]):
                 if self.weight_width:
                     n, w = mine + self.tail[r], self.weight[r]
-                    with m.If((w > 1) & (n < w)):
+                    # stay first while the weight allows; a 1-bit weight is at most 1: never (no w > 1 to write)
+                    with m.If((w > 1) & (n < w) if self.weight_width > 1 else 0):
                         m.d.sync += [pri.eq(thermometer(j, self.size)), used.eq(n)]
                     with m.Else():
                         m.d.sync += [pri.eq(thermometer(j + 1, self.size)), used.eq(0)]
