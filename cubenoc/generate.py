@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .errors import CubenocError
+from .outputs import say
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,7 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run verilator --lint-only -Wall on the result with its waiver file <top>.vlt (docs/ip.md "
                         "\"Packaging\"): errors exit 1, warnings are listed")
     p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no progress, "
+                   "no notes)")
 
 
 def network_spec(args):
@@ -79,14 +81,14 @@ def run(args) -> int:
         bar.set_postfix_str(what, refresh=True)
     gen = write_network(topo, routing, args.out, plan.config, flat=args.flat, progress=progress)
     bar.close()
-    print(f"{topo!r}, {routing.name} routing" + (f" + {plan.broadcast.name}" if plan.broadcast is not None else "") +
+    say(f"{topo!r}, {routing.name} routing" + (f" + {plan.broadcast.name}" if plan.broadcast is not None else "") +
           f"; router: {plan.config.describe()}" + (f" (target {args.target})" if getattr(args, "target", None) else "") +
           f": top module {gen.top}, {len(set(gen.network.module_names))} router module(s)")
     written = gen.verilog + [gen.describe_json, gen.describe_md] + gen.packaging
     if getattr(args, "testbench", False):
         written.append(write_testbench(gen, spec.with_config(plan.config)))
-    for path in written:
-        print(f"  {path}")
+    for path in written:                           # notes: --quiet writes the files and says nothing
+        say(f"  {path}")
     if args.lint:
         from .rtl.tools import verilator_lint
         from .outputs import working

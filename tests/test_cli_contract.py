@@ -240,3 +240,10 @@ def test_quiet_lasts_one_call(tmp_path, capsys):
     assert main(["simulate", "q4", "--rate", "0.1", "--warmup", "100", "--measure", "300",
                  "--csv", str(tmp_path / "r.csv")]) == 0
     assert "CSV written" in capsys.readouterr().out
+
+
+def test_generate_quiet_writes_the_files_and_says_nothing(tmp_path, capsys):
+    from cubenoc.cli import main
+    assert main(["generate", "q4", "-o", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == "" and list(tmp_path.glob("*.v"))

@@ -90,7 +90,7 @@ def test_loopback_option_errors():
 def test_cli_no_loopback(tmp_path, capsys):
     """``generate --no-loopback`` writes a network whose description says so; with VOQ a clear error."""
     from cubenoc.cli import main
-    assert main(["generate", "hypercube", "--n", "2", "--no-loopback", "-o", str(tmp_path / "q2"), "--quiet"]) == 0
+    assert main(["generate", "hypercube", "--n", "2", "--no-loopback", "-o", str(tmp_path / "q2")]) == 0
     assert "no loopback" in capsys.readouterr().out
     assert "--no-loopback" in (tmp_path / "q2").joinpath(next(p.name for p in (tmp_path / "q2").glob("*.md"))).read_text()
     assert main(["generate", "hypercube", "--n", "2", "--no-loopback", "--queues", "voq", "-o",

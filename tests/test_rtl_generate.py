@@ -101,7 +101,7 @@ def test_generate_router_options_no_counters_and_fifo_memory(tmp_path, capsys):
     texts = {}
     for opts in ([], ["--no-counters", "--fifo-memory"]):
         out = tmp_path / ("opt" if opts else "plain")
-        assert main(["generate", "hypercube", "--n", "3", "-o", str(out), "--quiet", *opts]) == 0
+        assert main(["generate", "hypercube", "--n", "3", "-o", str(out), *opts]) == 0
         desc = json.loads((out / f"{top}.json").read_text())
         assert (desc["counters"], desc["fifo_memory"]) == ((False, True) if opts else (True, False))
         texts[bool(opts)] = (out / f"{top}_router.v").read_text(), (out / f"{top}.v").read_text()
