@@ -6,11 +6,38 @@ from __future__ import annotations
 
 from numba import njit
 
-from .word import FLIT_SHIFT, HT_MASK
+from .word import FLIT_SHIFT, HEAD_MASK, HT_MASK
 
 phase = njit(inline="always", cache=True, nogil=True)
 AXIS, AXQ = 4, 5                # out.scal: the AXI4-Stream interface; beats in its egress queues
 AXQ_DEPTH = 2                   # entries of an egress queue (rtl/axis_ni.py)
+
+
+@phase
+def user_ready(t, v, out):
+    """The user at node v takes a flit this cycle: ``eject_ready`` (cycles past the array: ready)."""
+    return (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
+
+
+@phase
+def handed(t, v, w, out, n):
+    """Word ``w`` handed to the user at node v this cycle: trace entry n, its flit's eject cycle; n + 1."""
+    f = w >> FLIT_SHIFT
+    out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
+    out.eject_cycle[f] = t
+    return n + 1
+
+
+@phase
+def axis_taken(v, w, out, t):
+    """The router ejects ``w`` into node v's interface: a beat enters the egress queue, a header stays (its
+    eject cycle the router's)."""
+    if w & HEAD_MASK:
+        out.eject_cycle[w >> FLIT_SHIFT] = t
+    else:
+        out.axq[v, out.axn[v]] = w
+        out.axn[v] += 1
+        out.scal[AXQ] += 1
 
 
 @phase
@@ -21,12 +48,8 @@ def axis_egress(t, out, n):
     for v in range(cnt.shape[0]):
         c = cnt[v]
         room[v] = c < AXQ_DEPTH
-        if c and (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1):
-            w = q[v, 0]
-            f = w >> FLIT_SHIFT
-            out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
-            out.eject_cycle[f] = t
-            n += 1
+        if c and user_ready(t, v, out):
+            n = handed(t, v, q[v, 0], out, n)
             q[v, 0] = q[v, 1]
             cnt[v] = c - 1
             scal[AXQ] -= 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .axis_ni import AXIS, AXQ, AXQ_DEPTH, axis_egress, ni_phase  # noqa: F401 (the AXI4-Stream interface's phases)
+from .axis_ni import AXIS, AXQ, AXQ_DEPTH, axis_egress, axis_taken, handed, ni_phase, user_ready  # noqa: F401
 from .word import BCAST_SHIFT, FLIT_SHIFT, HEAD_MASK, HT_MASK, PORT_BITS, PORT_MASK, ROUTE_MASK, ROUTE_SHIFT, TAIL
 
 IDLE, FORWARD, DROP = 0, 1, 2                                  # source interface states
@@ -164,33 +164,24 @@ def clock_edge(mode, fifo, q, nd, ne, per_node):
 
 @phase
 def eject_taken(t, v, w, out):
-    """Node v's local output takes word ``w`` this cycle: the user's ``eject_ready`` (cycles past the array:
-    ready); with the AXI4-Stream interface (``out.scal[AXIS]``; rtl/axis_ni.py, egress) a head (the frame's
-    header) always, a beat when the egress queue had a free entry at the start of the cycle."""
+    """Node v's local output takes word ``w`` this cycle: the user's ``eject_ready``; with the AXI4-Stream
+    interface (``out.scal[AXIS]``; rtl/axis_ni.py, egress) a head (the frame's header) always, a beat when the
+    egress queue had a free entry at the start of the cycle."""
     if out.scal[AXIS]:
         return (w & HEAD_MASK) != 0 or out.axroom[v] != 0
-    return (out.eject_ready[t, v] if t < out.eject_ready.shape[0] else 1) != 0
+    return user_ready(t, v, out)
 
 
 @phase
 def eject_record(t, v, w, out, n):
-    """A flit handed to the user at node v ("Stimulus and comparison"): trace entry n, eject cycle; n + 1.
-    With the AXI4-Stream interface the router hands it to the egress queue (:func:`axis_egress` records it
-    when the user takes it; a header stays in the interface); returns n."""
-    if out.scal[AXIS]:
-        out.counters[v, EJECTED] += (w >> TAIL) & 1
-        if not w & HEAD_MASK:
-            out.axq[v, out.axn[v]] = w
-            out.axn[v] += 1
-            out.scal[AXQ] += 1
-        else:
-            out.eject_cycle[w >> FLIT_SHIFT] = t
-        return n
-    f = w >> FLIT_SHIFT
-    out.tr_cycle[n], out.tr_node[n], out.tr_flit[n], out.tr_ht[n] = t, v, f, w & HT_MASK
-    out.eject_cycle[f] = t
+    """A flit leaves node v's router at its local output ("Stimulus and comparison"): counted; handed to the
+    user (trace entry n, eject cycle), or with the AXI4-Stream interface to it (:func:`axis_taken`: the
+    trace entry is written when the user takes the beat); returns the trace length."""
     out.counters[v, EJECTED] += (w >> TAIL) & 1
-    return n + 1
+    if out.scal[AXIS]:
+        axis_taken(v, w, out, t)
+        return n
+    return handed(t, v, w, out, n)
 
 
 @phase
