@@ -147,8 +147,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-nodes", type=int, default=2 ** 14,
                         help="largest network measured by BFS/routing/broadcast (default 16384)")
     parser.add_argument("--no-deadlock", action="store_true", help="skip the deadlock checks")
-    parser.add_argument("--compare", action="store_true", help="Sec. 1: MC against CCC, HCN, RH and the Origin2000 "
-                        "fat hypercube (degree, nodes, diameter; formulas and BFS)")
+    from cubenoc.options import Option, add
+    add(parser, "peers", option=Option("peers", "Sec. 1: MC against its peers CCC, HCN, RH and the Origin2000 fat "
+                                       "hypercube (degree, nodes, diameter; formulas and BFS)", "flag",
+                                       aliases=("compare",)))
 
 
 def _sizes(args) -> list[tuple[int, int]]:
@@ -175,7 +177,7 @@ def _route(args) -> AnalysisResult:
 
 def analyze(args) -> AnalysisResult:
     require_int(args.max_nodes, "--max-nodes", 8, 2 ** 20)
-    if args.compare:
+    if args.peers:
         from . import metacube_compare
         data = metacube_compare.compare()
         return AnalysisResult(data, metacube_compare.text(data))
