@@ -521,4 +521,8 @@ def text_table(results: list[PointResult]) -> str:
         out += "\nper-source accepted throughput (flits/cycle, window):\n" + table(
             fair, ["network", "offered", "accepted", "min", "max", "max/min"])
     notes = [f"{p.network} @ {p.offered:g}: {p.message}" for p in results if p.saturated or p.message != "ok"]
+    routers = {p.network: p.router for p in results if p.router is not None}    # what was modelled, said
+    notes += [f"router of {net}: FIFO depth {r.fifo_depth}, W = {r.payload_width}"
+              + "".join(f", {w}" for w in r.describe().split(", ") if not w.startswith(("depth", "W =", "the generic")))
+              for net, r in routers.items()]
     return out + ("\n" + "\n".join(notes) if notes else "")
