@@ -96,6 +96,9 @@ def run(args) -> int:
         raise CubenocError("--write FILE.md only goes with --bench-speed (now `cubenoc bench sim-speed --write`); "
                            "a run's results: --csv, --json, --plot")
     if args.study:
+        if args.network or args.compare:
+            raise CubenocError(f"--study {args.study} runs the paper's own networks: drop "
+                               f"{args.network or '--compare'} (or run the network without --study)")
         return _study(args)
     specs = list(args.compare or [])
     if args.network:

@@ -424,7 +424,10 @@ def _connect(Client, address: str):
     from distributed.comm import get_address_host_port, parse_address
     try:
         if parse_address(address)[0] != "inproc":      # the syntax before any Client: after Clients that had
-            get_address_host_port(address)             # failed on a bad address, one more could not start its loop
+            host, port = get_address_host_port(address)  # failed on a bad address, one more could not start its loop
+            if parse_address(address)[0] == "tcp":      # nothing listening: said at once (Dask retries 10 s)
+                import socket
+                socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT).close()
         return Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError) as exc:
         raise CubenocError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); "

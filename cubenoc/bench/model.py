@@ -30,13 +30,18 @@ def _nets(args) -> list:
     """(topology, routing) pairs: --network specs, or Q(n) and Q(n, k)."""
     from ..sim.catalog import NetworkSpec
     from ..sim.model.perf import networks
-    if not args.network:
-        return networks(args.n, args.k)
-    specs = [NetworkSpec.parse(t) for t in args.network]
+    specs = [NetworkSpec.parse(t) for t in args.network or [f"hypercube:n={args.n}"]]
     for sp in specs:
         if sp.queues != "fifo" or sp.pipeline or sp.broadcast:
             raise CubenocError(f"{sp}: give router options with the benchmark's own flags (--queues), not in the spec")
-    return [sp.build("model") for sp in specs]
+    from ..sim.model.tables import MAX_TABLE_ENTRIES
+    for sp in specs:                 # the dense route table's size, known from the spec: refused before building
+        bits = sp.address_bits()
+        if bits is not None and 1 << (2 * bits) > MAX_TABLE_ENTRIES:
+            raise CubenocError(f"{sp}: {1 << bits:,} nodes; the benchmark's model keeps a dense route table, up to "
+                               f"{MAX_TABLE_ENTRIES:,} entries ({1 << (MAX_TABLE_ENTRIES.bit_length() - 1) // 2:,} "
+                               f"nodes; bench model-speed runs the 2^20-node cubes)")
+    return [sp.build("model") for sp in specs] if args.network else networks(args.n, args.k)
 
 
 def _net_command(args) -> str:

@@ -94,7 +94,8 @@ def analyze(args) -> AnalysisResult:
     text = (f"Hierarchical networks, clusters BH({d}) (n = {2 ** d}), K = {k}, alpha = {args.alpha}, "
             f"lam = {args.lam}, mu_CL = {args.mu_cl}, mu_NCL = {mu_ncl}, level-2 replication {args.replication}\n"
             + table([[r.get(c, "") for c in cols + extra] for r in rows], cols + extra)
-            + "\nR = inf: some link saturated (utilisation >= 1).")
+            + ("\nR = inf: some link saturated (utilisation >= 1)." if any(r.get("R") == math.inf for r in rows)
+               else ""))
     skipped = [LEVEL2_OF[f.split(':')[0]] for f in args.level2.split(",")
                if not exists(LEVEL2_OF[f.split(':')[0].strip().lower()], k)] if "," in args.level2 else []
     if skipped:

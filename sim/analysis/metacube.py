@@ -172,7 +172,10 @@ def _route(args) -> AnalysisResult:
     nodes = [topo.format_node(v) for v in path]
     data = {"k": topo.k, "m": topo.m, "routing": r.name, "path": nodes, "hops": len(path) - 1,
             "bfs_distance": int(topo.distances_from(src)[dst]) if topo.num_nodes <= args.max_nodes else None}
-    return AnalysisResult(data, "\n".join(nodes))
+    bfs = data["bfs_distance"]
+    head = (f"MC({topo.k}, {topo.m}), {r.name} routing: {nodes[0]} -> {nodes[-1]}, {data['hops']} hops"
+            + (f" (BFS distance {bfs})" if bfs is not None else ""))
+    return AnalysisResult(data, "\n".join([head, *(f"{i:>4}  {v}" for i, v in enumerate(nodes))]))
 
 
 def analyze(args) -> AnalysisResult:
