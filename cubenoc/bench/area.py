@@ -59,11 +59,13 @@ def run(args) -> int:
     ns = [require_int(n, "n", 2 if "enhanced" in families else 1, 10) for n in args.n]
     config = router_config(args, only=("payload", "depth"))
     results: list[AreaResult] = []
+    from ..outputs import working
     for n in ns:
         for fam in families:
             if fam == "enhanced" and not 0 <= args.k <= n - 2:
                 raise CubenocError(f"k must be in 0..n-2 for an n-cube (n={n}), got {args.k}")
-            results += measure(fam, n, args.k, yosys_families(args.targets), config)
+            with working(f"bench area: yosys on the {fam} {n}-cube router", args.quiet):
+                results += measure(fam, n, args.k, yosys_families(args.targets), config)
             for r in results[-len(yosys_families(args.targets)):]:
                 progress(f"  {r.network}: {r.target} {r.lut4} LUT4 ({r.lut4_per_port:.0f}/port), {r.ff} FF"
                          + (f", {r.lutram} DPR16X4" if r.lutram else "") + f"  [{r.seconds:.0f} s]")

@@ -107,8 +107,14 @@ def throughput_run(args) -> int:
     from ..sim.model.perf import throughput_rows
     if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
-    rows = throughput_rows(_nets(args), fixed_lengths(args.length), args.rate, router_config(args, only=("depth",)),
-                           window=args.window, queues=args.routers, progress=progress)
+    from ..outputs import working
+    with working("bench throughput", args.quiet) as w:
+        def said(text):                          # a line per sweep, and the sweep beside the seconds
+            progress(text)
+            w.status(text.removeprefix("throughput: ").removesuffix(" ..."))
+        rows = throughput_rows(_nets(args), fixed_lengths(args.length), args.rate,
+                               router_config(args, only=("depth",)), window=args.window, queues=args.routers,
+                               progress=said)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
             | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")

@@ -310,5 +310,6 @@ def render_results(docs, check: bool = False) -> list[str]:
 
 
 def progress(text: str) -> None:
-    """A benchmark's progress line (stderr: stdout holds only the table, JSON or CSV)."""
-    print(text, file=sys.stderr, flush=True)
+    """A benchmark's progress line (stderr: stdout holds only the table, JSON or CSV; none with --quiet)."""
+    from ..outputs import say
+    say(text, file=sys.stderr)
