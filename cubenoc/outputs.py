@@ -88,7 +88,7 @@ class working:
     LOG_EVERY = 30
 
     def __init__(self, what: str, quiet: bool = False):
-        self.what, self.quiet = what, quiet or QUIET
+        self.what, self.quiet, self.doing = what, quiet or QUIET, what
 
     def __enter__(self):
         import sys
@@ -109,7 +109,8 @@ class working:
 
     def status(self, text: str) -> None:
         """Show ``text`` (the part now running) after the name."""
-        self.bar.set_description_str(f"{self.what} [{text}]", refresh=False)
+        self.doing = f"{self.what} [{text}]"
+        self.bar.set_description_str(self.doing, refresh=False)
 
     def _tick(self):
         import sys
@@ -118,8 +119,7 @@ class working:
             self.bar.refresh()
             spent = time.monotonic() - self.start
             if self.log and int(spent) % self.LOG_EVERY == 0:
-                print(f"cubenoc: {self.bar.desc or self.what}: still running, {spent:.0f} s", file=sys.stderr,
-                      flush=True)
+                print(f"cubenoc: {self.doing}: still running, {spent:.0f} s", file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):
         self.stop.set()
