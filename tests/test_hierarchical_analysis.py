@@ -245,3 +245,19 @@ def test_the_saturation_footnote_only_when_a_row_saturates(capsys):
     assert main(["analyze", "hin", "--level2", "br"]) == 0
     out = capsys.readouterr().out
     assert "inf" in out.split("R = inf")[0] and "R = inf: some link saturated" in out
+
+
+def test_the_flat_reference_says_it_has_no_level_2_links(capsys):
+    from cubenoc.cli import main
+    assert main(["analyze", "hin", "--level2", "bh", "--mu-ncl", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "BH(10): the flat reference has no level-2 links; all its links serve at mu_CL = 3.0" in out
+    assert main(["analyze", "hin", "--level2", "bh"]) == 0
+    assert "flat reference" not in capsys.readouterr().out
+
+
+def test_enhanced_figure_titles_name_the_measure(capsys):
+    from cubenoc.cli import main
+    for fig, measure in ((6, "minimum D_mean"), (7, "minimum TD_r"), (8, "minimum TD_r")):
+        assert main(["analyze", "enhanced", "--figure", str(fig)]) == 0
+        assert capsys.readouterr().out.splitlines()[0].startswith(f"Fig. {fig}: {measure}")
