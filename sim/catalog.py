@@ -6,6 +6,8 @@ A :class:`NetworkSpec` is a family and its parameters, written in one grammar::
     metacube:k=1,m=2[,shortest=1]         pdn:set=0,1,3,9[,routing=adaptive|availability][,prefer=backward]
     pdn:delta=4[,zero_free=1]             pdn:product=2,2          pdn:set=0,1,3,bipartite=1
     hin:level1=bh:3,level2=ccc:2[,nodes=64][,r=2][,routing=balanced|least_used]
+    hin:level1=bh:2,level2=bh:2,level3=bh:2   (any number of levels: level4=..., each joins the interface
+                                               nodes of the level below; nodes= sizes the top level)
 
 plus the router options any family takes (sim/router_config.py ``SPEC_KEYS``): ``depth=N``, ``payload=W``,
 ``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``, ``faults=0|1``, ``arbitration=round_robin|fair``,
@@ -31,6 +33,8 @@ from .router_config import SPEC_KEYS, RouterConfig, field_value, spec_value
 #: their route tables' size, docs/simulator.md "Large networks")
 ADDRESS_BITS = {"rtl": 16, "model": 20}
 
+#: the most levels a HIN spec may name: with clusters of at least 2 nodes, 16 levels fill the 16-bit address
+MAX_HIN_LEVELS = 16
 #: family -> {key: (kind, default, help)}; kind: int, bool, str or a tuple of the allowed words
 FAMILIES: dict[str, dict[str, tuple]] = {
     "hypercube": {"n": ("int", 4, "dimension")},
@@ -47,11 +51,15 @@ FAMILIES: dict[str, dict[str, tuple]] = {
             "prefer": (("forward", "backward"), "forward", "adaptive: the preferred first chord")},
     "hin": {"level1": ("str", "bh:3", "cluster network bh:d or cc:n"),
             "level2": ("str", "bh:2", "level-2 network bh, br, cc or ccc, optionally :SIZE"),
-            "nodes": ("int", None, "total nodes (sizes level 2 when it has no :SIZE)"),
+            "level3": ("str", None, "level-3 network bh, br, cc or ccc:SIZE, joining the level-2 interface nodes "
+                       f"(spec keys level4 .. level{MAX_HIN_LEVELS} likewise)"),
+            "nodes": ("int", None, "total nodes (sizes the top level when it has no :SIZE)"),
             "r": ("int", 1, "parallel level-2 links per level-2 edge (1-16)"),
             "routing": (("ecube", "balanced", "least_used"), "ecube",
                         "e-cube, Sec. IV-B candidates (fixed pick) or least-used selection at run time")},
 }
+#: hin levels beyond level3: spec keys (and ``NetworkSpec.of`` parameters) only, no command-line flags
+HIN_LEVELS = {f"level{i}": ("str", None, f"level-{i} network, as level3") for i in range(4, MAX_HIN_LEVELS + 1)}
 #: router options every family takes: the fields of sim/router_config.py (``SPEC_KEYS``), defaults those of
 #: the generic router (a target's default applies where a command knows the target)
 ROUTER_KEYS: dict[str, tuple] = {key: (kind, spec_value(key, getattr(RouterConfig(), name)), text)
@@ -77,7 +85,7 @@ GRAMMAR = ("FAMILY:key=value,... e.g. hypercube:n=6, enhanced:n=6,k=0, metacube:
 
 
 def _keys(family: str) -> dict[str, tuple]:
-    return FAMILIES[family] | ROUTER_KEYS
+    return FAMILIES[family] | (HIN_LEVELS if family == "hin" else {}) | ROUTER_KEYS
 
 
 def _value(family: str, key: str, raw):
@@ -309,7 +317,7 @@ class NetworkSpec:
             name = (f"{'0-free ' if getattr(topo, 'zero_free', False) else ''}"
                     f"{'bipartite ' if self.get('bipartite') else ''}PDN {{{','.join(map(str, pds))}}} ({topo.num_nodes})")
         else:
-            levels = [self.get("level1"), self.get("level2")]
+            levels = hin_levels(self)
             name = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in levels)
             name += f" ({topo.num_nodes})"
         return name + self.label(topo)[len(repr(topo)):]
@@ -370,14 +378,27 @@ def _pdn(spec):
 def _hin(spec):
     from .routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
     from .topology.hierarchical import hierarchical_from_spec
-    if "," in spec.get("level2"):
-        raise CubenocError(f"hin level2 is one family (bh, br, cc, ccc, optionally :SIZE), got {spec.get('level2')!r}")
-    topo = hierarchical_from_spec(spec.get("level1"), spec.get("level2"), spec.get("nodes"),
-                                  require_int(spec.get("r"), "hin r", 1, 16))
+    levels = hin_levels(spec)
+    for i, text in enumerate(levels[1:], start=2):
+        if "," in text:
+            raise CubenocError(f"hin level{i} is one family (bh, br, cc, ccc, optionally :SIZE), got {text!r}")
+    topo = hierarchical_from_spec(*levels, num_nodes=spec.get("nodes"),
+                                  replication=require_int(spec.get("r"), "hin r", 1, 16))
     kind = spec.get("routing")
     if kind == "ecube":
         return topo, HierarchicalRouting(topo)
     return topo, BalancedHierarchicalRouting(topo, selection="least_used" if kind == "least_used" else None)
+
+
+def hin_levels(spec) -> list[str]:
+    """The level specs of a hin spec, level 1 first: ``level1``, ``level2`` and every further ``levelN``,
+    which must follow one another without a gap."""
+    given = [i for i in range(3, MAX_HIN_LEVELS + 1) if spec.get(f"level{i}") is not None]
+    if given and given != list(range(3, given[-1] + 1)):
+        missing = next(i for i in range(3, given[-1]) if i not in given)
+        raise CubenocError(f"hin levels must follow one another: level{given[-1]} is given but level{missing} "
+                           f"is not")
+    return [spec.get("level1"), spec.get("level2")] + [spec.get(f"level{i}") for i in given]
 
 
 _BUILDERS = {"hypercube": _cube, "enhanced": _cube, "metacube": _metacube, "pdn": _pdn, "hin": _hin}

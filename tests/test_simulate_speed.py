@@ -25,12 +25,12 @@ from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical,
     (t, MetacubeRouting(t, shortest=s)) for t in (Metacube(1, 1), Metacube(1, 2), Metacube(2, 1))
     for s in (False, True)] + [
     # BH/BH (Dandamudi and Eager): one orbit per node position, the interface node with more ports
-    (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), Hypercube(2)), Hierarchical(Hypercube(2), Hypercube(3), 2),
-                                          Hierarchical(Hypercube(3), Hypercube(2), 3))] + [
+    (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), Hypercube(2)), Hierarchical(Hypercube(2), Hypercube(3), replication=2),
+                                          Hierarchical(Hypercube(3), Hypercube(2), replication=3))] + [
     # BH/CCC: one orbit per (node position, cycle position), 3 VCs, the dateline state in the header
     (t, HierarchicalRouting(t)) for t in (Hierarchical(Hypercube(2), CubeConnectedCycles(2)),
-                                          Hierarchical(Hypercube(2), CubeConnectedCycles(2), 3),
-                                          Hierarchical(Hypercube(1), CubeConnectedCycles(4), 2))])
+                                          Hierarchical(Hypercube(2), CubeConnectedCycles(2), replication=3),
+                                          Hierarchical(Hypercube(1), CubeConnectedCycles(4), replication=2))])
 def test_symmetric_tables_equal_the_generic_model(topo, routing):
     a = NetworkModel(topo, routing)
     b = symmetric_model(topo, routing)
@@ -68,14 +68,14 @@ def test_hin_symmetry_only_where_it_holds():
     br = Hierarchical(Hypercube(2), Ring(4))
     assert symmetry_of(br, HierarchicalRouting(br)) is None
     # an interface router with 1 + 8 x 8 + 1 ports is beyond the model's 62-bit port masks: one error
-    wide = Hierarchical(Hypercube(1), Hypercube(8), 8)
+    wide = Hierarchical(Hypercube(1), Hypercube(8), replication=8)
     with pytest.raises(CubenocError, match="up to 61 network ports"):
         symmetric_model(wide, HierarchicalRouting(wide))
 
 
-@pytest.mark.parametrize("topo", [Hierarchical(Hypercube(2), CubeConnectedCycles(2), 3),
+@pytest.mark.parametrize("topo", [Hierarchical(Hypercube(2), CubeConnectedCycles(2), replication=3),
                                   Hierarchical(Hypercube(2), CubeConnectedCycles(3)),
-                                  Hierarchical(Hypercube(2), Hypercube(3), 2), Hierarchical(Hypercube(2), Ring(4))])
+                                  Hierarchical(Hypercube(2), Hypercube(3), replication=2), Hierarchical(Hypercube(2), Ring(4))])
 @pytest.mark.parametrize("kind", [HierarchicalRouting, BalancedHierarchicalRouting,
                                   lambda t: HierarchicalRouting(t, use_vcs=False)])
 def test_hin_route_row_is_route_on_every_word(topo, kind):

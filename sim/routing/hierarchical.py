@@ -1,28 +1,36 @@
-"""Hierarchical routing on a two-level HIN (Dandamudi and Eager, Sec. II-C and IV-B), as the routers run it.
+"""Hierarchical routing on a HIN of two or more levels (Dandamudi and Eager, Sec. II-C and IV-B), as the
+routers run it.
 
 Route header (LSB first; the RTL carries these fields):
 
 =================  ==========================  ==================================================
 field              width                       meaning
 =================  ==========================  ==================================================
-``dest_node``      bits for the cluster size   destination node within its cluster
-``dest_cluster``   bits for the cluster count  destination cluster (a level-2 node)
-``l2_state``       2, CCC only                 clockwise dateline crossings (level2.CCCRule)
-``lane``           bits for r, only if r > 1   which replica of each level-2 link to use
+``dest_node``      bits for the cluster size   destination's level-1 position (node in its cluster)
+``dest_cluster``   bits for level 2's size     destination's level-2 position (two levels: its cluster)
+``dest_l3`` ...    bits for level l's size     destination's level-l position, l >= 3
+``l2_state`` ...   2, CCC levels only          level l's clockwise dateline crossings (level2.CCCRule)
+``lane``           bits for r, only if r > 1   which replica of each link above level 1 to use
 =================  ==========================  ==================================================
 
-The phase is not stored: a router knows its own cluster ``c`` and node ``x`` (constants), and
+The phase is not stored: a router knows its own positions ``x_1, x_2, ...`` (constants); with ``y`` the
+destination's positions and ``h`` the highest level where ``x_h != y_h`` (the paper's rule: up to the
+lowest level whose cluster holds source and destination, across it, down):
 
-* ``c == dest_cluster``: route inside the cluster towards ``dest_node`` (eject there) -- the last phase,
-  and the only one of an intracluster message;
-* ``c != dest_cluster`` and ``x != 0``: route inside the cluster towards the interface node ``x = 0``;
-* ``c != dest_cluster`` and ``x == 0``: the level-2 rule of :mod:`.level2` towards ``dest_cluster`` on
-  replica ``lane`` of the level-2 port (``lane = source node in cluster mod r``, set at injection).
+* no such level: eject;
+* some level ``l < h`` has ``x_l != 0`` (the lowest one): route in the level-l network towards the
+  interface position 0 -- *up*;
+* otherwise (``x_1 .. x_(h-1)`` all 0, an interface node of level h-1): route in the level-h network
+  towards ``y_h`` -- *across* (h is the message's top level) or *down* (a higher level was crossed
+  already); the two are the same decision.
 
-Inside a BH(d) cluster :class:`HierarchicalRouting` uses e-cube (``route_ecube_skip`` on
-``x XOR target``, highest dimension first; Tzeng and Wei Algorithm A), so every message follows a shortest
-path of the HIN (the only way between clusters is interface -> level 2 -> interface) when the level-2
-rule is shortest (BH, BR, CC; CCC's sweep is not always). In a CC cluster it takes the direct link.
+For two levels: ``c == dest_cluster``: towards ``dest_node``; ``c != dest_cluster``, ``x != 0``: towards
+node 0; ``x == 0``: the level-2 rule towards ``dest_cluster``. Level 1 (the cluster) uses e-cube in a
+BH(d) cluster (``route_ecube_skip`` on ``x XOR target``, highest dimension first; Tzeng and Wei Algorithm
+A) or the direct link in a CC cluster; every level above uses its rule of :mod:`.level2` on replica
+``lane`` (``lane = source node in cluster mod r``, set at injection). Every message follows a shortest
+path of the HIN (the only way between clusters is interface -> higher level -> interface) when every
+rule is shortest (BH, BR, CC; CCC's sweep is not always).
 
 :class:`BalancedHierarchicalRouting` is the load-balancing variant of Sec. IV-B: inside a BH cluster
 every minimal hop is a candidate, with one restriction that keeps the channel dependency graph acyclic
@@ -32,12 +40,20 @@ so both stay fully adaptive; an intracluster message is adaptive among its clear
 setting hops. ``route()`` returns the preferred candidate (the highest dimension); the paper's selection,
 the candidate whose link has carried the fewest messages so far, is :class:`LeastUsedSelector`.
 
-Deadlock: cluster hops use VC 0. Every hop inside a cluster goes from a higher dimension to a lower one
-(e-cube) or from clearing to setting hops / within one kind by popcount (balanced), so no chain of
-dependencies that starts on a channel leaving an interface node returns to a channel entering it; the
-only cycles can come from the level-2 rule, which is acyclic with its own VCs (BR: 2, CCC: 3). The
-checker confirms it for every family (docs/papers/hierarchical.md); with ``use_vcs=False`` BR (K >= 4)
-and CCC are cyclic.
+Deadlock. Cluster hops use VC 0; a hop at level l >= 2 the VC of level l's rule (BR: 2, CCC: 3), so two
+levels are acyclic exactly when the level-2 rule is. With more levels a level below the top is crossed
+twice by the same kind of message, up to 0 and later down from 0, and a dependency chain could leave a
+level-l interface node downwards and come back up into it (and on through level l+1 to another cluster
+and back). By induction over the levels such a chain would have to stay in level l's own network, from
+position 0 back to position 0; a rule in whose dependency graph no chain leaves position 0 and returns
+to it (BH's e-cube, CC, the BH cluster's e-cube and negative-first) needs nothing more. BR and CCC have
+such chains (``returns_to_origin``: round the ring through the dateline), so below the top level their
+*up* hops use VCs of their own, the rule's VC plus its VC count (BR: 2, 3; CCC: 3 .. 5), and their
+across/down hops the rule's VCs: no message goes from a down hop to an up hop, which breaks every such
+chain. A rule's state (CCC's crossings) restarts at 0 in every
+level it enters: a hop at level l clears the state of the levels below l, which the message will cross
+again only on its way down. ``tests/test_hierarchical_routing.py`` proves every combination acyclic
+with the checker (sim/deadlock.py), and shows the up VCs are needed.
 """
 from __future__ import annotations
 
@@ -50,8 +66,14 @@ from .hypercube import route_ecube_skip
 from .level2 import bits_for, rule_for
 
 
+def dest_field(level: int) -> str:
+    """The header field of the destination's position at ``level`` (1, 2, ...)."""
+    return {1: "dest_node", 2: "dest_cluster"}.get(level, f"dest_l{level}")
+
+
 class HierarchicalRouting(RoutingFunction):
-    """Cluster e-cube to the interface node, the level-2 rule between clusters, e-cube to the destination."""
+    """Up to the interface of the lowest level that holds both ends, across it, down (cluster e-cube or
+    direct link at level 1, each higher level's rule)."""
 
     name = "hin_ecube"
     balanced = False
@@ -64,25 +86,36 @@ class HierarchicalRouting(RoutingFunction):
         if isinstance(l1, EnhancedHypercube) or not isinstance(l1, (Hypercube, CompleteGraph)):
             raise CubenocError(f"hierarchical routing needs BH or CC clusters, got {l1!r}")
         self.cube_clusters = isinstance(l1, Hypercube)
-        self.rule = rule_for(topology.level2)
+        self.depth = len(topology.levels)
+        #: level -> its rule (levels 2, 3, ...)
+        self.rules = {lv: rule_for(net) for lv, net in enumerate(topology.levels[1:], start=2)}
+        self.rule = self.rules[2]
         self.use_vcs = use_vcs
-        self.num_vcs = self.rule.num_vcs if use_vcs else 1
+        self.num_vcs = max(self.level_vcs(lv) for lv in self.rules) if use_vcs else 1
         self.n = topology.cluster_size
         self.r = topology.replication
-        fields = [("dest_node", bits_for(self.n)), ("dest_cluster", bits_for(topology.num_clusters))]
-        if self.rule.state_bits:
-            fields.append(("l2_state", self.rule.state_bits))
+        fields = [(dest_field(lv), bits_for(size)) for lv, size in enumerate(topology.sizes, start=1)]
+        fields += [(self.state_field(lv), rule.state_bits) for lv, rule in self.rules.items() if rule.state_bits]
         if self.r > 1:
             fields.append(("lane", bits_for(self.r)))
         self._layout = HeaderLayout(fields)
 
+    def state_field(self, level: int) -> str | None:
+        """The header field of level ``level``'s rule state (None: the rule keeps none)."""
+        return f"l{level}_state" if level in self.rules and self.rules[level].state_bits else None
+
+    def up_phase(self, level: int) -> bool:
+        """Whether level ``level``'s up hops need VCs of their own (see the module docstring)."""
+        return level < self.depth and self.rules[level].returns_to_origin
+
+    def level_vcs(self, level: int) -> int:
+        """VCs a hop at ``level`` (2, 3, ...) may use."""
+        return self.rules[level].num_vcs * (2 if self.up_phase(level) else 1)
 
     def inject(self, src: int, dst: int) -> dict:
         self.check_pair(src, dst)
-        c, x = divmod(dst, self.n)
-        h = {"dest_node": x, "dest_cluster": c}
-        if self.rule.state_bits:
-            h["l2_state"] = 0
+        h = {dest_field(lv): y for lv, y in enumerate(self.topology.positions(dst), start=1)}
+        h |= {self.state_field(lv): 0 for lv in self.rules if self.state_field(lv)}
         if self.r > 1:
             h["lane"] = (src % self.n) % self.r
         return h
@@ -96,33 +129,48 @@ class HierarchicalRouting(RoutingFunction):
         return [port]
 
     # ---- the per-hop decision ----------------------------------------------------------------------
+    def next_level(self, node: int, header: dict) -> tuple[int, int, bool]:
+        """``(level, target, up)``: the level of the next hop (0: eject), the position it heads for in that
+        level's network, and whether it is an up hop (towards the interface, below the message's top)."""
+        pos = self.topology.positions(node)
+        top = next((lv for lv in range(self.depth, 0, -1) if pos[lv - 1] != header[dest_field(lv)]), 0)
+        level = next((lv for lv in range(1, top) if pos[lv - 1] != INTERFACE), top)
+        up = level < top
+        return level, INTERFACE if up else (header[dest_field(level)] if level else 0), up
+
     def candidates(self, node: int, header: dict) -> list[Hop]:
         topo = self.topology
-        c, x = divmod(node, self.n)
-        if c == header["dest_cluster"]:
-            if x == header["dest_node"]:
-                return [Hop(topo.local_port(node), header)]
-            return [Hop(p, header) for p in self.cluster_ports(x, header["dest_node"])]
-        if x != INTERFACE:
-            return [Hop(p, header) for p in self.cluster_ports(x, INTERFACE)]
-        port, state, vc = self.rule.step(c, header["dest_cluster"], header.get("l2_state", 0))
+        level, target, up = self.next_level(node, header)
+        if level == 0:
+            return [Hop(topo.local_port(node), header)]
+        if level == 1:
+            return [Hop(p, header) for p in self.cluster_ports(node % self.n, target)]
+        rule, key = self.rules[level], self.state_field(level)
+        port, state, vc = rule.step(topo.positions(node)[level - 1], target, header.get(key, 0))
         new = dict(header)
-        if self.rule.state_bits:
-            new["l2_state"] = state
-        return [Hop(topo.level2_port(node, port, header.get("lane", 0)), new, vc if self.use_vcs else 0)]
+        if key:
+            new[key] = state
+        for lv in range(2, level):                     # the levels below restart in their next visit
+            if self.state_field(lv):
+                new[self.state_field(lv)] = 0
+        vc += rule.num_vcs if up and self.up_phase(level) else 0
+        return [Hop(topo.level_port(level, port, header.get("lane", 0)), new, vc if self.use_vcs else 0)]
 
     def route(self, node: int, header: dict) -> Hop:
         return self.candidates(node, header)[0]
 
     def route_row(self, node: int):
         """:meth:`route` at ``node`` for every packed header word at once (the model's route-table row,
-        sim/symmetric_tables.py): arrays ``(port, new_word, vc)`` indexed by the word, ``port = -1`` where
-        no packet's word lies (``dest_node`` or ``dest_cluster`` out of range, a VC beyond ``num_vcs``).
-        The decisions are those of :meth:`candidates` -- ``cluster_ports`` once per ``dest_node``, the
-        level-2 rule's ``step`` once per (``dest_cluster``, ``l2_state``) -- spread over the other fields
-        with numpy: 2^20-word rows in well under a second instead of a Python call per word."""
+        sim/symmetric_tables.py, two-level HINs): arrays ``(port, new_word, vc)`` indexed by the word,
+        ``port = -1`` where no packet's word lies (``dest_node`` or ``dest_cluster`` out of range, a VC
+        beyond ``num_vcs``). The decisions are those of :meth:`candidates` -- ``cluster_ports`` once per
+        ``dest_node``, the level-2 rule's ``step`` once per (``dest_cluster``, ``l2_state``) -- spread
+        over the other fields with numpy: 2^20-word rows in well under a second instead of a Python call
+        per word."""
         import numpy as np
         topo, layout = self.topology, self.layout
+        if self.depth != 2:
+            raise CubenocError(f"route_row covers two-level HINs, {topo.spec} has {self.depth} levels")
         c, x = divmod(node, self.n)
         word = np.arange(1 << layout.width, dtype=np.int64)
         field = {}

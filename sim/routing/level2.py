@@ -1,4 +1,5 @@
-"""Per-hop rules of the level-2 networks of Dandamudi and Eager (BH, BR, CC, CCC), used between interface nodes.
+"""Per-hop rules of the level-2 (and higher) networks of Dandamudi and Eager (BH, BR, CC, CCC), used
+between interface nodes.
 
 Each rule is ``step(node, dest, state) -> (port, new_state, vc)`` on the level-2 graph: ``port`` is a
 port of the level-2 family (``None`` once ``node == dest``), ``state`` a small unsigned value the route
@@ -44,6 +45,9 @@ class Level2Rule:
 
     num_vcs = 1
     state_bits = 0  # 0: the rule needs no header state
+    #: whether a chain of channel dependencies can leave node 0 and come back into it (then, below a HIN's
+    #: top level, its up hops need VCs of their own: routing/hierarchical.py; tested with the checker)
+    returns_to_origin = False
 
     def __init__(self, topology: Topology):
         self.topology = topology
@@ -82,6 +86,7 @@ def ring_vc(node: int, dest: int, direction: int) -> int:
 
 class RingRule(Level2Rule):
     num_vcs = 2
+    returns_to_origin = True     # 0 -ccw-> n-1 (VC 0), then VC 1 all the way round into 0
 
     def step(self, node, dest, state):
         d = ring_direction(node, dest, self.topology.n)
@@ -93,6 +98,7 @@ class RingRule(Level2Rule):
 class CCCRule(Level2Rule):
     num_vcs = 3
     state_bits = 2
+    returns_to_origin = True     # e.g. (0,0) -cube-> (1,0) -cw-> ... (1,D_c-1) -cw-> (1,0) -cube-> (0,0)
 
     def step(self, node, dest, state):
         t = self.topology
