@@ -96,6 +96,18 @@ def test_hierarchical_balanced():
     check_units(BalancedHierarchicalRouting(hierarchical_from_spec("bh:3", "bh:2")), HierarchicalRTL)
 
 
+#: three and four levels: gates (BH, CC), ROMs with the up-hop VCs below the top (BR, CCC), a ROM on
+#: top, positions that are not bit fields (BR(3), CC(3)), replicas above level 1
+HIN_DEEP = [("bh:1", "bh:2", "bh:2"), ("bh:1", "br:3", "bh:1"), ("bh:1", "ccc:2", "br:3"), ("cc:3", "cc:3", "bh:1"),
+            ("bh:1", "bh:1", "ccc:2", "bh:1"), ("bh:2", "br:4", "cc:3")]
+
+
+@pytest.mark.parametrize("levels", HIN_DEEP, ids="_".join)
+@pytest.mark.parametrize("r", [1, 2])
+def test_hierarchical_three_and_four_levels(levels, r):
+    check_units(HierarchicalRouting(hierarchical_from_spec(*levels, replication=r)), HierarchicalRTL)
+
+
 def test_rom_fallback_still_reachable():
     """A routing class without an adapter still gets the ROM (the registry is by class)."""
     from cubenoc.sim.routing.level2 import Level2Routing
