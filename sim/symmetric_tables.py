@@ -91,8 +91,8 @@ def _hin_symmetry(topology, routing) -> Symmetry | None:
     from .routing.hierarchical import HierarchicalRouting
     from .topology.hierarchical import CubeConnectedCycles, Hierarchical
     from .topology.hypercube import Hypercube
-    if type(routing) is not HierarchicalRouting or not isinstance(topology, Hierarchical):
-        return None
+    if type(routing) is not HierarchicalRouting or not isinstance(topology, Hierarchical) or len(topology.levels) > 2:
+        return None                    # three levels and more: the interface of level 2 is not XOR-invariant
     l1, l2 = topology.level1, topology.level2
     if not isinstance(l1, Hypercube) or l1.num_nodes & (l1.num_nodes - 1):
         return None

@@ -1,6 +1,6 @@
 """cocotb (Verilator) on the other families' generated networks: PDN (Algorithm 1 on basic and 0-free
 sets, degenerate chords on the hop VC, dimension order on the 7x7 2-D PDN), hierarchical BH/BH, BH/CC,
-BH/BR (V = 2), BH/CCC (V = 3) and metacube MC(1,2), MC(2,1) (V = 2; MC(1,1) is tests/test_cocotb_vc.py).
+BH/BR (V = 2), BH/CCC (V = 3), three-level BH/BH/BH and BH/BR/BH (V = 4) and metacube MC(1,2), MC(2,1) (V = 2; MC(1,1) is tests/test_cocotb_vc.py).
 The Verilog's ejected trace must equal the model's, flit for flit and cycle for cycle (tb/verify.py),
 under saturating random traffic with random ejection backpressure; every packet is delivered (no
 deadlock at saturation). `cubenoc generate` must build what the router core accepts and refuse the
@@ -30,8 +30,8 @@ def _dor(orders):
     return t, DimensionOrderPDNRouting(t)
 
 
-def _hin(l1, l2, lanes=1):
-    t = hierarchical_from_spec(l1, l2, replication=lanes)
+def _hin(*levels, lanes=1):
+    t = hierarchical_from_spec(*levels, replication=lanes)
     return t, HierarchicalRouting(t)
 
 
@@ -49,7 +49,9 @@ NETWORKS = {
     "hin_bh3_bh2": (lambda: _hin("bh:3", "bh:2"), False),           # BH/BH, D = 5, d = 3
     "hin_bh2_br4": (lambda: _hin("bh:2", "br:4"), False),           # V = 2 (ring dateline)
     "hin_bh1_ccc2": (lambda: _hin("bh:1", "ccc:2"), False),         # V = 3 (CCC sweep)
-    "hin_bh1_ccc2_8lanes": (lambda: _hin("bh:1", "ccc:2", 8), False),   # 26 ports x 3 VCs: two request words (slow)
+    "hin_bh1_ccc2_8lanes": (lambda: _hin("bh:1", "ccc:2", lanes=8), False),   # 26 ports x 3 VCs: two request words (slow)
+    "hin_bh2_bh1_bh2": (lambda: _hin("bh:2", "bh:1", "bh:2"), True),    # three levels, 32 nodes: interface routers of levels 2 and 3
+    "hin_bh1_br3_bh1": (lambda: _hin("bh:1", "br:3", "bh:1"), False),   # 12 nodes, V = 4: BR below the top, up hops on VCs 2-3
     "mc12": (lambda: _mc(1, 2), False),                             # 32 nodes, V = 2
     # slow: bigger compiles
     "pdn7_zero_free_124": (lambda: _pdn("1,2,4"), True),

@@ -40,3 +40,15 @@ def test_iverilog_compiles_every_family(family, tmp_path):
     assert (tmp_path / "net.vvp").stat().st_size > 0
     for f in gen.verilog:
         assert not re.search(r"function\b[^;]*\\\$", f.read_text()), f"{f.name}: a function with a $ name"
+
+
+def test_iverilog_compiles_a_three_level_hin(tmp_path):
+    """BH(2)/BH(2)/BH(2): interface routers of levels 1, 2 and 3 (2, 4 and 6 network ports) in one network."""
+    need_iverilog()
+    spec = NetworkSpec.parse("hin:level1=bh:2,level2=bh:2,level3=bh:2")
+    topo, routing = spec.build("rtl")
+    gen = write_network(topo, routing, tmp_path, spec.router_config())
+    assert sorted({topo.num_ports(v) for v in topo.nodes()}) == [2, 4, 6]
+    assert len([f for f in gen.verilog if "_router" in f.name]) == 3       # one router module per shape
+    res = iverilog_compile(gen.verilog, gen.top, tmp_path / "net.vvp")
+    assert res.returncode == 0 and not res.stderr.strip(), res.stderr[-3000:]

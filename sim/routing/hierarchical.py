@@ -147,6 +147,8 @@ class HierarchicalRouting(RoutingFunction):
             return [Hop(p, header) for p in self.cluster_ports(node % self.n, target)]
         rule, key = self.rules[level], self.state_field(level)
         port, state, vc = rule.step(topo.positions(node)[level - 1], target, header.get(key, 0))
+        if port is None:          # a destination position beyond the level's size: no packet's header
+            raise CubenocError(f"level-{level} position {target} is not a node of {topo.levels[level - 1]!r}")
         new = dict(header)
         if key:
             new[key] = state
