@@ -222,7 +222,7 @@ def _study(args) -> int:
                 rows = {"fig8a": St.figure_8, "fig8b": St.figure_8b, "fig9a": St.figure_9, "fig9b": St.figure_9b,
                         "fig11-d6": St.hin_replication, "fig11": St.figure_11, "fig11-d15": St.figure_11_d15,
                         "fig12-scaled": St.hin_routing,
-                        "fig12": St.figure_12}[name]()
+                        "fig12": St.figure_12, "hin-levels": St.hin_levels}[name]()
         finally:
             St.on_point = None
     cols = COLUMNS[name]

@@ -389,6 +389,54 @@ def figure_12(alphas=(0.5, 0.6, 0.8, 1.0), sizes=((3, 8), (2, 2)), lam: float = 
     return rows
 
 
+# ---- what a third level buys (Sec. II-C's general structure) -------------------------------------------------
+#: 64-node HINs: the three-level BH(2)/BH(2)/BH(2) against the two-level networks of the same size
+HIN_LEVEL_NETWORKS = ((("BH", 4), ("BH", 4), ("BH", 4)), (("BH", 8), ("BH", 8)), (("BH", 4), ("BH", 16)),
+                      (("BH", 16), ("BH", 4)))
+
+
+def hin_levels(networks=HIN_LEVEL_NETWORKS, alphas=(None, 0.8), lam: float = 1.0, mu: float = 3.0,
+               rate: float = 0.1, length: int = 4, warmup: int = 1000, measure: int = 5000) -> list[dict]:
+    """Links, distance and delay of HINs of the same size and different depths, and BH(D): by formula
+    (eqs 1-21, generalised to any number of levels: :func:`~.analysis.hierarchical_formulas.p_levels`,
+    :func:`~.analysis.hierarchical_formulas.queueing_levels`; lam, mu_CL = mu_NCL = mu), the mean routed
+    path, and simulated on the model at ``rate`` flits/node/cycle with packets of ``length`` flits. Traffic:
+    ``alpha = None`` is uniform (alpha = n_1 / N, self included), else ``alpha`` of the messages stay in
+    their level-1 cluster (each network's own: 4 nodes in BH(2)/..., 8 in BH(3)/BH(3))."""
+    rows = []
+    N = math.prod(k for _, k in networks[0])
+    D = N.bit_length() - 1
+    for levels in [None, *networks]:
+        n = levels[0][1] if levels else 2 ** (D // 2)
+        for a in alphas:
+            alpha = n / N if a is None else a
+            if levels is None:                      # BH(D), its cluster links those of the first network's clusters
+                d = networks[0][0][1].bit_length() - 1
+                n = 2 ** d
+                alpha = n / N if a is None else a
+                spec, name = f"hypercube:n={D}", f"BH({D})"
+                f = {"L": int(H.l_bh(D)), "P": H.p_bh(alpha, D, d), "R": H.r_bh(alpha, D, d, lam, mu, mu),
+                     "LP_ratio": 1.0, "LR_ratio": 1.0}
+                f["P_routed"] = f["P"]
+            else:
+                spec = "hin:" + ",".join(f"level{i}={fam.lower()}:{H.level_size(fam, k)}"
+                                         for i, (fam, k) in enumerate(levels, start=1))
+                f = HM.row_levels(levels, alpha, lam, mu, mu, explicit=N <= HM.ROUTED_MAX_NODES)
+                name = f["network"]
+            if on_point is not None:
+                on_point(f"{spec}, alpha {alpha:g}")
+            cfg = SimConfig(warmup=warmup, measure=measure, length=str(length), traffic="alpha",
+                            traffic_args={"alpha": alpha, "cluster_size": n})
+            sim = simulate_point(spec, rate, cfg)
+            rows.append({"network": name, "levels": 1 if levels is None else len(levels), "n_1": n,
+                         "traffic": "uniform" if a is None else f"alpha {a:g}", "alpha": alpha, "L": f["L"],
+                         "P": f["P"], "P_routed": float(f.get("P_routed", math.nan)), "R": f["R"],
+                         "LP_ratio": f.get("LP_ratio"), "LR_ratio": f.get("LR_ratio"), "offered": rate,
+                         "saturated": sim.saturated, "sim_hops": sim.hops_mean,
+                         "sim_network_latency": sim.network_latency_mean, "sim_link_util_max": sim.link_util_max})
+    return rows
+
+
 #: ``cubenoc simulate --study NAME``: what each study reproduces
 STUDIES = {
     "density": ("Tzeng & Wei eqs (6)-(7): traffic density per link class of Q(6, k)"),
@@ -402,6 +450,8 @@ STUDIES = {
                   "d = 4, lambda = 1, mu_CL = 3; short windows"),
     "fig12-scaled": ("Dandamudi & Eager Fig. 12 at lambda 0.5, D = 6: e-cube, fixed pick, run-time least used"),
     "fig12": ("Dandamudi & Eager Fig. 12 at the paper's lambda = 1, D = 6 and D = 3: e-cube vs run-time least used"),
+    "hin-levels": ("Dandamudi & Eager Sec. II-C: what a third level buys, 64 nodes: BH(2)/BH(2)/BH(2) against "
+                   "BH(3)/BH(3), BH(2)/BH(4), BH(4)/BH(2) and BH(6), by formula and simulated"),
 }
 #: the earlier names
 STUDY_ALIASES = {"8": "fig8a", "9": "fig9a", "11": "fig11-d6", "12": "fig12-scaled"}

@@ -22,6 +22,8 @@ COLUMNS = {
     "fig11-d15": ["network", "replication", "offered", "R_paper", "Q_paper", "Q_model", "max_util_ours",
                   "sim_network_latency", "sim_zero_load", "Q_sim", "saturated", "LR_paper", "LR_kleinrock", "LR_sim"],
     "fig12-scaled": _HIN + ["routing"],
+    "hin-levels": ["network", "levels", "traffic", "L", "P", "P_routed", "R", "LP_ratio", "LR_ratio", "offered",
+                   "sim_hops", "sim_network_latency", "sim_link_util_max", "saturated"],
     "fig12": ["network", "alpha", "routing", "offered", "R_paper", "R_paper_quoted", "Q_paper_units",
               "Q_paper_quoted", "Q_sim_units", "R_sim_units", "source_wait", "saturated"],
 }

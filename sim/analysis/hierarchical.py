@@ -9,11 +9,11 @@ import math
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..topology.hierarchical import network_from_spec
+from ..topology.hierarchical import hierarchical_from_spec, network_from_spec, paper_code
 from ..topology.hypercube import Hypercube
 from .hierarchical_formulas import LEVEL2_OF, exists, level2_size
 from .hierarchical_measure import (EXPLICIT_MAX_NODES, ccc_distance_table, figure_6, figure_7, figure_10, figure_11,
-                                   figure_static_alpha, figure_static_size, row, sec_ivb, table_ii)
+                                   figure_static_alpha, figure_static_size, row, row_levels, sec_ivb, table_ii)
 from .report import AnalysisResult, log_axis, table
 
 FIGURES = ("2", "3", "4", "5", "6", "7", "10", "11", "12", "table2", "ccc")
@@ -24,6 +24,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--level2", default="bh,br,cc,ccc",
                         help="comma list of level-2 families bh, br, cc, ccc, each optionally :SIZE "
                              "(bh:6 = BH(6), ccc:4 = CCC(4)); without a size it follows --nodes")
+    for lv in (3, 4):
+        parser.add_argument(f"--level{lv}", default=None,
+                            help=f"a level-{lv} network bh, br, cc or ccc:SIZE joining the level-{lv - 1} interface "
+                                 "nodes (then every level below the top has its :SIZE; the top's may follow "
+                                 "--nodes); prints L, P and R per level, by formula and with --explicit on the graph"
+                            if lv == 3 else "a level-4 network, as --level3")
     parser.add_argument("--nodes", type=int, default=1024, help="total nodes N (default 1024)")
     from cubenoc.options import add
     add(parser, "alpha", default=0.8)
@@ -42,16 +48,7 @@ def _check(args) -> tuple[int, int, list[tuple[str, int]]]:
     if not isinstance(l1, Hypercube):
         raise CubenocError(f"the analysis covers BH clusters only (--level1 bh:d), got {args.level1!r}")
     d = l1.n
-    if not 0.0 <= args.alpha <= 1.0:
-        raise CubenocError(f"alpha must be in 0..1, got {args.alpha}")
-    for name in ("lam", "mu_cl"):
-        if getattr(args, name) <= 0:
-            raise CubenocError(f"{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    if args.mu_ncl is not None and args.mu_ncl <= 0:
-        raise CubenocError(f"mu-ncl must be positive, got {args.mu_ncl}")
-    require_int(args.replication, "replication", 1, 64)
-    if args.replication > 1 and args.mu_ncl is not None:
-        raise CubenocError("give either --replication (mu_NCL = i mu_CL) or --mu-ncl, not both")
+    _check_rates(args)
     nets = []
     for spec in str(args.level2).split(","):
         fam, _, size = spec.strip().lower().partition(":")
@@ -84,6 +81,8 @@ def _check(args) -> tuple[int, int, list[tuple[str, int]]]:
 def analyze(args) -> AnalysisResult:
     if args.figure:
         return _figure(args.figure)
+    if args.level3 or getattr(args, "level4", None):
+        return _levels(args)
     d, k, nets = _check(args)
     mu_ncl = args.mu_ncl if args.mu_ncl is not None else args.mu_cl * args.replication
     rows = [row(None, d, k, args.alpha, args.lam, args.mu_cl, args.mu_cl, explicit=args.explicit)]
@@ -108,6 +107,61 @@ def analyze(args) -> AnalysisResult:
     def plot(path: str) -> None:
         _plot_alpha(figure_static_alpha(d, k, explicit=False), path, f"N = {2 ** d * k}, K = {k}")
     return AnalysisResult(data, text, plot)
+
+
+def _levels(args) -> AnalysisResult:
+    """A HIN of three or more levels: the formulas generalised (``hierarchical_formulas.p_levels``,
+    ``queueing_levels``) beside BH(D), per level, and on the explicit graph with --explicit."""
+    if args.level4 and not args.level3:
+        raise CubenocError("--level4 needs --level3")
+    specs = [args.level1, args.level2, args.level3] + ([args.level4] if args.level4 else [])
+    if "," in args.level2:
+        raise CubenocError(f"with --level3, --level2 is one network (bh, br, cc or ccc:SIZE), got {args.level2!r}")
+    top_sized = ":" in specs[-1]
+    topo = hierarchical_from_spec(*specs, num_nodes=None if top_sized else require_int(args.nodes, "nodes", 4, 1 << 16))
+    if not isinstance(topo.level1, Hypercube):
+        raise CubenocError(f"the analysis covers BH clusters only (--level1 bh:d), got {args.level1!r}")
+    _check_rates(args)
+    levels = tuple((paper_code(net), net.num_nodes) for net in topo.levels)
+    mu_ncl = args.mu_ncl if args.mu_ncl is not None else args.mu_cl * args.replication
+    if args.explicit and topo.num_nodes > EXPLICIT_MAX_NODES:
+        raise CubenocError(f"--explicit computes on the explicit graph of at most {EXPLICIT_MAX_NODES} nodes, "
+                           f"{topo.spec} has {topo.num_nodes}: drop --explicit")
+    hin = row_levels(levels, args.alpha, args.lam, args.mu_cl, mu_ncl, args.replication, explicit=args.explicit)
+    rows = [hin]
+    N, n = topo.num_nodes, topo.cluster_size
+    if N & (N - 1) == 0:
+        rows.insert(0, row(None, n.bit_length() - 1, N // n, args.alpha, args.lam, args.mu_cl, args.mu_cl,
+                           explicit=args.explicit))
+    cols = ["network", "N", "K", "L", "P", "LP_ratio", "R", "LR_ratio"]
+    extra = [c for c in ("L_count", "P_bfs", "P_routed", "R_explicit") if any(c in r for r in rows)]
+    pcols = ["level", "network", "copies", "L", "P", "R", "max_util"]
+    pextra = [c for c in ("L_count", "P_random", "R_explicit") if c in hin["per_level"][0]]
+    text = (f"{topo.spec}: {N} nodes, clusters of {n} (K = {N // n}), alpha = {args.alpha}, lam = {args.lam}, "
+            f"mu_CL = {args.mu_cl}, mu_NCL = {mu_ncl}, replication {args.replication} above level 1\n"
+            + table([[r.get(c, "") for c in cols + extra] for r in rows], cols + extra)
+            + "\n\nper level (L: its links; P, R: the hops and the delay it adds to the mean message):\n"
+            + table([[p.get(c, "") for c in pcols + pextra] for p in hin["per_level"]], pcols + pextra)
+            + ("\nR = inf: some link saturated (utilisation >= 1)." if any(r.get("R") == math.inf for r in rows)
+               else "")
+            + ("" if N & (N - 1) == 0 else f"\nno BH reference: N = {N} is not a power of two (no LP or LR ratio)"))
+    data = {"levels": [list(x) for x in levels], "alpha": args.alpha, "lam": args.lam, "mu_CL": args.mu_cl,
+            "mu_NCL": mu_ncl, "replication": args.replication, "networks": [_json(r) for r in rows]}
+    return AnalysisResult(data, text, None)
+
+
+def _check_rates(args) -> None:
+    """alpha, lam, the mu's and the replication in range (one line each, exit 2)."""
+    if not 0.0 <= args.alpha <= 1.0:
+        raise CubenocError(f"alpha must be in 0..1, got {args.alpha}")
+    for name in ("lam", "mu_cl"):
+        if getattr(args, name) <= 0:
+            raise CubenocError(f"{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if args.mu_ncl is not None and args.mu_ncl <= 0:
+        raise CubenocError(f"mu-ncl must be positive, got {args.mu_ncl}")
+    require_int(args.replication, "replication", 1, 64)
+    if args.replication > 1 and args.mu_ncl is not None:
+        raise CubenocError("give either --replication (mu_NCL = i mu_CL) or --mu-ncl, not both")
 
 
 def _json(obj):

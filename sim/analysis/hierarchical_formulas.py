@@ -35,16 +35,23 @@ SEC_IVB = {0.5: (0.94, 15.2, 6.3), 0.6: (0.82, 5.3, 3.8)}
 
 
 # ---- the level-2 network of K clusters ----------------------------------------------------------------
-def level2_size(code: str, k: int) -> int:
-    """The level-2 family's size parameter for ``k`` clusters (BH: dimension, CCC: D_c, BR/CC: k)."""
-    if code == "BH/BH":
+def level_size(fam: str, k: int) -> int:
+    """The size parameter of the ``k``-node member of a family (BH: dimension, CCC: D_c, BR/CC: k)."""
+    if fam == "BH":
         if k < 2 or k & (k - 1):
-            raise CubenocError(f"BH/BH needs a power-of-two number of clusters, got {k}")
+            raise CubenocError(f"a BH level needs a power-of-two number of nodes, got {k}")
         return k.bit_length() - 1
-    if code == "BH/CCC":
+    if fam == "CCC":
         return ccc_dimension_for(k)
     require_int(k, "number of clusters", 2, None)
     return k
+
+
+def level2_size(code: str, k: int) -> int:
+    """The level-2 family's size parameter for ``k`` clusters (BH: dimension, CCC: D_c, BR/CC: k)."""
+    if code == "BH/BH" and (k < 2 or k & (k - 1)):
+        raise CubenocError(f"BH/BH needs a power-of-two number of clusters, got {k}")
+    return level_size(code.split("/")[1], k)
 
 
 def exists(code: str, k: int) -> bool:
@@ -83,29 +90,44 @@ def p_bh(alpha: float, D: float, d: int) -> float:
     return alpha * d / 2 + (1 - alpha) * p_bh_inter(D, d)
 
 
+def level_distance(fam: str, k: int) -> float:
+    """Mean distance between two different nodes of the ``k``-node level network: the P_level 2 terms of
+    eqs (8), (10), (12), (14) (CCC: Wittie's expression quoted in eq. 14)."""
+    if fam == "BH":
+        m = level_size(fam, k)
+        return m * 2 ** (m - 1) / (2 ** m - 1)
+    if fam == "BR":
+        return k ** 2 / (4 * (k - 1))
+    if fam == "CC":
+        return 1.0
+    dc = level_size(fam, k)
+    return 7 / 4 * dc - 3 + (dc + 1) / 2 ** (dc - 1)
+
+
+def level_links(fam: str, k: int) -> float:
+    """Links of the ``k``-node level network (the second terms of eqs 6, 9, 11, 13)."""
+    size = level_size(fam, k)
+    return {"BH": size * 2 ** (size - 1), "BR": k, "CC": k * (k - 1) / 2, "CCC": 3 * size * 2 ** (size - 1)}[fam]
+
+
 def p_level2(code: str, k: int) -> float:
     """Mean level-2 distance between different clusters used in eqs (8), (10), (12), (14)."""
-    if code == "BH/BH":
-        m = level2_size(code, k)
-        return m * 2 ** (m - 1) / (2 ** m - 1)
-    if code == "BH/BR":
-        return k ** 2 / (4 * (k - 1))
-    if code == "BH/CC":
-        return 1.0
-    dc = level2_size(code, k)
-    return 7 / 4 * dc - 3 + (dc + 1) / 2 ** (dc - 1)
+    return level_distance(code.split("/")[1], k)
 
 
 def l_level2(code: str, k: int) -> float:
     """Links of the level-2 network (the second terms of eqs 6, 9, 11, 13)."""
-    size = level2_size(code, k)
-    return {"BH/BH": size * 2 ** (size - 1), "BH/BR": k, "BH/CC": k * (k - 1) / 2,
-            "BH/CCC": 3 * size * 2 ** (size - 1)}[code]
+    return level_links(code.split("/")[1], k)
+
+
+def two_levels(code: str, d: int, k: int) -> tuple:
+    """The levels of a two-level HIN ``code`` (``BH/CCC``) with BH(d) clusters and ``k`` clusters."""
+    return (("BH", 2 ** d), (code.split("/")[1], k))
 
 
 def l_hin(code: str, d: int, k: int, replication: float = 1) -> float:
     """Eqs (6), (9), (11), (13): K BH(d) clusters plus the level-2 links (times the replication)."""
-    return k * d * 2 ** (d - 1) + replication * l_level2(code, k)
+    return l_levels(two_levels(code, d, k), replication)
 
 
 def l_hin_paper(code: str, D: float, d: int, dc: int | None = None) -> float:
@@ -121,7 +143,7 @@ def l_hin_paper(code: str, D: float, d: int, dc: int | None = None) -> float:
 
 def p_hin(code: str, alpha: float, d: int, k: int) -> float:
     """Eq. (7) with P_level1 = d/2: alpha d/2 + (1-alpha)(d + P_level2) -- eqs (8), (10), (12), (14)."""
-    return alpha * d / 2 + (1 - alpha) * (2 * d / 2 + p_level2(code, k))
+    return p_levels(two_levels(code, d, k), alpha)
 
 
 def p_bhbh_closed(alpha: float, D: float, d: int) -> float:
@@ -166,29 +188,122 @@ def lam_cl_j(alpha: float, d: int, j: int, lam: float) -> float:
 
 def lam_ncl(code: str, alpha: float, d: int, k: int, lam: float) -> float:
     """lambda_link,NCL of Sec. III-B2/3 (every level-2 half-duplex link equally loaded)."""
-    if code == "BH/BH":
-        D = d + math.log2(k)
-        return 2 ** (D - 1) * (1 - alpha) * lam / (2 ** (D - d) - 1)
-    if code == "BH/BR":
-        return 2 ** (d - 1) * lam * (1 - alpha) * k ** 2 / (4 * (k - 1))
-    if code == "BH/CC":
-        return 2 ** d * lam * (1 - alpha) / (k - 1)
-    return 2 ** d * lam * (1 - alpha) / 3 * p_level2(code, k)
+    return across_rate(two_levels(code, d, k), 2, alpha, lam)
 
 
 def queueing(code: str, alpha: float, d: int, k: int, lam: float, mu_cl: float, mu_ncl: float) -> dict:
     """Eqs (16)-(21): per-level rates and delays, R and the level-2 utilisation."""
-    dj = [mm1(mu_cl, lam_cl_j(alpha, d, j, lam)) for j in range(1, d + 1)]
-    nl = [links_at_level(d, j) for j in range(1, d + 1)]
-    d_avg = sum(c * x for c, x in zip(nl, dj)) / (d * 2 ** (d - 1))
-    d_cl = sum(x * c * p_j(d, j) for j, (c, x) in enumerate(zip(nl, dj), start=1))
-    l2 = lam_ncl(code, alpha, d, k, lam)
-    d_ncl = mm1(mu_ncl, l2)
-    r = alpha * d / 2 * d_avg + (1 - alpha) * (2 * d_cl + p_level2(code, k) * d_ncl)
-    if alpha == 1.0:
-        r = d / 2 * d_avg
-    return {"R": r, "Delta_avg": d_avg, "Delta_CL_avg": d_cl, "Delta_NCL_avg": d_ncl,
-            "util_CL": [lam_cl_j(alpha, d, j, lam) / mu_cl for j in range(1, d + 1)], "util_NCL": l2 / mu_ncl}
+    q = queueing_levels(two_levels(code, d, k), alpha, lam, mu_cl, mu_ncl)
+    one, two = q["levels"]
+    return {"R": q["R"], "Delta_avg": one["Delta_avg"], "Delta_CL_avg": one["Delta_up"],
+            "Delta_NCL_avg": two["Delta_avg"], "util_CL": one["util"], "util_NCL": two["util"][0]}
+
+
+# ---- more than two levels (Sec. II-C's general structure) ----------------------------------------
+# A HIN of levels 1..m is a tuple ((family, K_1), ...): family BH, BR, CC or CCC, K its node count n_l
+# (level 1: the cluster, BH). Locality as in Sec. III-A: alpha stays in the level-1 cluster, the rest goes
+# uniformly to the N - n_1 nodes of the other clusters. A message whose highest differing level is h
+# goes up levels 1..h-1 to their interface nodes, across level h, down levels h-1..1: eq. (7) becomes
+#   P = alpha P_1 + (1 - alpha) sum_h q_h [2 sum_(l<h) P_l^0 + P_h],
+# with q_h the share of intercluster messages whose top level is h, P_l^0 the mean distance of a level-l
+# node to the interface position 0 (self included: P_l (n_l - 1) / n_l, every level network here being
+# vertex-transitive; d/2 for BH(d)) and P_h the mean distance between different nodes; two levels: eq. (7).
+# Eqs (16)-(18) likewise: a BH level below the top carries its across messages evenly and the messages
+# leaving its cluster on the j-level links (p(j), eq. 16), so R sums the same per-level delays.
+def level_nodes(levels) -> list[int]:
+    """M_l: nodes in a level-l cluster, l = 0 (1 node) .. m (the network)."""
+    out = [1]
+    for _, k in levels:
+        out.append(out[-1] * k)
+    return out
+
+
+def l_levels(levels, replication: float = 1) -> float:
+    """Eqs (6), (9), (11), (13) for any number of levels: N / M_l copies of each level-l network, the
+    levels above 1 replicated."""
+    m = level_nodes(levels)
+    return sum(m[-1] // m[i + 1] * level_links(fam, k) * (replication if i else 1)
+               for i, (fam, k) in enumerate(levels))
+
+
+def top_level_shares(levels) -> list[float]:
+    """q_h (index h - 1): the share of intercluster messages whose highest differing level is h (0 for h = 1)."""
+    m = level_nodes(levels)
+    return [0.0] + [(m[h] - m[h - 1]) / (m[-1] - m[1]) for h in range(2, len(levels) + 1)]
+
+
+def p_to_interface(fam: str, k: int) -> float:
+    """P_l^0: mean distance of a level node to position 0, self included (d/2 for BH(d), eq. 3)."""
+    return level_distance(fam, k) * (k - 1) / k
+
+
+def p_levels(levels, alpha: float) -> float:
+    """Eq. (7) for any number of levels (above): two levels give eqs (8), (10), (12), (14)."""
+    return sum(p_per_level(levels, alpha))
+
+
+def p_per_level(levels, alpha: float) -> list[float]:
+    """The hops of P (:func:`p_levels`) taken in each level's networks: level l carries the up and down
+    trips of the messages whose top level is above it, and the across trips of those whose top it is."""
+    up = [p_to_interface(fam, k) for fam, k in levels]
+    q = top_level_shares(levels)
+    return [(alpha * up[0] if i == 0 else 0.0)
+            + (1 - alpha) * (2 * sum(q[i + 1:]) * up[i] + q[i] * level_distance(fam, k))
+            for i, (fam, k) in enumerate(levels)]
+
+
+def across_rate(levels, level: int, alpha: float, lam: float) -> float:
+    """Per half-duplex link of a level-``level`` network, the rate of the messages whose top level it is
+    (spread evenly by random shortest-path routing): level 1 alpha lam/2 for BH (Sec. III-B2), the top
+    level of two lambda_link,NCL of Sec. III-B2/3."""
+    fam, k = levels[level - 1]
+    m = level_nodes(levels)
+    if level == 1:
+        per_node, dist = alpha * lam, p_to_interface(fam, k)             # self included, Sec. III-A
+    else:
+        per_node = m[level - 1] * (1 - alpha) * lam * (m[level] - m[level - 1]) / (m[-1] - m[1])
+        dist = level_distance(fam, k)
+    return per_node * dist * k / (2 * level_links(fam, k))
+
+
+def outbound_rate(levels, level: int, alpha: float, lam: float) -> float:
+    """The rate of messages leaving one level-``level`` cluster (each direction through its interface):
+    n lam (1 - alpha) at level 1 (eq. 16), 0 at the top."""
+    m = level_nodes(levels)
+    return m[level] * (1 - alpha) * lam * (m[-1] - m[level]) / (m[-1] - m[1])
+
+
+def queueing_levels(levels, alpha: float, lam: float, mu_cl: float, mu_ncl: float) -> dict:
+    """Eqs (16)-(18) for any number of levels (above): per level the link rates (BH below the top: per
+    j-level, eq. 16), the mean link delay of its evenly spread messages (Delta_Avg / Delta_NCL-Avg), the
+    delay of one trip between a node and the interface (Delta_CL-Avg), the delay it adds to the mean
+    message (``R`` of the level), and R, eq. (17) generalised:
+    R = alpha R_1 + (1 - alpha) sum_h q_h [2 sum_(l<h) Delta_up_l + P_h Delta_avg_h]."""
+    out = []
+    for i, (fam, k) in enumerate(levels):
+        lv, mu = i + 1, (mu_cl if i == 0 else mu_ncl)
+        a, o = across_rate(levels, lv, alpha, lam), outbound_rate(levels, lv, alpha, lam)
+        below_top = lv < len(levels)
+        if below_top and fam != "BH":
+            raise CubenocError(f"the delay formulas take BH below the top level, level {lv} is {fam}")
+        if below_top:
+            d = level_size(fam, k)
+            rates = [a + o * p_j(d, j) for j in range(1, d + 1)]
+            counts = [links_at_level(d, j) for j in range(1, d + 1)]
+            delays = [mm1(mu, x) for x in rates]
+            d_avg = sum(c * x for c, x in zip(counts, delays)) / level_links(fam, k)
+            d_up = sum(x * c * p_j(d, j) for j, (c, x) in enumerate(zip(counts, delays), start=1))
+        else:
+            rates, d_avg, d_up = [a], mm1(mu, a), 0.0
+        out.append({"rates": rates, "util": [x / mu for x in rates], "Delta_avg": d_avg, "Delta_up": d_up})
+    q = top_level_shares(levels)
+    for i, x in enumerate(out):             # the delay each level adds to the mean message, as p_per_level
+        above = sum(q[i + 1:])
+        inter = (2 * above * x["Delta_up"] if above else 0.0) + \
+            (q[i] * level_distance(*levels[i]) * x["Delta_avg"] if q[i] else 0.0)
+        intra = p_to_interface(*levels[0]) * x["Delta_avg"] if i == 0 else 0.0
+        x["R"] = intra if alpha == 1.0 else alpha * intra + (1 - alpha) * inter
+    return {"R": sum(x["R"] for x in out), "levels": out}
 
 
 def lr_ratio(code: str, alpha: float, d: int, k: int, lam: float, mu_cl: float, mu_ncl: float,

@@ -31,8 +31,9 @@ from ..routing.level2 import Level2Routing
 from ..topology.base import Topology
 from ..topology.hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
 from ..topology.hypercube import Hypercube
-from .hierarchical_formulas import (CODES, INF, SEC_IVB, TABLE_II, ccc_replication_for, exists, l_bh, l_hin,
-                                    level2_size, lp_ratio, lr_ratio, p_bh, p_hin, p_level2, queueing, r_bh)
+from .hierarchical_formulas import (CODES, INF, SEC_IVB, TABLE_II, ccc_replication_for, exists, l_bh, l_hin, l_levels,
+                                    level2_size, level_size, lp_ratio, lr_ratio, p_bh, p_hin, p_level2, p_levels,
+                                    p_per_level, queueing, queueing_levels, r_bh)
 
 EXPLICIT_MAX_NODES = 1024      # BFS and fluid loads on the explicit graph
 ROUTED_MAX_NODES = 256         # every pair walked through the routing function
@@ -40,16 +41,26 @@ ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
 
 
 # ---- explicit graph ---------------------------------------------------------------------------------
+def level_network(fam: str, k: int) -> Topology:
+    """The ``k``-node BH, BR, CC or CCC."""
+    return {"BH": Hypercube, "BR": Ring, "CC": CompleteGraph, "CCC": CubeConnectedCycles}[fam](level_size(fam, k))
+
+
 def level2_network(code: str, k: int) -> Topology:
-    size = level2_size(code, k)
-    return {"BH/BH": Hypercube, "BH/BR": Ring, "BH/CC": CompleteGraph, "BH/CCC": CubeConnectedCycles}[code](size)
+    level2_size(code, k)                      # the two-level family's own message for a wrong k
+    return level_network(code.split("/")[1], k)
+
+
+def build_levels(levels, replication: int = 1) -> Hierarchical:
+    """The explicit HIN of ``levels`` (``(("BH", 8), ("BH", 4), ...)``, as the formulas take them)."""
+    return Hierarchical(*(level_network(fam, k) for fam, k in levels), replication=replication)
 
 
 def build(code: str | None, d: int, k: int, replication: int = 1) -> Topology:
     """The explicit network: BH(D) for ``code=None`` (the reference), else the HIN."""
     if code is None:
         return Hypercube(d + k.bit_length() - 1)
-    return Hierarchical(Hypercube(d), level2_network(code, k), replication)
+    return Hierarchical(Hypercube(d), level2_network(code, k), replication=replication)
 
 
 class Channels:
@@ -108,16 +119,19 @@ def weights(n_nodes: int, n: int, t: int) -> np.ndarray:
 
 
 def explicit_distance(topo: Topology, n: int) -> tuple[float, float]:
-    """(intracluster, intercluster) mean BFS distance, sources in cluster 0 (every level-2 family here is
-    vertex-transitive and the HIN's clusters are alike, so cluster 0 represents every cluster)."""
+    """(intracluster, intercluster) mean BFS distance. Two levels: sources in cluster 0 (every level-2
+    family here is vertex-transitive and the HIN's clusters are alike, so cluster 0 represents every
+    cluster); more levels: every source (a cluster that holds a higher interface node is not like the
+    others)."""
     ch = Channels(topo, n.bit_length() - 1)
     intra = inter = 0.0
-    for s in range(n):
+    sources = range(n) if len(getattr(topo, "levels", ())) <= 2 else topo.nodes()
+    for s in sources:
         dist = ch.bfs(s)
         w = weights(topo.num_nodes, n, s)
         intra += dist @ w[:, 0]
         inter += dist @ w[:, 1]
-    return intra / n, inter / n
+    return intra / len(sources), inter / len(sources)
 
 
 def routed_distance(routing, n: int) -> tuple[float, float]:
@@ -135,11 +149,14 @@ def routed_distance(routing, n: int) -> tuple[float, float]:
 @lru_cache(maxsize=32)
 def random_routing_loads(code: str | None, d: int, k: int) -> tuple[np.ndarray, np.ndarray, "Channels"]:
     """Per-channel message rates for unit lam, split (intracluster, intercluster), when every message picks
-    uniformly among the ports on a shortest path at each hop (the paper's model). Exact fluid computation
+    uniformly among the ports on a shortest path at each hop (the paper's model), on :func:`build`."""
+    return random_routing_loads_on(build(code, d, k), 2 ** d)
+
+
+def random_routing_loads_on(topo: Topology, n: int) -> tuple[np.ndarray, np.ndarray, "Channels"]:
+    """:func:`random_routing_loads` on any network of clusters of ``n`` nodes. Exact fluid computation
     per destination over the BFS levels."""
-    topo = build(code, d, k)
-    n = 2 ** d
-    ch = Channels(topo, d)
+    ch = Channels(topo, n.bit_length() - 1)
     loads = np.zeros((len(ch.u), 2))
     for t in topo.nodes():
         dist = ch.bfs(t)
@@ -261,6 +278,59 @@ def row(code: str | None, d: int, k: int, alpha: float, lam: float, mu_cl: float
         if code is not None and n * k <= ROUTED_MAX_NODES:
             intra, inter = routed_distance(HierarchicalRouting(topo), n)
             out["P_routed"] = alpha * intra + (1 - alpha) * inter
+    return out
+
+
+def levels_name(levels) -> str:
+    """``BH(2)/BH(2)/BH(2)``: the paper's notation of a HIN given as levels."""
+    return "/".join(f"{fam}({level_size(fam, k) if fam in ('BH', 'CCC') else k})" for fam, k in levels)
+
+
+def row_levels(levels, alpha: float, lam: float, mu_cl: float, mu_ncl: float, replication: int = 1,
+               explicit: bool = True) -> dict:
+    """Every measure of a HIN of any number of levels by formula (:func:`p_levels`,
+    :func:`queueing_levels`) and, if small, on the explicit graph (BFS, routed, Kleinrock on the random
+    shortest-path loads), with ``per_level``: each level's links, hops per message and delay per message
+    (formula and, if explicit, measured), which add up to L, P and R. The ratios are to BH(D) with the
+    same clusters (N = 2^D only)."""
+    n, N = levels[0][1], math.prod(k for _, k in levels)
+    q = queueing_levels(levels, alpha, lam, mu_cl, mu_ncl)
+    hops = p_per_level(levels, alpha)
+    out = {"network": levels_name(levels), "N": N, "K": N // n, "L": int(l_levels(levels, replication)),
+           "P": p_levels(levels, alpha), "R": q["R"]}
+    per = []
+    for i, (fam, k) in enumerate(levels):
+        copies = N // math.prod(kk for _, kk in levels[:i + 1])
+        per.append({"level": i + 1, "network": levels_name([(fam, k)]), "copies": copies,
+                    "L": int(l_levels(levels[i:i + 1])) * copies * (replication if i else 1), "P": hops[i],
+                    "R": q["levels"][i]["R"], "max_util": max(q["levels"][i]["util"])})
+    if N & (N - 1) == 0 and n & (n - 1) == 0 and levels[0][0] == "BH":
+        d, D = n.bit_length() - 1, N.bit_length() - 1
+        r_ref = r_bh(alpha, D, d, lam, mu_cl, mu_cl)
+        out["LP_ratio"] = out["L"] * out["P"] / (l_bh(D) * p_bh(alpha, D, d))
+        out["LR_ratio"] = INF if math.isinf(out["R"]) or math.isinf(r_ref) else out["L"] * out["R"] / (l_bh(D) * r_ref)
+    if explicit and N <= EXPLICIT_MAX_NODES:
+        topo = build_levels(levels)
+        intra, inter = explicit_distance(topo, n)
+        out["L_count"] = topo.num_links + (replication - 1) * (topo.num_links - N // n * int(l_levels(levels[:1])))
+        out["P_bfs"] = alpha * intra + (1 - alpha) * inter
+        loads = random_routing_loads_on(topo, n)
+        kr = kleinrock(loads, alpha, lam, mu_cl, mu_ncl, N)
+        out["R_explicit"] = kr["R"]
+        a, b, ch = loads
+        lam_c = lam * (alpha * a + (1 - alpha) * b)
+        level_of = np.array([topo.port_level(int(u), int(p)) for u, p in zip(ch.u, ch.p)])
+        mu = np.where(ch.ncl, mu_ncl, mu_cl)
+        for i, p in enumerate(per):
+            on = level_of == i + 1
+            p["L_count"] = int(on.sum()) // 2 * (replication if i else 1)
+            p["P_random"] = float(lam_c[on].sum() / (N * lam))
+            p["R_explicit"] = INF if (lam_c[on] >= mu[on]).any() else float((lam_c[on] / (mu[on] - lam_c[on])).sum() / (N * lam))
+        if N <= ROUTED_MAX_NODES:
+            routing = HierarchicalRouting(topo)
+            intra, inter = routed_distance(routing, n)
+            out["P_routed"] = alpha * intra + (1 - alpha) * inter
+    out["per_level"] = per
     return out
 
 
