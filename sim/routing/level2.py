@@ -45,8 +45,9 @@ class Level2Rule:
 
     num_vcs = 1
     state_bits = 0  # 0: the rule needs no header state
-    #: whether a chain of channel dependencies can leave node 0 and come back into it (then, below a HIN's
-    #: top level, its up hops need VCs of their own: routing/hierarchical.py; tested with the checker)
+    #: whether a chain of channel dependencies may leave node 0 and come back into it, for some size of the
+    #: family (then, below a HIN's top level, its up hops take VCs of their own: routing/hierarchical.py;
+    #: tests/test_hierarchical_levels.py finds the chains with the checker: BR from 5 nodes, CCC from D_c = 3)
     returns_to_origin = False
 
     def __init__(self, topology: Topology):
