@@ -13,10 +13,10 @@ from ..topology.hierarchical import hierarchical_from_spec, network_from_spec, p
 from ..topology.hypercube import Hypercube
 from .hierarchical_formulas import LEVEL2_OF, exists, level2_size
 from .hierarchical_measure import (EXPLICIT_MAX_NODES, ccc_distance_table, figure_6, figure_7, figure_10, figure_11,
-                                   figure_static_alpha, figure_static_size, row, row_levels, sec_ivb, table_ii)
+                                   figure_static_alpha, figure_static_size, row, row_levels, sec_ivb, table_i, table_ii)
 from .report import AnalysisResult, log_axis, table
 
-FIGURES = ("2", "3", "4", "5", "6", "7", "10", "11", "12", "table2", "ccc")
+FIGURES = ("2", "3", "4", "5", "6", "7", "10", "11", "12", "table1", "table2", "ccc")
 
 
 def add_arguments(parser) -> None:
@@ -213,6 +213,12 @@ def _figure(which: str) -> AnalysisResult:
         data = sec_ivb()
         cols = list(next(iter(data.values())).keys())
         text = table([[a] + [v[c] for c in cols] for a, v in data.items()], ["alpha"] + cols)
+        plot = None
+    elif which == "table1":
+        data = table_i()
+        text = table([[fam, v["order"][0], v["order"][1], r["N"], r["L"], r.get("L_count", ""), r["L/order"], r["P"],
+                       r.get("P_bfs", ""), r["P/order"]] for fam, v in data.items() for r in v["rows"]],
+                     ["network", "L order", "P order", "N", "L", "L_count", "L/order", "P", "P_bfs", "P/order"])
         plot = None
     elif which == "table2":
         data = table_ii()

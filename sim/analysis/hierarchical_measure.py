@@ -31,6 +31,8 @@ from ..routing.level2 import Level2Routing
 from ..topology.base import Topology
 from ..topology.hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
 from ..topology.hypercube import Hypercube
+from .hierarchical_formulas import level_distance as hf_level_distance
+from .hierarchical_formulas import level_links as hf_level_links
 from .hierarchical_formulas import (CODES, INF, SEC_IVB, TABLE_II, ccc_replication_for, exists, l_bh, l_hin, l_levels,
                                     level2_size, level_size, lp_ratio, lr_ratio, p_bh, p_hin, p_level2, p_levels,
                                     p_per_level, queueing, queueing_levels, r_bh)
@@ -426,6 +428,26 @@ def sec_ivb(explicit: bool = True) -> dict:
                 res[f"R_{name}"] = kr["R"]
                 res[f"max_util_CL_{name}"] = kr["max_util_CL"]
         out[a] = res
+    return out
+
+
+def table_i(log_n=range(4, 13, 2), bfs_max: int = 256) -> dict:
+    """Table I: links and mean distance (distinct nodes) of CC, BH and BR against N, by the formulas of
+    eqs (1), (9)-(12)'s level terms and, up to ``bfs_max`` nodes, counted and by BFS on the graph; each
+    divided by the table's order (N^2 and 1; N log N and log N; N and N) to show it tends to a constant."""
+    out = {}
+    for fam, orders in (("CC", (lambda N: N * N, lambda N: 1.0)), ("BH", (lambda N: N * math.log2(N), math.log2)),
+                        ("BR", (lambda N: N, lambda N: N))):
+        rows = []
+        for m in log_n:
+            N = 2 ** m
+            L, P = int(hf_level_links(fam, N)), hf_level_distance(fam, N)
+            r = {"N": N, "L": L, "P": P, "L/order": L / orders[0](N), "P/order": P / orders[1](N)}
+            if N <= bfs_max:
+                t = level_network(fam, N)
+                r["L_count"], r["P_bfs"] = t.num_links, float(t.distances_from(0).sum() / (N - 1))
+            rows.append(r)
+        out[fam] = {"order": {"CC": ("N^2", "1"), "BH": ("N log N", "log N"), "BR": ("N", "N")}[fam], "rows": rows}
     return out
 
 
