@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 PAPERS = Path(__file__).resolve().parents[1] / "docs" / "papers"
 
 
@@ -60,9 +58,8 @@ def test_safety_capture_and_safe_neighbour():
     assert f"({n5['fault_sets']:,} sets at n = 5)" in page and n5["verdict"] == "holds"
 
 
-@pytest.mark.slow
 def test_fig_8b_model_to_simulation_gap():
-    """Dandamudi and Eager, Fig. 8(b) on the model (about 1 min): the gaps docs/papers/hierarchical.md quotes."""
+    """Dandamudi and Eager, Fig. 8(b) on the model (a few seconds): the gaps docs/papers/hierarchical.md quotes."""
     from cubenoc.sim import sim_studies as St
     rows = St.figure_8b()
     gap = {(r["d"], r["log2N"]): r["Q_sim"] - r["Q_model"] for r in rows}
