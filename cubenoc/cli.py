@@ -201,6 +201,12 @@ def _apply_config(parser, argv: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .interrupt import guard
+    with guard():                                   # Ctrl-C: the tools killed, exit 130 within 2 s
+        return _main(argv)
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_of(argv)
     try:
@@ -234,5 +240,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cubenoc: error: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:
-        print("cubenoc: interrupted", file=sys.stderr)
-        return 130
+        from .interrupt import EXIT, say_interrupted
+        say_interrupted()
+        return EXIT
