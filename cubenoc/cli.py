@@ -213,6 +213,7 @@ def _main(argv: list[str] | None = None) -> int:
         parser = build_parser(command if command in ("analyze", *COMMANDS) else None)
         _apply_config(parser, argv)
         args = parser.parse_args(argv)
+        args._argv = tuple(argv)                    # what was typed (a command tells a default from a choice)
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return OK if not argv else BAD_INPUT
