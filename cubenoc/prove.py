@@ -18,9 +18,11 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import CubenocError, require_int
+from .errors import CubenocError, needs_extra, require_int
 from .netargs import add_router_flags
-from .rtl.formal.mutations import MUTATIONS
+
+with needs_extra("verify"):                     # SymbiYosys, yices and Amaranth: the README's [verify]
+    from .rtl.formal.mutations import MUTATIONS
 
 #: the router flags prove takes (the options the default networks' routers use; --depth is the FIFO depth)
 ROUTER_OPTIONS = ("depth", "pipeline", "broadcast", "arbitration", "loopback")
