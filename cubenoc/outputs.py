@@ -228,21 +228,23 @@ def write_file(path, text: str, option: str = "") -> Path:
 MANIFEST = ".cubenoc-manifest.json"
 
 
-def clean_stale(folder, written, command: str) -> list[Path]:
-    """After ``command`` wrote the files ``written`` into ``folder``: remove the files the previous run into
-    that folder wrote (listed in ``folder/.cubenoc-manifest.json``) that this run did not write, say so in
-    one note, and list this run's files in the manifest. Only files the manifest lists are ever removed.
-    Returns the files removed."""
+def clean_stale(folder, written, command: str, key: str = "") -> list[Path]:
+    """After ``command`` wrote the files ``written`` into ``folder`` for ``key`` (generate: the top module,
+    so several designs can share a folder): remove the files the previous run of that key wrote there
+    (listed in ``folder/.cubenoc-manifest.json``) that this run did not write, say so in one note, and list
+    this run's files in the manifest. Only files the manifest lists are ever removed. Returns them."""
     import json
     folder = Path(folder)
     manifest = folder / MANIFEST
     mine = sorted({os.path.relpath(Path(p), folder) for p in written})
-    before: list = []
+    runs: dict = {}
     if manifest.is_file():
         try:
-            before = json.loads(read_text(manifest)).get("files", [])
+            runs = json.loads(read_text(manifest)).get("runs", {})
         except (CubenocError, ValueError, AttributeError):
-            before = []                            # not ours to trust: remove nothing
+            runs = {}                              # not ours to trust: remove nothing
+    runs = runs if isinstance(runs, dict) else {}
+    before = runs.get(key, [])
     removed = []
     for name in before if isinstance(before, list) else []:
         if not isinstance(name, str) or name in mine or os.path.isabs(name) or ".." in Path(name).parts \
@@ -252,8 +254,9 @@ def clean_stale(folder, written, command: str) -> list[Path]:
         if p.is_file() or p.is_symlink():
             p.unlink()
             removed.append(p)
-    write_file(manifest, json.dumps({"command": command, "files": mine}, indent=1) + "\n")
+    runs[key] = mine
+    write_file(manifest, json.dumps({"command": command, "runs": runs}, indent=1) + "\n")
     if removed:
-        say(f"removed {len(removed)} file(s) the previous `cubenoc {command}` wrote into {folder} and this run "
-            f"does not: {', '.join(p.name for p in removed)}")
+        say(f"removed {len(removed)} file(s) that the previous `cubenoc {command}`{' of ' + key if key else ''} "
+            f"wrote into {folder} and this run does not: {', '.join(p.name for p in removed)}")
     return removed
