@@ -225,13 +225,14 @@ def write_file(path, text: str, option: str = "") -> Path:
 
 
 # ---- a folder a command writes into again: its manifest -------------------------------------------------
-MANIFEST = ".cubenoc-manifest.json"
+#: (no .json suffix: a folder's *.json are the designs' port maps)
+MANIFEST = ".cubenoc-manifest"
 
 
 def clean_stale(folder, written, command: str, key: str = "") -> list[Path]:
     """After ``command`` wrote the files ``written`` into ``folder`` for ``key`` (generate: the top module,
     so several designs can share a folder): remove the files the previous run of that key wrote there
-    (listed in ``folder/.cubenoc-manifest.json``) that this run did not write, say so in one note, and list
+    (listed in ``folder/.cubenoc-manifest``, JSON) that this run did not write, say so in one note, and list
     this run's files in the manifest. Only files the manifest lists are ever removed. Returns them."""
     import json
     folder = Path(folder)
