@@ -132,13 +132,14 @@ def _add_quiet(p) -> None:
 
 def _run_analysis(mod):
     def handler(args) -> int:
-        from .outputs import plot_file
+        from .outputs import atomic_write, plot_file
         plot_file(args.plot, "--plot")
         result = mod.analyze(args)
         if args.plot:
             if result.plot is None:
                 raise CubenocError(f"analyze {args.family_name} has no plot for these options")
-            result.plot(args.plot)
+            with atomic_write(args.plot, "--plot") as tmp:        # whole or absent
+                result.plot(str(tmp))
         if args.json:
             print(json.dumps(result.data, indent=2, default=_jsonable))
         else:

