@@ -63,6 +63,8 @@ def load(path) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CubenocError(f"--config {path}: not valid TOML ({exc})") from None
+    except RecursionError:                      # arrays or tables nested thousands deep
+        raise CubenocError(f"--config {path}: not valid TOML (values nested too deeply)") from None
     unknown = sorted(set(data) - set(SHARED) - set(COMMAND_TABLES) - {"network", "networks"})
     if unknown:
         raise CubenocError(f"--config {path}: unknown key {unknown[0]!r} (top level: network, networks, "

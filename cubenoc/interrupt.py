@@ -21,7 +21,7 @@ import threading
 import time
 
 #: seconds the command gets to end by itself after Ctrl-C before the process is ended
-GRACE = 1.2
+GRACE = 0.8
 #: the line a stopped command prints
 MESSAGE = "cubenoc: interrupted"
 EXIT = 130
@@ -97,6 +97,10 @@ def _watch(sock: socket.socket) -> None:
         kill_descendants()
         time.sleep(0.05)
     kill_descendants()
+    from .outputs import LIVE                                 # outputs half written: not left behind
+    for path in list(LIVE):
+        with contextlib.suppress(OSError):
+            path.unlink()
     if not _said["done"]:
         _said["done"] = True
         os.write(2, (MESSAGE + "\n").encode())        # (not print: the main thread may hold stderr's lock)

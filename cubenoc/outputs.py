@@ -159,6 +159,8 @@ def _line_col(data: bytes, at: int) -> tuple[int, int]:
 # ---- writing: outputs whole or absent ----------------------------------------------------------------------
 #: the suffix of an output being written (renamed to its name when whole); a trace reader refuses such a file
 PARTIAL = ".partial"
+#: the temporary files being written now: removed by cubenoc/interrupt.py when Ctrl-C ends the process
+LIVE: set = set()
 
 
 class atomic_write:
@@ -186,6 +188,7 @@ class atomic_write:
             raise self._error(exc) from None
         os.close(fd)
         self.tmp = Path(name)
+        LIVE.add(self.tmp)
         return self.tmp
 
     def _error(self, exc: OSError) -> CubenocError:
@@ -197,6 +200,7 @@ class atomic_write:
             if isinstance(exc, OSError):
                 raise self._error(exc) from None
             return False
+        LIVE.discard(self.tmp)
         if kind is None:
             try:
                 mode = 0o666 & ~_umask()
@@ -243,7 +247,7 @@ def clean_stale(folder, written, command: str, key: str = "") -> list[Path]:
     if manifest.is_file():
         try:
             runs = json.loads(read_text(manifest)).get("runs", {})
-        except (CubenocError, ValueError, AttributeError):
+        except (CubenocError, ValueError, AttributeError, RecursionError):
             runs = {}                              # not ours to trust: remove nothing
     runs = runs if isinstance(runs, dict) else {}
     before = runs.get(key, [])

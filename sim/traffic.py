@@ -387,7 +387,7 @@ class Recorder:
     by a run that did not end."""
 
     def __init__(self, source, path):
-        from cubenoc.outputs import PARTIAL
+        from cubenoc.outputs import LIVE, PARTIAL
         self.source, self.path = source, Path(path)
         self.direct = self.path.exists() and not self.path.is_file()     # /dev/null, a pipe: written in place
         self.tmp = self.path if self.direct else self.path.with_name(self.path.name + PARTIAL)
@@ -396,6 +396,8 @@ class Recorder:
             self.fh.write(",".join(TRACE_HEADER) + "\n")
         except OSError as exc:
             raise CubenocError(f"--record {path}: cannot write it ({exc.strerror or exc})") from None
+        if not self.direct:
+            LIVE.add(self.tmp)                   # (removed if Ctrl-C has to end the process)
 
     def take(self, t1: int):
         src, dst, rel, length = out = self.source.take(t1)
@@ -408,8 +410,10 @@ class Recorder:
         return out
 
     def close(self, whole: bool = True):
+        from cubenoc.outputs import LIVE
         if self.fh.closed:
             return
+        LIVE.discard(self.tmp)
         try:
             self.fh.close()
         except OSError as exc:

@@ -106,6 +106,13 @@ def test_any_trace_text_runs_or_is_refused_in_one_line_naming_the_line(tmp_path,
         assert len(err) == 1 and re.match(rf"cubenoc: error: --trace {re.escape(str(path))} line \d+: ", err[0]), err
 
 
+@pytest.mark.parametrize("text", ["a = " + "[" * 5000, "a = " + "{b=" * 3000], ids=["arrays", "tables"])
+def test_a_config_nested_thousands_deep_is_one_line(tmp_path, capsys, text):
+    (tmp_path / "deep.toml").write_text(text + "\n")
+    status, _, err, _ = _run(["generate", "--config", str(tmp_path / "deep.toml")], capsys)
+    _one_error(status, err, "not valid TOML (values nested too deeply)")
+
+
 def test_a_binary_results_file_is_one_line_naming_it(tmp_path, capsys):
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "x.json").write_bytes(b'{"page": "p.md"}\n\x00\x01')
@@ -114,6 +121,9 @@ def test_a_binary_results_file_is_one_line_naming_it(tmp_path, capsys):
     (tmp_path / "results" / "x.json").write_text('{"page": "p.md",\n "marks": 3}\n')
     status, _, err, _ = _run(["bench", "--render", "--check", "--docs", str(tmp_path)], capsys)
     _one_error(status, err, "x.json: not a results file")
+    (tmp_path / "results" / "x.json").write_text("[" * 100000)
+    status, _, err, _ = _run(["bench", "--render", "--check", "--docs", str(tmp_path)], capsys)
+    _one_error(status, err, "x.json: not valid JSON (values nested too deeply)")
 
 
 def test_read_text_names_line_and_column(tmp_path):

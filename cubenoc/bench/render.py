@@ -319,6 +319,8 @@ def read_results(path) -> dict:
         block = json.loads(read_text(path, "results file"))
     except json.JSONDecodeError as exc:
         raise CubenocError(f"results file {path} line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise CubenocError(f"results file {path}: not valid JSON (values nested too deeply)") from None
     ok = isinstance(block, dict) and (not block.get("page") or (
         isinstance(block["page"], str) and isinstance(block.get("marks"), list) and len(block["marks"]) == 2
         and all(isinstance(m, str) for m in block["marks"]) and isinstance(block.get("tables"), list)
