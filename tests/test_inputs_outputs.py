@@ -55,6 +55,17 @@ def _one_error(status, err, *words):
 
 
 # ---- 1. every input file is text, checked with its file and line ------------------------------------------
+def _first_bad(content: bytes) -> int:
+    """The offset of the first byte that makes ``content`` not text: a NUL, or where UTF-8 decoding fails."""
+    try:
+        content.decode("utf-8")
+        bad = len(content)
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+    nul = content.find(b"\0")
+    return min(bad, nul) if nul >= 0 else bad
+
+
 def _not_utf8(data: bytes, at: int) -> bytes:
     """``data`` with a byte that is never UTF-8 (0xff) at position ``at``."""
     at = min(at, len(data))
@@ -68,8 +79,7 @@ def test_a_binary_config_file_is_one_line_naming_the_file_and_line(tmp_path, cap
     path = tmp_path / "bin.toml"
     path.write_bytes(content)
     status, _, err, _ = _run(["generate", "--config", str(path), "-o", str(tmp_path / "out")], capsys)
-    bad = min(i for i in (content.find(b"\0"), content.index(b"\xff")) if i >= 0)
-    line = content.count(b"\n", 0, bad) + 1
+    line = content.count(b"\n", 0, _first_bad(content)) + 1
     _one_error(status, err, f"--config {path} line {line}: not a text file")
 
 
@@ -90,8 +100,7 @@ def test_a_binary_trace_is_one_line_naming_the_file_and_line(tmp_path, capsys, d
     path = tmp_path / "t.csv"
     path.write_bytes(content)
     status, _, err, _ = _run(["simulate", "hypercube:n=2", "--trace", str(path), "--quiet"], capsys)
-    bad = min(i for i in (content.find(b"\0"), content.index(b"\xff")) if i >= 0)
-    line = content.count(b"\n", 0, bad) + 1
+    line = content.count(b"\n", 0, _first_bad(content)) + 1
     _one_error(status, err, f"--trace {path} line {line}: not a text file")
 
 
