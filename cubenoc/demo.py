@@ -59,6 +59,12 @@ def run(args) -> int:
     check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
     check_demo_run(n, args.packets, args.max_len, args.gap)       # hours or gigabytes: refused before any line
+    config = spec.router_config()
+    if config.interface == "axis":
+        raise CubenocError(f"{spec}: the demo drives the routers' own flit streams; leave out interface=axis (the "
+                           f"AXI4-Stream top has its own cocotb kit: generate --interface axis --testbench)")
+    from .sim.network_plan import NetworkPlan
+    NetworkPlan(topo, routing, config)           # every router option and its combination checked, before any line
     say(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")
     stim = random_traffic(n, args.packets, args.max_len, args.seed, mean_gap=args.gap, p_ready=args.ready,
@@ -72,7 +78,7 @@ def run(args) -> int:
         os.environ["CUBENOC_WAVES"] = "1"
     t0 = time.perf_counter()
     with working("generate + Verilator build + simulation"):
-        (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config(), build_dir=build_dir)
+        (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=config, build_dir=build_dir)
     wall = time.perf_counter() - t0
     res, rtl = v.model, v.rtl
     lat = res.packet_latency()

@@ -158,6 +158,7 @@ RUNAWAY = [
     (None, "demo --packets 0 --build-dir {tmp}/b", "--packets must be at least 1"),
     (None, "demo --packets 100000000 --build-dir {tmp}/b", "--packets 100000000: a node's packets would take"),
     (None, "demo --max-len 0 --build-dir {tmp}/b", "--max-len must be in 1..65536"),
+    (None, "demo hypercube:n=2,interface=axis --build-dir {tmp}/b", "leave out interface=axis"),   # was 3 lines late
     (None, "bench throughput --window 1000000000", "lower --window"),
     (None, "bench model-speed --cycles 1000000000000", "lower --cycles"),
     (None, "bench sim-speed --cycles 100000000000", "would take about"),
