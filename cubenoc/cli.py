@@ -92,8 +92,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             p = fam.add_parser(family, help=help_text, description=help_text)
             p.set_defaults(family_name=family)
             mod.add_arguments(p)
-            p.add_argument("--json", action="store_true", help="print the results as JSON")
-            p.add_argument("--plot", metavar="FILE.png", help="write a plot of the results")
+            from .options import add
+            add(p, "json")
+            add(p, "plot", help="write a plot of the results")
             _add_quiet(p)
             p.set_defaults(handler=_run_analysis(mod))
 
@@ -113,21 +114,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 raise
             p.description = f"{help_text} (needs {install_hint(extra)})"
             continue
+        from .options import add
         for q in getattr(p, "_bench_parsers", {}).values() or [p]:
             _add_quiet(q)
         if name in CONFIGURABLE:
             for q in getattr(p, "_bench_parsers", {}).values() or [p]:
-                q.add_argument("--config", metavar="FILE.toml", help="take options from a TOML file; the command "
-                               "line wins (docs/config.md, examples/)")
+                add(q, "config")
         p.set_defaults(handler=mod.run)
     return parser
 
 
 def _add_quiet(p) -> None:
     """``--quiet`` on every command: nothing but errors and the output asked for (cubenoc/outputs.py ``say``)."""
+    from .options import add
     if "--quiet" not in p._option_string_actions:
-        p.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no "
-                                                             "progress, no notes)")
+        add(p, "quiet")
 
 
 def _run_analysis(mod):
@@ -218,8 +219,10 @@ def _main(argv: list[str] | None = None) -> int:
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return OK if not argv else BAD_INPUT
+        from .options import contradictions
         from .outputs import quiet
-        quiet(getattr(args, "quiet", False))       # per call: main() runs many times in one test process
+        quiet(getattr(args, "quiet", False))
+        contradictions(args)                        # one option given two values: refused, every command alike       # per call: main() runs many times in one test process
         return int(args.handler(args) or 0)
     except CubenocError as exc:
         print(f"cubenoc: error: {exc}", file=sys.stderr)

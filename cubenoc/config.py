@@ -124,6 +124,13 @@ def _check_value(path, where: str, key: str, action: argparse.Action, value):
     return conv if many else conv[0]
 
 
+def _table_of(action) -> str | None:
+    """The shared table a registered option lives in (cubenoc/options.py ``Option.table``)."""
+    from .options import OPTIONS
+    o = OPTIONS.get(getattr(action, "registered", None) or "")
+    return o.table if o is not None else None
+
+
 def apply(path, command: str, parser: argparse.ArgumentParser, all_options: set[str]) -> dict:
     """The defaults a config file gives ``command`` (whose parser is ``parser``); raises on a bad key."""
     data = load(path)
@@ -138,6 +145,9 @@ def apply(path, command: str, parser: argparse.ArgumentParser, all_options: set[
                     raise CubenocError(f"--config {path}: unknown key {where}{key} (not an option of "
                                        f"cubenoc {command}; see cubenoc {command} --help)")
                 continue
+            home = _table_of(opts[k])
+            if table in SHARED and home is not None and home != table:
+                raise CubenocError(f"--config {path}: {key} belongs in [{home}], not [{table}] (docs/config.md)")
             v = _check_value(path, where, key, opts[k], value)
             if v is not None:                  # (a value-flag set to false sets nothing)
                 out[opts[k].dest] = v

@@ -16,17 +16,18 @@ from .outputs import say
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("network", nargs="?", metavar="NETWORK", default=None,
                    help="any network of the catalog (docs/networks.md), e.g. pdn:set=0,1,3,9 (default: Q(n, k))")
-    p.add_argument("--network", dest="network_option", metavar="SPEC", default=None, help="the same as NETWORK")
-    p.add_argument("--n", type=int, default=None, help="cube dimension of Q(n, k) (default 4: 16 nodes)")
-    p.add_argument("--k", type=int, default=None, help="skip parameter of Q(n, k) (default 0)")
+    from .options import add
+    add(p, "network", dest="network_option")
+    add(p, "n", help="cube dimension of Q(n, k) (default 4: 16 nodes)")
+    add(p, "k", help="skip parameter of Q(n, k) (default 0)")
     p.add_argument("--packets", type=int, default=40, help="packets per node (default 40)")
     p.add_argument("--max-len", type=int, default=4, help="packet lengths are uniform in 1..MAX_LEN (default 4)")
     p.add_argument("--gap", type=float, default=6.0, help="mean idle cycles between a node's packets (default 6)")
     p.add_argument("--ready", type=float, default=0.8,
                    help="probability that an ejection port is ready in a cycle (default 0.8)")
-    p.add_argument("--seed", type=at_least(0), default=1, help="random seed (default 1)")
-    p.add_argument("--build-dir", default="build", help="where the Verilog and the Verilator build go (default "
-                   "build/ in the current folder; a later run of the same design reuses it)")
+    add(p, "seed", default=1, note="of the traffic")
+    add(p, "build-dir", default="build", help="where the Verilog and the Verilator build go (default build/ in "
+        "the current folder; a later run of the same design reuses it)")
     p.add_argument("--waves", action="store_true",
                    help="write a waveform (VCD) of the run with the design's signal names and print its path "
                         "(open it with gtkwave or surfer; docs/verification.md)")

@@ -17,18 +17,13 @@ from .outputs import say
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .netargs import add_family_flags, add_router_flags
-    from .sim.router_config import target_names
+    from .options import add
     p.add_argument("network", metavar="NETWORK", nargs="?", help="a network spec (pdn:set=0,1,3,9, enhanced:n=4,k=0, "
                    "hin:level1=bh:3,level2=ccc:2, a preset such as q60) or a family name (hypercube, enhanced, "
                    "metacube, pdn, hin) with the flags below; docs/networks.md")
     add_family_flags(p)
     add_router_flags(p)
-    p.add_argument("--target", default=None, choices=target_names(),
-                   help="the FPGA the Verilog is for: its measured best router is the default (docs/router.md "
-                        "\"Router options\"; default generic: every feature, nothing FPGA-specific)")
-    p.add_argument("--interface", choices=("native", "axis"), default=None,
-                   help="the per-node ports: native (the routers' flit streams, default) or axis (AXI4-Stream "
-                        "s<vv>_axis_*/m<vv>_axis_*, tdest the destination, tid the source; docs/ip.md)")
+    add(p, "target")
     p.add_argument("--testbench", action="store_true",
                    help="also write test_<top>.py, a cocotb test driving the AXI4-Stream top with cocotbext-axi "
                         "against the cycle-accurate model (docs/verification.md); needs --interface axis")
@@ -36,9 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lint", action="store_true",
                    help="run verilator --lint-only -Wall on the result with its waiver file <top>.vlt (docs/ip.md "
                         "\"Packaging\"): errors exit 1, warnings are listed")
-    p.add_argument("-o", "--out", default="out", help="output folder (default out/)")
-    p.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no progress, "
-                   "no notes)")
+    add(p, "out", default="out")
+    add(p, "quiet")
 
 
 def network_spec(args):

@@ -36,31 +36,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (hypercube:n=2, "
                    "pdn:set=0,1,3; docs/networks.md), the same as --network; with interface=axis the AXI4-Stream "
                    "interface is proved too")
-    p.add_argument("--family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
-                   help="router families (default hypercube); a hierarchical network: give its spec, e.g. "
-                        "hin:level1=bh:2,level2=bh:2")
-    p.add_argument("--size", nargs="+", default=None,
-                   help="sizes as synth-report takes them, e.g. 2 | 4,0 | 0,1,3,9 | 1,2 (default: "
-                   + ", ".join(PROVE_NETWORKS.values()) + ")")
-    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
-                   help="networks as catalog specs instead of --family/--size (hypercube:n=2, pdn:set=0,1,3; "
-                        "docs/networks.md)")
-    p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
+    from .options import add
+    add(p, "family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
+        note="(a hierarchical network: give its spec, e.g. hin:level1=bh:2,level2=bh:2)")
+    add(p, "size", nargs="+", note="(default: " + ", ".join(PROVE_NETWORKS.values()) + ")")
+    add(p, "network", nargs="+", note="instead of --family/--size")
+    add(p, "n", nargs="+", help="hypercube/enhanced sizes (same as --size N)")
     p.add_argument("--bmc-depth", type=int, default=None, metavar="N",
                    help="check properties 1, 2, 3 and 6 to N cycles (BMC) instead of proving them for every cycle")
-    p.add_argument("--timeout", type=int, default=600,
-                   help="seconds a proof may take; one without a verdict by then is checked to 10 cycles (BMC) and "
-                        "listed as bounded (default 600)")
-    p.add_argument("--jobs", type=int, default=2, help="solvers run at once (default 2)")
-    p.add_argument("--depth", type=int, default=None, help=f"input FIFO depth of the proved routers (default "
-                   f"{PROVE_FIFO_DEPTH}), as in every command")
-    p.add_argument("--fifo-depth", dest="depth", type=int, help="the old name of --depth")
-    p.add_argument("--work-dir", default="build/prove", help="solver runs and counterexample VCDs (default build/prove)")
+    add(p, "timeout", default=600, help="seconds a proof may take; one without a verdict by then is checked to 10 "
+        "cycles (BMC) and listed as bounded")
+    add(p, "jobs", default=2, note="(solvers)")
+    add_router_flags(p, only=ROUTER_OPTIONS, title="router options of the proved routers")
+    p._option_string_actions["--depth"].help = (f"input FIFO depth of the proved routers (default {PROVE_FIFO_DEPTH}, "
+                                                "as in every command)")
+    add(p, "work-dir", default="build/prove", note="(counterexample VCDs too)")
     p.add_argument("--mutate", metavar="NAME", default=None,
                    help="build the routers with a seeded bug and show which property catches it: "
                         + ", ".join(MUTATIONS))
-    add_router_flags(p, only=ROUTER_OPTIONS[1:], title="router options of the proved routers")   # --depth: above
-    p.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    add(p, "json")
 
 
 def run(args) -> int:

@@ -17,55 +17,53 @@ def add_arguments(p) -> None:
     from cubenoc.sim.traffic import PATTERNS
 
     from .netargs import add_family_flags, add_router_flags
+    from .options import add
     p.add_argument("network", nargs="?", metavar="NETWORK",
                    help="a network spec (enhanced:n=6,k=0, pdn:set=0,1,3,9, a preset such as q60) or a family "
                         "name with the flags below (or use --compare); docs/networks.md")
-    add_family_flags(p)
+    add_family_flags(p, title="network flags (with a FAMILY name; the defaults are the 64-node networks: "
+                     + "; ".join(f"{f} {' '.join(f'--{k} {v}' for k, v in d.items())}" for f, d in DEFAULTS.items())
+                     + ")")
     add_router_flags(p, only=("depth", "queues", "pipeline", "arbitration", "loopback"))
     p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
     t = p.add_argument_group("traffic")
-    t.add_argument("--traffic", default="uniform", help=f"one of {', '.join(PATTERNS)} (default uniform)")
-    t.add_argument("--g", type=float, default=None, help="--traffic locality: p_l proportional to g^-l (Tzeng and "
-                   "Wei; default 2)")
-    t.add_argument("--alpha", type=float, default=None, help="--traffic alpha: intracluster probability (Dandamudi "
-                   "and Eager; default 0.8)")
+    add(t, "traffic", note=f"one of {', '.join(PATTERNS)}")
+    add(t, "g", note="(default 2)")
+    add(t, "alpha", note="(default 0.8)")
     t.add_argument("--cluster-size", type=int, help="--traffic alpha: cluster size when the network is not "
                    "hierarchical")
     t.add_argument("--hotspot", type=int, default=None, help="--traffic hotspot: the hotspot node (default 0)")
     t.add_argument("--hotspot-fraction", type=float, default=None,
                    help="--traffic hotspot: share of packets to the hotspot (default 0.1; 1: all-to-one, the hotspot "
                         "itself sends nothing)")
-    t.add_argument("--length", default="1", help="packet length: L, uniform:A:B, exp:MEAN[:MAX] (default 1)")
+    add(t, "length", default="1")
     loads = p.add_mutually_exclusive_group()
-    loads.add_argument("--rate", type=float, help="one offered load, flits/node/cycle")
-    loads.add_argument("--sweep", metavar="START:STOP:STEP", help="offered loads, e.g. 0.05:0.95:0.05")
+    add(loads, "rate", note="(one point; default 0.1)")
+    add(loads, "sweep")
     m = p.add_argument_group("method")
-    m.add_argument("--warmup", type=at_least(0), default=1000, help="warm-up cycles (default 1000)")
-    m.add_argument("--measure", type=at_least(1), default=5000, help="measurement window cycles (default 5000)")
-    m.add_argument("--drain", type=at_least(0), default=5000, help="most drain cycles (default 5000; 0: no drain, the "
-                   "window's accepted load without latency)")
-    m.add_argument("--seed", type=at_least(0), default=1, help="random seed of the traffic (default 1); the same seed "
-                   "gives the same result")
+    add(m, "warmup", default=1000)
+    add(m, "measure", default=5000)
+    add(m, "drain", default=5000)
+    add(m, "seed", default=1, note="of the traffic")
     m.add_argument("--per-source", action="store_true",
                    help="per-source accepted throughput (min, max, max/min), also past saturation "
                         "(on with --traffic hotspot)")
     m.add_argument("--no-stop", action="store_true", help="keep sweeping past the first saturated load")
     o = p.add_argument_group("output")
-    o.add_argument("--plot", metavar="FILE.png", help="latency-vs-load plot (a CSV is written beside it)")
-    o.add_argument("--csv", metavar="FILE.csv", help="results as CSV")
-    o.add_argument("--json", action="store_true", help="print the results as JSON")
-    o.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no progress, "
-                   "no notes)")
+    add(o, "plot", note="(latency vs load; a CSV is written beside it)")
+    add(o, "csv")
+    add(o, "json")
+    add(o, "quiet")
     d = p.add_argument_group("distributed")
     t.add_argument("--trace", metavar="FILE.csv", help="replay a packet trace instead of synthetic traffic "
                    "(CSV: cycle,source,destination,length; docs/simulator.md)")
     t.add_argument("--record", metavar="FILE.csv", help="write every packet of the run to a trace (one run)")
-    d.add_argument("--jobs", type=int, metavar="N", help="run the points on a local Dask cluster of N workers")
+    add(d, "jobs", help="run the points on a local Dask cluster of N workers")
     d.add_argument("--dask", action="store_true", help="run the points on a local Dask cluster (default size)")
     d.add_argument("--scheduler", metavar="ADDR", help="run the points on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--bench-speed", action="store_true",
                    help="deprecated: moved to `cubenoc bench sim-speed` (this runs that)")
-    p.add_argument("--write", metavar="FILE.md", help="with --bench-speed: update that section of FILE.md")
+    add(p, "write", help="with --bench-speed: update that section of FILE.md")
     p.add_argument("--study", metavar="NAME",
                    help="a paper's study on the model (`--study list` lists them; --plot draws the paper's curve "
                         "beside ours)")
@@ -98,6 +96,9 @@ def run(args) -> int:
         raise CubenocError("--write FILE.md only goes with --bench-speed (now `cubenoc bench sim-speed --write`); "
                            "a run's results: --csv, --json, --plot")
     if args.study:
+        if args.network or args.compare:
+            raise CubenocError(f"--study {args.study} runs the paper's own networks: drop "
+                               f"{args.network or '--compare'} (or run the network without --study)")
         return _study(args)
     specs = list(args.compare or [])
     if args.network:

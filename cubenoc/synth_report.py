@@ -153,46 +153,38 @@ def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str, goa
 
 # ---- CLI ----------------------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .boards.synth import DEFAULT_TARGETS, TARGETS, fpga_target
+    from .boards.synth import DEFAULT_TARGETS
+    from .netargs import add_router_flags
+    from .options import add
     sizes = "; ".join(f"{f}: {what}" for f, (_, what) in SYNTH_FAMILIES.items())
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (pdn:set=0,1,3,9, q4, "
                    "hin:level1=bh:3,level2=ccc:2; docs/networks.md), the same as --network")
-    p.add_argument("--family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES),
-                   help="router families (default all)")
-    p.add_argument("--size", nargs="+", default=None, help=f"sizes of the chosen families, a shorthand for catalog "
-                   f"specs (default: each family's usual sizes, `--list` shows them); {sizes}")
-    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
-                   help="networks as catalog specs instead of --family/--size (pdn:set=0,1,3,9, q4, "
-                        "hin:level1=bh:3,level2=ccc:2; docs/networks.md); their queues/pipeline options apply")
-    p.add_argument("--n", type=int, nargs="+", default=None, help="hypercube/enhanced sizes (same as --size N)")
-    from .netargs import add_router_flags
+    add(p, "family", nargs="+", default=list(SYNTH_FAMILIES), choices=list(SYNTH_FAMILIES), note="(default all)")
+    add(p, "size", nargs="+", note=f"(default: each family's usual sizes, `--list` shows them); {sizes}")
+    add(p, "network", nargs="+", note="instead of --family/--size; their router options apply")
+    add(p, "n", nargs="+", help="hypercube/enhanced sizes (same as --size N)")
     add_router_flags(p, only=("payload", "depth", "queues", "pipeline", "arbitration", "fifo_memory", "counters",
                               "loopback"))
-    p.add_argument("--synth", choices=("speed", "balanced", "area"), default=None,
-                   help="what yosys optimises for (default: the goal the target's default router was measured with: "
-                        "balanced on the UP5K, area on the ECP5, speed for --pipeline): speed (yosys' default), area (ABC with a relaxed delay target; ECP5: "
-                        "LUT4s without wide-LUT muxes) or balanced (ECP5: LUT4s without wide-LUT muxes, ABC's delay "
-                        "mapping; iCE40: a 4 ns delay target, area below it); docs/decisions/synthesis-goal.md")
-    p.add_argument("--targets", nargs="+", default=list(DEFAULT_TARGETS), type=fpga_target, metavar="TARGET",
-                   help=f"FPGA parts to synthesise for: {', '.join(TARGETS)} (ecp5: ecp5-25f; gowin: the Tang Nano "
-                        f"9K's GW1NR-9C; default {' '.join(DEFAULT_TARGETS)})")
-    p.add_argument("--toolchain", choices=["yowasp", "system"], default="yowasp",
-                   help="yowasp: the PyPI yosys/nextpnr of this venv (default); system: the ones on PATH")
+    add(p, "synth", help="what yosys optimises for (default: the goal the target's default router was measured "
+        "with: balanced on the UP5K, area on the ECP5, speed for --pipeline): speed (yosys' default), area (ABC with "
+        "a relaxed delay target; ECP5: LUT4s without wide-LUT muxes) or balanced (ECP5: LUT4s without wide-LUT "
+        "muxes, ABC's delay mapping; iCE40: a 4 ns delay target, area below it); docs/decisions/synthesis-goal.md")
+    add(p, "targets", nargs="+", default=list(DEFAULT_TARGETS), note="(gowin: the Tang Nano 9K's GW1NR-9C)")
+    add(p, "toolchain")
     p.add_argument("--no-pnr", action="store_true", help="yosys counts only, no nextpnr Fmax")
-    p.add_argument("--seed", type=at_least(0), nargs="+", default=[1],
-                   help="nextpnr placement seed(s) (default 1); with several, Fmax is their median")
+    add(p, "seed", nargs="+", default=[1], help="nextpnr placement seed(s); with several, Fmax is their median")
     p.add_argument("--pnr-timeout", type=float, default=900, metavar="SECONDS",
                    help="stop a nextpnr run after this long (default 900): that seed has no Fmax, the row says so")
-    p.add_argument("--jobs", type=at_least(1), default=1, help="tool runs in parallel (default 1)")
-    p.add_argument("--work-dir", default="build/synth-report", help="tool logs and cache (default build/synth-report)")
+    add(p, "jobs", default=1, note="(tool runs)")
+    add(p, "work-dir", default="build/synth-report")
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument("--list", action="store_true", help="list the networks and router shapes, run no tool")
-    p.add_argument("--write", action="store_true", help="publish: write docs/results/synth-report.json and render the synth-report block of docs/families.md")
-    p.add_argument("--doc", default=None, help="page to update (default docs/families.md of the project)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_argument("--quiet", action="store_true", help="print only errors and the output asked for (no progress, "
-                   "no notes)")
-    p.add_argument("--no-progress", dest="quiet", action="store_true", help="the old name of --quiet")
+    add(p, "write", nargs="?", const="docs/families.md",
+        help="publish: write the results beside PAGE (docs/results/synth-report.json) and render its synth-report "
+             "block (default PAGE docs/families.md of the project)")
+    p.add_argument("--doc", default=None, help=argparse.SUPPRESS)        # the old way to name --write's page
+    add(p, "json")
+    add(p, "quiet")
 
 
 def network_specs(args) -> list[tuple[str, str, object, object, object]]:
@@ -308,10 +300,21 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
     return out
 
 
+def _page(args) -> Path:
+    """The page ``--write`` publishes to: the one named (``--doc``, its old spelling), else the project's."""
+    page = args.doc or (args.write if args.write != "docs/families.md" else None)
+    return Path(page) if page else Path(__file__).resolve().parents[1] / "docs" / "families.md"
+
+
 def run(args) -> int:
     from .netargs import one_network
     args.network = one_network(args.networks, args.network) or None
     seeds(args)
+    from .options import given
+    if args.network and given(args, "family"):
+        raise CubenocError("give networks (NETWORK or --network) or --family/--size, not both")
+    if args.list and args.write:
+        raise CubenocError("--list runs no tool, so --write has nothing to publish: give one of them")
     by_target = {t: shapes_for(args, t) for t in args.targets}
     if args.list:
         for t, shapes in by_target.items():
@@ -326,7 +329,7 @@ def run(args) -> int:
     from .outputs import writable_dir, writable_file
     writable_dir(args.work_dir, "--work-dir")
     if args.write:
-        writable_file(args.doc or Path(__file__).resolve().parents[1] / "docs" / "families.md", "--doc")
+        writable_file(_page(args), "--write")
     tools = tool_versions(args.toolchain)
     # shape by shape, each with every target (the order of the rows)
     tasks = [(s, t) for _k, _ti, s, t in sorted((k, ti, s, t) for ti, (t, shapes) in enumerate(by_target.items())
@@ -370,7 +373,7 @@ def run(args) -> int:
         raise ToolError(f"{len(failures)} synthesis run(s) failed (logs under {args.work_dir}): "
                            + "; ".join(failures) + (" -- docs not updated" if args.write else ""))
     if args.write:
-        doc = Path(args.doc) if args.doc else Path(__file__).resolve().parents[1] / "docs" / "families.md"
+        doc = _page(args)
         from .bench.render import RESULTS, provenance, render_block, write_results
         headings, body = table_cells(rows)
         block = {"block": "synth-report", "page": doc.name, "marks": [BEGIN, END], "command": write_command(args),

@@ -15,17 +15,15 @@ import itertools
 from dataclasses import dataclass, fields, replace
 
 from cubenoc.errors import CubenocError, require_int
+from cubenoc.options import ARBITRATIONS, INTERFACES, QUEUES  # the words, defined with the options
 
-QUEUES = ("fifo", "voq")
-ARBITRATIONS = ("round-robin", "fair")
 #: FIFO storage behind the head register: flip-flops, memory arrays (distributed RAM), the platform's pick
 #: (memory on a Lattice family with distributed RAM, rtl/router/fifo.py), iCE40 block RAM
 FIFO_MEMORIES = (False, True, None, "block")
 #: the four 16-bit status counters: in flip-flops, not built (they read 0), in the iCE40's SB_MAC16 blocks
 COUNTER_KINDS = (True, False, "dsp")
-#: the network's per-node ports: the router's local flit streams, or AXI4-Stream (docs/ip.md: a network
-#: interface per node frames each AXI4-Stream frame as one packet, tdest the destination, tid the source)
-INTERFACES = ("native", "axis")
+#: INTERFACES, the network's per-node ports: the router's local flit streams, or AXI4-Stream (docs/ip.md: a
+#: network interface per node frames each AXI4-Stream frame as one packet, tdest the destination, tid the source)
 
 
 @dataclass(frozen=True)
@@ -173,20 +171,17 @@ NOT_BUILT = tuple((a, b) for a, bs in {
 
 
 # ---- spec keys and command flags: the one map onto the config's fields ------------------------------------
-#: spec key (``enhanced:n=4,k=0,depth=2,pipeline=1``) -> (field, kind, help); kinds as in sim/catalog.py
-SPEC_KEYS: dict[str, tuple] = {
-    "payload": ("payload_width", "int", "payload width W in bits, at least 16"),
-    "depth": ("fifo_depth", "int", "input FIFO depth in flits"),
-    "queues": ("queues", QUEUES, "one FIFO per input or per-output queues (docs/router.md)"),
-    "pipeline": ("pipeline", "bool", "the pipelined router, 2 cycles per hop"),
-    "broadcast": ("broadcast", "bool", "routers fork broadcasts (destination 0xFFFF)"),
-    "faults": ("faults", "bool", "link_fault/node_fault inputs and the discarded counter"),
-    "arbitration": ("arbitration", ("round_robin", "fair"), "output arbiters: round robin or fair"),
-    "fifo_memory": ("fifo_memory", "bool", "FIFO storage in memory arrays (distributed RAM)"),
-    "counters": ("counters", ("on", "off", "dsp"), "status counters in flip-flops, none, or in DSP blocks"),
-    "loopback": ("loopback", "bool", "the local -> local turn"),
-    "interface": ("interface", INTERFACES, "the per-node ports: native flit streams or AXI4-Stream (docs/ip.md)"),
-}
+#: spec key (``enhanced:n=4,k=0,depth=2,pipeline=1``) -> (field, kind, help); kinds as in sim/catalog.py. Made
+#: from the option registry (cubenoc/options.py), where each router option's flag, spec key and help are defined.
+def _spec_keys() -> dict[str, tuple]:
+    from cubenoc.options import router_options
+
+    def kind(k):
+        return {int: "int", "flag": "bool", "bool": "bool"}.get(k) or tuple(w.replace("-", "_") for w in k)
+    return {o.spec: (o.field, kind(o.kind), o.help) for o in router_options()}
+
+
+SPEC_KEYS: dict[str, tuple] = _spec_keys()
 
 
 def field_value(key: str, value):

@@ -107,7 +107,7 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     rate = lam / mu_cl
     # Kleinrock on the channels of *our* routing (deterministic e-cube; lanes are separate channels)
     spec = _hin_spec(code, d, K, r, routing)
-    topo, routing_fn, label = build_network(spec)
+    topo, routing_fn, _ = build_network(spec)
     n = 2 ** d
     if not kleinrock:
         loads = None
@@ -126,7 +126,7 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
                     traffic_args={"alpha": alpha, "cluster_size": n})
     sim = simulate_point(spec, rate, cfg)
     zero = _zero_load(spec, cfg, zero_measure)
-    return {"network": label, **pred,
+    return {"network": str(spec), **pred,            # the spec: a short name in a wide table
             "saturated": sim.saturated, "message": sim.message,
             "sim_latency": sim.latency_mean, "sim_network_latency": sim.network_latency_mean,
             "sim_zero_load": zero,

@@ -495,7 +495,10 @@ def _connect(Client, address: str):
     from distributed.comm import get_address_host_port, parse_address
     try:
         if parse_address(address)[0] != "inproc":      # the syntax before any Client: after Clients that had
-            get_address_host_port(address)             # failed on a bad address, one more could not start its loop
+            host, port = get_address_host_port(address)  # failed on a bad address, one more could not start its loop
+            if parse_address(address)[0] == "tcp":      # nothing listening: said at once (Dask retries 10 s)
+                import socket
+                socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT).close()
         return Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError) as exc:
         raise CubenocError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); "
@@ -593,4 +596,8 @@ def text_table(results: list[PointResult]) -> str:
         out += "\nper-source accepted throughput (flits/cycle, window):\n" + table(
             fair, ["network", "offered", "accepted", "min", "max", "max/min"])
     notes = [f"{p.network} @ {p.offered:g}: {p.message}" for p in results if p.saturated or p.message != "ok"]
+    routers = {p.network: p.router for p in results if p.router is not None}    # what was modelled, said
+    notes += [f"router of {net}: FIFO depth {r.fifo_depth}, W = {r.payload_width}"
+              + "".join(f", {w}" for w in r.describe().split(", ") if not w.startswith(("depth", "W =", "the generic")))
+              for net, r in routers.items()]
     return out + ("\n" + "\n".join(notes) if notes else "")

@@ -75,6 +75,12 @@ CASES = [
     ("simulate q4 --loopback --no-loopback", "give one of --loopback or --no-loopback, not both"),
     ("generate q4 --counters on --counters off -o {tmp}/out", "give one of --counters on or --counters off"),
     ("build --board icebreaker --fifo-memory --no-fifo-memory --estimate-only", "not both"),
+    # input the run would ignore, and refusals that used to come late
+    ("simulate q4 --study 12", "runs the paper's own networks: drop q4"),
+    ("simulate q4 --rate 0.1 --scheduler tcp://127.0.0.1:1", "cannot reach a Dask scheduler there"),
+    ("bench latency hypercube:n=20", "dense route table"),
+    ("bench sim-speed q4 --json --format csv", "give one of --json or --format csv, not both"),
+    ("build --board icebreaker --rate 64 --estimate-only", "64/256 = 0.25"),
 ]
 
 

@@ -164,7 +164,7 @@ def test_demo_builds_in_the_current_folder_and_says_where(capsys, monkeypatch, t
                                        ("ecp5-25f", "ecp5-25f"), ("gowin", "gowin")])
 def test_every_command_takes_the_same_fpga_target_names(name, part, tmp_path, capsys):
     """One set of FPGA target names: generate --target, synth-report --targets and the area benchmarks."""
-    from cubenoc.bench.render import yosys_family
+    from cubenoc.bench.render import yosys_families
     from cubenoc.boards.synth import TARGET_FAMILY, fpga_target
     from cubenoc.cli import main
     assert fpga_target(name) == part
@@ -172,7 +172,7 @@ def test_every_command_takes_the_same_fpga_target_names(name, part, tmp_path, ca
     assert main(["synth-report", "q4", "--targets", name, "--list"]) == 0
     assert f"{part} " in capsys.readouterr().out
     if TARGET_FAMILY[part] != "gowin":
-        assert yosys_family(name) == TARGET_FAMILY[part]
+        assert yosys_families([fpga_target(name)]) == (TARGET_FAMILY[part],)
 
 
 def test_generic_is_no_fpga_target(capsys):

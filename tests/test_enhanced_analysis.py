@@ -288,10 +288,19 @@ def test_cli_text_tables_and_plot(capsys, tmp_path):
     (["enhanced", "--table", "3"], "--table must be 1 or 2"),
     (["enhanced", "--figure", "9"], "--figure must be one of"),
     (["enhanced", "--cost", "10:1"], "--cost must be three"),
-    (["hypercube", "--k", "1"], "--k applies to `analyze enhanced` only"),
     (["enhanced", "--table", "1", "--plot", "x.png"], "has no plot"),
 ])
 def test_cli_bad_input_one_line_exit_2(capsys, argv, msg):
     rc, out, err = _run(capsys, "analyze", *argv)
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("cubenoc: error: ") and msg in err
+
+
+def test_hypercube_analysis_has_no_k(capsys):
+    """The plain cube has no skip parameter: analyze hypercube neither lists nor takes --k."""
+    from cubenoc.cli import build_parser
+    p = build_parser("analyze")._commands["analyze"]._subparsers._group_actions[0].choices["hypercube"]
+    assert "--k" not in p.format_help()
+    with pytest.raises(SystemExit) as e:
+        main(["analyze", "hypercube", "--k", "1"])
+    assert e.value.code == 2 and "unrecognized arguments: --k 1" in capsys.readouterr().err

@@ -234,3 +234,14 @@ def test_cli_bad_input_exits_2(argv, msg, capsys):
 
 def test_reference_is_the_bh():
     assert isinstance(hm.build(None, 3, 8), Hypercube) and hm.build(None, 3, 8).n == 6
+
+
+def test_the_saturation_footnote_only_when_a_row_saturates(capsys):
+    """``R = inf`` is explained under the table only when some R is infinite."""
+    from cubenoc.cli import main
+    assert main(["analyze", "hin", "--level2", "bh"]) == 0
+    out = capsys.readouterr().out
+    assert " inf " not in out and "R = inf" not in out
+    assert main(["analyze", "hin", "--level2", "br"]) == 0
+    out = capsys.readouterr().out
+    assert "inf" in out.split("R = inf")[0] and "R = inf: some link saturated" in out

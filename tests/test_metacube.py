@@ -171,11 +171,20 @@ def test_worked_example(shortest):
     assert [t.format_node(v) for v in path] == PAPER_PATH
 
 
+def _route_lines(out: str) -> tuple[str, list[str]]:
+    """The head line and the numbered nodes of ``analyze metacube --route``."""
+    head, *rows = out.strip().splitlines()
+    assert [int(r.split()[0]) for r in rows] == list(range(len(rows)))
+    return head, [r.split()[1] for r in rows]
+
+
 def test_cli_route(capsys):
     assert main(["analyze", "metacube", "--k", "2", "--m", "3", "--route", SRC, DST]) == 0
-    assert capsys.readouterr().out.split() == PAPER_PATH
+    head, path = _route_lines(capsys.readouterr().out)
+    assert path == PAPER_PATH
+    assert head.startswith("MC(2, 3)") and f"{len(PAPER_PATH) - 1} hops" in head and "BFS distance" in head
     assert main(["analyze", "metacube", "--k", "2", "--m", "3", "--route", SRC, DST, "--shortest"]) == 0
-    assert capsys.readouterr().out.split() == PAPER_PATH
+    assert _route_lines(capsys.readouterr().out)[1] == PAPER_PATH
 
 
 def test_header_layout():

@@ -31,5 +31,5 @@ def test_paper_sentences():
 
 
 def test_cli_compare(capsys):
-    assert main(["analyze", "metacube", "--compare"]) == 0
+    assert main(["analyze", "metacube", "--peers"]) == 0
     assert "Origin2000" in capsys.readouterr().out

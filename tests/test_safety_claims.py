@@ -44,5 +44,5 @@ def test_lemma_1a_and_round_bounds():
 
 
 def test_cli_safety_claims_is_one_mode(capsys):
-    assert main(["analyze", "safety", "--claims", "--faults", "3"]) == 2
+    assert main(["analyze", "safety", "--claims", "--fault-counts", "3"]) == 2
     assert capsys.readouterr().err.startswith("cubenoc: error:")

@@ -30,7 +30,7 @@ def test_figure_text(capsys):
 
 def test_figure5_small(capsys, tmp_path):
     png = tmp_path / "f5.png"
-    rc, out, err = run(capsys, "--n", "5", "--faults", "1..3", "--mix", "link", "--trials", "5",
+    rc, out, err = run(capsys, "--n", "5", "--fault-counts", "1..3", "--mix", "link", "--trials", "5",
                        "--json", "--plot", str(png))
     assert rc == 0 and png.stat().st_size > 1000
     data = json.loads(out)
@@ -45,9 +45,9 @@ def test_figure5_small(capsys, tmp_path):
     (["--n", "4", "--faulty-nodes", "001"], "4 binary digits"),
     (["--n", "4", "--faulty-links", "0000-0011"], "not a hypercube edge"),
     (["--n", "3", "--faulty-nodes", "000,001,010,011,100,101,110,111"], "too many faulty nodes"),
-    (["--n", "5", "--faults", "1..40"], "too many faults"),
-    (["--n", "5", "--faults", "1..3", "--mix", "bogus"], "--mix must be"),
-    (["--figure", "2a", "--faults", "1..3"], "use one of"),
+    (["--n", "5", "--fault-counts", "1..40"], "too many faults"),
+    (["--n", "5", "--fault-counts", "1..3", "--mix", "bogus"], "--mix must be"),
+    (["--figure", "2a", "--fault-counts", "1..3"], "use one of"),
     (["--n", "4", "--faulty-nodes", "0000", "--plot", "x.png"], "needs the Figure 5"),
 ])
 def test_errors(capsys, argv, msg):

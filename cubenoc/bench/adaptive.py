@@ -12,6 +12,7 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import at_least
+from ..options import fixed_lengths
 from .render import Table, add_output_arguments, command, publish
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
@@ -90,9 +91,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def _sweep_arguments(ap, loads) -> None:
-    ap.add_argument("--loads", type=float, nargs="+", default=list(loads), help="offered loads, flits/node/cycle")
-    ap.add_argument("--packet-len", type=at_least(1), nargs="+", default=[1, 4], help="packet lengths (default 1 4)")
-    ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
+    from ..options import add
+    add(ap, "rate", nargs="+", default=list(loads))
+    add(ap, "length", nargs="+", default=["1", "4"])
+    add(ap, "window", default=10000)
 
 
 def run(args) -> int:
@@ -100,8 +102,8 @@ def run(args) -> int:
     tables = []
     if args.throughput or both:
         cmd = command(args, drop=("throughput", "area")) + " --throughput"
-        tables.append(throughput_table(args.loads, args.packet_len, window=args.window, cmd=cmd))
+        tables.append(throughput_table(args.rate, fixed_lengths(args.length), window=args.window, cmd=cmd))
     if args.area or both:
-        tables.append(area_table(area_rows(), command(args, drop=("throughput", "area", "loads", "packet_len",
+        tables.append(area_table(area_rows(), command(args, drop=("throughput", "area", "rate", "length",
                                                                   "window")) + " --area"))
     return publish(tables, args)

@@ -8,19 +8,20 @@ from dataclasses import asdict
 from ..errors import CubenocError, require_int
 from ..netargs import add_router_flags, router_config
 from ..rtl.area import AreaResult, measure
-from .render import Table, add_output_arguments, command, progress, publish, yosys_family
+from .render import Table, add_output_arguments, command, progress, publish, yosys_families
 
 MARK_BEGIN, MARK_END = "<!-- bench area: begin -->", "<!-- bench area: end -->"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--family", default="both", choices=["hypercube", "enhanced", "both"],
-                   help="which router family to synthesise (default both)")
-    p.add_argument("--n", type=int, nargs="+", default=[3, 4, 5, 6], help="cube dimensions (default 3 4 5 6)")
-    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced hypercube (default 0)")
+    from ..options import add
+    add(p, "family", nargs="+", default=["hypercube", "enhanced"], choices=("hypercube", "enhanced"),
+        help="router families to synthesise")
+    add(p, "n", nargs="+", default=[3, 4, 5, 6], help="cube dimensions")
+    add(p, "k", default=0, help="skip parameter of the enhanced hypercube")
     add_router_flags(p, only=("payload", "depth"))
-    p.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], type=yosys_family, metavar="TARGET",
-        help="FPGA targets to synthesise for: up5k (ice40), ecp5 (ecp5-25f) (default both)")
+    add(p, "targets", nargs="+", default=["up5k", "ecp5-25f"], help="FPGA targets to synthesise for: up5k (ice40), "
+        "ecp5-25f (ecp5)")
     add_output_arguments(p, "bench area", json_alias=True)
 
 
@@ -54,16 +55,16 @@ def table(results: list[AreaResult], payload_width: int, fifo_depth: int, cmd: s
 
 
 def run(args) -> int:
-    ns = [require_int(n, "n", 2 if args.family != "hypercube" else 1, 10) for n in args.n]
-    families = ["hypercube", "enhanced"] if args.family == "both" else [args.family]
+    families = list(dict.fromkeys(args.family))
+    ns = [require_int(n, "n", 2 if "enhanced" in families else 1, 10) for n in args.n]
     config = router_config(args, only=("payload", "depth"))
     results: list[AreaResult] = []
     for n in ns:
         for fam in families:
             if fam == "enhanced" and not 0 <= args.k <= n - 2:
                 raise CubenocError(f"k must be in 0..n-2 for an n-cube (n={n}), got {args.k}")
-            results += measure(fam, n, args.k, args.targets, config)
-            for r in results[-len(args.targets):]:
+            results += measure(fam, n, args.k, yosys_families(args.targets), config)
+            for r in results[-len(yosys_families(args.targets)):]:
                 progress(f"  {r.network}: {r.target} {r.lut4} LUT4 ({r.lut4_per_port:.0f}/port), {r.ff} FF"
                          + (f", {r.lutram} DPR16X4" if r.lutram else "") + f"  [{r.seconds:.0f} s]")
     return publish(table(results, config.payload_width, config.fifo_depth, command(args)), args)

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
-from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns
+from .render import (Table, add_target_arguments, by_target, code, command, publish, target_columns,
+                     yosys_families)
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
 
@@ -69,4 +70,4 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    return publish(table(measure(tuple(args.targets), limit=args.limit), command(args)), args)
+    return publish(table(measure(yosys_families(args.targets), limit=args.limit), command(args)), args)

@@ -39,8 +39,8 @@ COLUMNS = {"network": "router (node 0)", "arbitration": "arbitration", "ice40_lu
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--network", nargs="+", metavar="SPEC", default=list(NETWORKS),
-                    help=f"networks (catalog specs; default {' '.join(NETWORKS)})")
+    from ..options import add
+    add(ap, "network", nargs="+", default=list(NETWORKS))
     add_format_argument(ap)
 
 

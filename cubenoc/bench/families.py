@@ -10,6 +10,7 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import CubenocError, at_least
+from ..options import fixed_lengths
 from .render import Table, add_output_arguments, command, progress, publish
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
@@ -89,7 +90,8 @@ COLUMNS = {"network": "network", "routing": "routing", "vcs": "V",
 
 def run(args) -> int:
     nets = family_networks(args.only)
-    loads = args.loads or [0.1 * i for i in range(1, 11)]
+    loads = args.rate or [0.1 * i for i in range(1, 11)]
+    (length,) = fixed_lengths(args.length)
     jobs = [(name, topo, routing, v) for name, (topo, routing) in nets.items() for v in router_kinds(topo)]
     areas = {}
     if not args.no_area:
@@ -99,13 +101,13 @@ def run(args) -> int:
                 progress(f"  area {name} node {v}: {a['lut4']} LUT4, {a['ff']} FF")
     rows = []
     for name, (topo, routing) in nets.items():
-        f = model_figures(topo, routing, loads, args.window, args.packet_len)
+        f = model_figures(topo, routing, loads, args.window, length)
         routers = [{"node": v, "ports": topo.num_ports(v) + 1, "lut4": areas.get((name, v), {}).get("lut4"),
                     "ff": areas.get((name, v), {}).get("ff")} for v in router_kinds(topo)]
         rows.append({"network": name, "spec": NETWORKS[name], "routing": routing.name, "vcs": routing.num_vcs,
                      "routers": routers, **f})
         progress(f"  {name}: saturation {f['sat']:.3f}")
-    cols = COLUMNS | {"sat": (f"saturation throughput, {args.packet_len}-flit packets (flits/node/cycle)",
+    cols = COLUMNS | {"sat": (f"saturation throughput, {length}-flit packets (flits/node/cycle)",
                               lambda r: f"{r['sat']:.3f}")}
     after = (f"Uniform random traffic, Bernoulli injection, loads {loads[0]:.1f}..{loads[-1]:.1f} flits/node/cycle, "
              f"warm-up {args.window // 4} + window {args.window} cycles; saturation throughput = the largest accepted "
@@ -116,11 +118,10 @@ def run(args) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="+", help="substrings of network names to run (default all)")
-    p.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+",
-                   help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.1..1.0)")
-    p.add_argument("--window", type=at_least(1), default=4000, help="measurement window in cycles (default 4000)")
-    p.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=at_least(1), default=4,
-                   help="packet length in flits, as simulate --length (--packet-len: the old name); (default 4)")
+    from ..options import add
+    add(p, "rate", nargs="+", note="(default 0.1..1.0)")
+    add(p, "window", default=4000)
+    add(p, "length", default="4")
     p.add_argument("--no-area", action="store_true", help="skip the yosys area runs")
-    p.add_argument("--jobs", type=at_least(1), default=2, help="parallel yosys runs (default 2)")
+    add(p, "jobs", default=2, note="(yosys runs)")
     add_output_arguments(p, "families")

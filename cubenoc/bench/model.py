@@ -9,6 +9,7 @@ import argparse
 
 from ..errors import CubenocError, at_least
 from ..netargs import add_router_flags, router_config
+from ..options import ROUTER_KINDS, add, fixed_lengths
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
 
@@ -19,11 +20,9 @@ def _marks(name: str) -> tuple[str, str]:
 
 # ---- latency, throughput, model-speed (model helper): the cycle-accurate model, sim/model/perf.py ----
 def _net_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=6, help="cube dimension (default 6: the 64-node 6-cube)")
-    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
-    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
-                   help="networks as catalog specs instead of Q(n) and Q(n, k) (pdn:set=0,1,3,9, q60, "
-                        "metacube:k=1,m=2; docs/networks.md)")
+    add(p, "n", default=6, help="cube dimension (default 6: the 64-node 6-cube)")
+    add(p, "k", default=0, help="skip parameter of the enhanced n-cube")
+    add(p, "network", nargs="+", note="instead of Q(n) and Q(n, k) (pdn:set=0,1,3,9, q60, metacube:k=1,m=2)")
     add_router_flags(p, only=("depth",))
 
 
@@ -31,13 +30,18 @@ def _nets(args) -> list:
     """(topology, routing) pairs: --network specs, or Q(n) and Q(n, k)."""
     from ..sim.catalog import NetworkSpec
     from ..sim.model.perf import networks
-    if not args.network:
-        return networks(args.n, args.k)
-    specs = [NetworkSpec.parse(t) for t in args.network]
+    specs = [NetworkSpec.parse(t) for t in args.network or [f"hypercube:n={args.n}"]]
     for sp in specs:
         if sp.queues != "fifo" or sp.pipeline or sp.broadcast:
             raise CubenocError(f"{sp}: give router options with the benchmark's own flags (--queues), not in the spec")
-    return [sp.build("model") for sp in specs]
+    from ..sim.model.tables import MAX_TABLE_ENTRIES
+    for sp in specs:                 # the dense route table's size, known from the spec: refused before building
+        bits = sp.address_bits()
+        if bits is not None and 1 << (2 * bits) > MAX_TABLE_ENTRIES:
+            raise CubenocError(f"{sp}: {1 << bits:,} nodes; the benchmark's model keeps a dense route table, up to "
+                               f"{MAX_TABLE_ENTRIES:,} entries ({1 << (MAX_TABLE_ENTRIES.bit_length() - 1) // 2:,} "
+                               f"nodes; bench model-speed runs the 2^20-node cubes)")
+    return [sp.build("model") for sp in specs] if args.network else networks(args.n, args.k)
 
 
 def _net_command(args) -> str:
@@ -47,8 +51,7 @@ def _net_command(args) -> str:
 
 def latency_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
-    p.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=int, default=4,
-                   help="packet length in flits, as simulate --length (--packet-len: the old name); for the tail latency (default 4)")
+    add(p, "length", default="4", help="packet length in flits, for the tail latency")
     add_output_arguments(p, "bench latency")
 
 
@@ -67,12 +70,12 @@ def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None) 
 
 
 def latency_run(args) -> int:
-    rows = latency_rows(_nets(args), args.packet_len, router_config(args, only=("depth",)))
+    rows = latency_rows(_nets(args), fixed_lengths(args.length)[0], router_config(args, only=("depth",)))
     fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
             f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
     cols = {"network": "network", "hops": "hops h",
             "head_latency": ("head latency (cycles)", lambda r: f"{r['head_latency']:.2f}"),
-            "tail_latency": (f"tail latency, {args.packet_len}-flit packet", lambda r: f"{r['tail_latency']:.2f}")}
+            "tail_latency": (f"tail latency, {fixed_lengths(args.length)[0]}-flit packet", lambda r: f"{r['tail_latency']:.2f}")}
     return publish(Table(rows, cols, before=f"Command: `{_net_command(args)}`", after="\n".join(fits),
                          marks=_marks("latency")), args, _net_command(args))
 
@@ -83,14 +86,10 @@ def _first(rows, r):
 
 def throughput_arguments(p: argparse.ArgumentParser) -> None:
     _net_arguments(p)
-    p.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=int, nargs="+", default=[1, 4],
-                   help="packet lengths in flits, as simulate --length (--packet-len: the old name; default 1 4)")
-    p.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+",
-                   help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.1..1.0)")
-    p.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
-    p.add_argument("--queues", nargs="+", default=["fifo", "voq"], choices=["fifo", "voq", "pipe"],
-                   help="router options: one FIFO per input (fifo), per-output queues (voq), the pipelined "
-                        "router (pipe, 2 cycles/hop); default fifo voq")
+    add(p, "length", nargs="+", default=["1", "4"], help="packet lengths in flits")
+    add(p, "rate", nargs="+", note="(default 0.1..1.0)")
+    add(p, "window", default=10000)
+    add(p, "routers", option=ROUTER_KINDS, nargs="+", default=["fifo", "voq"])
     add_output_arguments(p, "bench throughput", json_alias=True)
 
 
@@ -106,10 +105,10 @@ def load_columns(loads, cell, digits: int = 2) -> dict:
 
 def throughput_run(args) -> int:
     from ..sim.model.perf import throughput_rows
-    if args.loads and not all(0 < r <= 1 for r in args.loads):     # (--window: at_least(1))
-        raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
-    rows = throughput_rows(_nets(args), args.packet_len, args.loads, router_config(args, only=("depth",)),
-                           window=args.window, queues=args.queues, progress=progress)
+    if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
+        raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
+    rows = throughput_rows(_nets(args), fixed_lengths(args.length), args.rate, router_config(args, only=("depth",)),
+                           window=args.window, queues=args.routers, progress=progress)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
             | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
@@ -155,24 +154,21 @@ def sweep_columns(loads, routing_heading: str = "routing") -> dict:
 
 # ---- model-speed ----
 def speed_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
-                   help="networks as catalog specs (docs/networks.md) instead of --family/--n")
-    p.add_argument("--family", nargs="+", default=["hypercube"], choices=["hypercube", "enhanced"],
-                   help="Q_n and/or Q(n, k) (default hypercube)")
-    p.add_argument("--n", type=int, nargs="+", default=[6, 10, 14],
-                   help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
-    p.add_argument("--k", type=int, default=0, help="skip parameter of the enhanced n-cube (default 0)")
+    add(p, "network", nargs="+", note="instead of --family/--n")
+    add(p, "family", nargs="+", default=["hypercube"], choices=("hypercube", "enhanced"), help="Q_n and/or Q(n, k)")
+    add(p, "n", nargs="+", default=[6, 10, 14],
+        help="cube dimensions (default 6 10 14: 64 to 16,384 nodes; up to 20: 2^20 nodes, ~3 GB)")
+    add(p, "k", default=0, help="skip parameter of the enhanced n-cube")
     add_router_flags(p, only=("depth",))
-    p.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+", default=[0.1],
-                   help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.1)")
+    add(p, "rate", nargs="+", default=[0.1])
     p.add_argument("--node-cycles", type=float, default=2e7,
                    help="simulated node-cycles per run: cycles = this / nodes, 20..200,000 (default 2e7)")
-    p.add_argument("--cycles", type=at_least(1), help="simulated cycles per run at every size (overrides --node-cycles)")
+    add(p, "cycles", note="at every size (overrides --node-cycles)")
     p.add_argument("--loop-only", action="store_true", help="only the compiled loop in this process (no "
                    "child runs): ns per node-cycle per hop, best and median of --repeat rounds, and the median "
                    "ratio to the smallest network of each family (the paired A/B figure)")
-    p.add_argument("--repeat", type=at_least(1), default=1, help="--loop-only: rounds, each running every network once "
-                   "in turn (all networks' state is held at once: ~2.5 GB per 2^20-node network; default 1)")
+    add(p, "repeat", default=1, help="--loop-only: rounds, each running every network once in turn (all networks' "
+        "state is held at once: ~2.5 GB per 2^20-node network)")
     add_output_arguments(p, "bench model-speed", json_alias=True)
 
 
@@ -200,8 +196,8 @@ def speed_run(args) -> int:
     cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``)."""
     from ..sim.catalog import NetworkSpec
     from ..sim.speed import cycles_for, loop_rounds, scaling_point
-    if not all(0 < r <= 1 for r in args.loads):                    # (--cycles, --repeat: at_least(1))
-        raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
+    if not all(0 < r <= 1 for r in args.rate):                    # (--cycles, --repeat: at_least(1))
+        raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     if args.loop_only and args.write:
         raise CubenocError("--loop-only rows are not the model-speed table: give --write without --loop-only")
     specs = args.network or [f"hypercube:n={n}" if fam == "hypercube" else f"enhanced:n={n},k={args.k}"
@@ -211,7 +207,7 @@ def speed_run(args) -> int:
     if not args.node_cycles > 0:
         raise CubenocError(f"--node-cycles must be positive, got {args.node_cycles:g}")
     points = [(spec, r, args.cycles or cycles_for(N, args.node_cycles), (p.family, r))
-              for spec, p, N in zip(specs, parsed, nodes) for r in args.loads]
+              for spec, p, N in zip(specs, parsed, nodes) for r in args.rate]
     if args.cycles is None:                     # cycles_for keeps a run within 20..200,000 cycles: say so
         for spec, N in zip(specs, nodes):
             if cycles_for(N, args.node_cycles) != args.node_cycles // N:

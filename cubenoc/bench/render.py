@@ -107,37 +107,38 @@ def table_markdown(t: dict) -> str:
 
 
 def add_format_argument(p, json_alias: bool = False) -> None:
-    p.add_argument("--format", choices=FORMATS, default="md",
-                   help="print a Markdown table (default), the rows as JSON, or CSV")
-    if json_alias:
-        p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
+    """``--format`` and ``--json``, the same as ``--format json`` (two values for it are refused)."""
+    from ..options import OPTIONS, _CONST, add
+    add(p, "format")
+    a = p.add_argument("--json", dest="format", action=_CONST, const="json", help="the same as --format json")
+    a.old_names, a.registered = (), OPTIONS["format"].name
 
 
 def add_output_arguments(p, block: str | None = None, json_alias: bool = False) -> None:
     """The shared ``--format`` (``--json`` its alias where a command had it) and ``--write PAGE``."""
     add_format_argument(p, json_alias)
     if block:
-        p.add_argument("--write", metavar="PAGE.md", help=f"publish: write the results beside the page "
-                       f"(PAGE's folder/results/) and render its {block} block from them, whatever --format prints")
+        from ..options import add
+        add(p, "write", note=f"({block}), whatever --format prints")
 
 
-def yosys_family(name: str) -> str:
-    """``--targets`` of the area benchmarks: any FPGA target name (boards/synth.py ``fpga_target``), as the
-    yosys family these benchmarks synthesise for (``ice40``, ``ecp5``)."""
-    import argparse
-
-    from ..boards.synth import TARGET_FAMILY, fpga_target
-    family = TARGET_FAMILY[fpga_target(name)]
-    if family not in ("ice40", "ecp5"):
-        raise argparse.ArgumentTypeError(f"the area benchmarks synthesise for up5k and ecp5, not {name}")
-    return family
+def yosys_families(targets) -> tuple:
+    """``--targets`` of the area benchmarks (FPGA target names as every command takes them) as the yosys
+    families these benchmarks synthesise for (``ice40``, ``ecp5``)."""
+    from ..boards.synth import TARGET_FAMILY
+    from ..errors import CubenocError
+    families = tuple(dict.fromkeys(TARGET_FAMILY[t] for t in targets))
+    if set(families) - {"ice40", "ecp5"}:
+        raise CubenocError(f"the area benchmarks synthesise for up5k and ecp5-25f, not {' '.join(targets)}")
+    return families
 
 
 def add_target_arguments(ap, block: str) -> None:
     """``--targets``, ``--limit`` and the output options of the benchmarks that synthesise for both FPGA families."""
-    ap.add_argument("--targets", nargs="+", default=["ice40", "ecp5"], type=yosys_family, metavar="TARGET",
-        help="FPGA targets to synthesise for: up5k (ice40), ecp5 (ecp5-25f) (default both)")
-    ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
+    from ..options import add
+    add(ap, "targets", nargs="+", default=["up5k", "ecp5-25f"], help="FPGA targets to synthesise for: up5k (ice40), "
+        "ecp5-25f (ecp5)")
+    add(ap, "limit")
     add_output_arguments(ap, block)
 
 
@@ -157,7 +158,7 @@ def command(args, keep=(), drop=()) -> str:
         v = getattr(args, a.dest, None)
         if v is None or v is False or (v == defaults.get(a.dest, a.default) and a.dest not in keep):
             continue
-        flag = max(a.option_strings, key=len)
+        flag = f"--{a.registered}" if hasattr(a, "registered") else max(a.option_strings, key=len)
         if v is True:
             out.append(flag)
         else:

@@ -37,7 +37,8 @@ def fork_table(ns=(4, 5, 6), models=B.MODELS) -> Table:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", choices=("level", "fork", "both"), default="both",
                    help="the safety-level unit, the broadcast fork unit, or both (default)")
-    p.add_argument("--n", type=int, nargs="+", default=[4, 5, 6], help="cube dimensions (default 4 5 6)")
+    from ..options import add
+    add(p, "n", nargs="+", default=[4, 5, 6], help="cube dimensions")
     add_output_arguments(p, "safety-area / safety-fork-area")
 
 

@@ -69,26 +69,25 @@ def machine_note() -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--network", nargs="+", metavar="SPEC", default=None,
-                   help="catalog specs to measure instead of the benchmark's networks (docs/networks.md)")
-    p.add_argument("--loads", type=float, nargs="+", default=None, help="offered loads (default 0.1 0.5)")
-    p.add_argument("--cycles", type=at_least(1), default=None,
-                   help="simulated cycles per repeat (default per network: 200,000 at 64 nodes .. 1,000 at 16,384)")
-    p.add_argument("--repeat", type=at_least(1), default=3, help="seeds per point, the best counts (default 3)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    from ..options import add
+    add(p, "network", nargs="+", note="to measure instead of the benchmark's networks")
+    add(p, "rate", nargs="+", note="(default 0.1 0.5)")
+    add(p, "cycles", note="per repeat (default per network: 200,000 at 64 nodes .. 1,000 at 16,384)")
+    add(p, "repeat", default=3, help="seeds per point, the best counts")
+    add(p, "quiet")
     add_output_arguments(p, "simulate-speed", json_alias=True)
 
 
 def run(args) -> int:
-    if args.loads and not all(0 < r <= 1 for r in args.loads):     # (--cycles, --repeat: at_least(1))
-        raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
+    if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--cycles, --repeat: at_least(1))
+        raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     cases = CASES
     if args.network:                            # a spec the user typed: a typo is an error, not an empty table
         from ..sim.catalog import NetworkSpec
         for s in args.network:
             NetworkSpec.parse(s).build("model")
-    if args.network or args.loads or args.cycles:
-        cases = tuple((spec, tuple(args.loads or loads), args.cycles or cycles)
+    if args.network or args.rate or args.cycles:
+        cases = tuple((spec, tuple(args.rate or loads), args.cycles or cycles)
                       for spec, loads, cycles in (CASES if not args.network else
                                                   [(s, (0.1, 0.5), 1_000) for s in args.network]))
     from ..sim.catalog import NetworkSpec

@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, router_verilog, synthesize
 from ..sim.router_config import RouterConfig
-from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns
+from .render import (Table, add_target_arguments, by_target, code, command, publish, target_columns,
+                     yosys_families)
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
 
@@ -59,4 +60,4 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    return publish(table(measure(tuple(args.targets), limit=args.limit), command(args)), args)
+    return publish(table(measure(yosys_families(args.targets), limit=args.limit), command(args)), args)

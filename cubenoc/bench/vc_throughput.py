@@ -13,6 +13,7 @@ import argparse
 from ..errors import at_least
 from ..sim.router_config import RouterConfig
 from .model import SAT_NOTE, sweep_columns, sweep_rows
+from ..options import fixed_lengths
 from .render import Table, add_output_arguments, code, command, publish
 
 
@@ -60,17 +61,15 @@ def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
-    ap.add_argument("--rate", "--loads", dest="loads", metavar="RATE", type=float, nargs="+", default=None,
-                    help="offered loads in flits/node/cycle, as simulate --rate (--loads: the old name) (default 0.2..1.0; "
-                    "0.6..1.0 with --voq)")
-    ap.add_argument("--length", "--packet-len", dest="packet_len", metavar="L", type=at_least(1), nargs="+", default=[1, 4],
-                    help="packet lengths in flits, as simulate --length (--packet-len: the old name; default 1 4)")
-    ap.add_argument("--window", type=at_least(1), default=10000, help="measurement window in cycles (default 10000)")
-    ap.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N networks (a quick run)")
+    from ..options import add
+    add(ap, "rate", nargs="+", note="(default 0.2..1.0; 0.6..1.0 with --voq)")
+    add(ap, "length", nargs="+", default=["1", "4"])
+    add(ap, "window", default=10000)
+    add(ap, "limit")
     add_output_arguments(ap, "vc-throughput")
 
 
 def run(args) -> int:
-    kw = {"packet_lens": args.packet_len, "window": args.window, "cmd": command(args)} | (
-        {"loads": args.loads} if args.loads else {})
+    kw = {"packet_lens": fixed_lengths(args.length), "window": args.window, "cmd": command(args)} | (
+        {"loads": args.rate} if args.rate else {})
     return publish(voq_table(**kw) if args.voq else table(limit=args.limit, **kw), args)

@@ -19,8 +19,10 @@ from .report import AnalysisResult, table
 def add_arguments(parser) -> None:
     parser.add_argument("--n", type=int, default=10, help=f"cube dimension (2..{MAX_N}; BFS and traversal "
                         f"counting up to {CHECK_MAX_N}, formulas only beyond)")
-    parser.add_argument("--k", type=int, default=None, help="enhanced: only this k (0..n-2); default every k")
-    parser.add_argument("--g", type=float, default=1.0, help="locality: p_l = g p_{l+1} (1 = uniform)")
+    from cubenoc.options import add
+    if parser.get_default("family_name") != "hypercube":       # (the plain cube has no k)
+        parser.add_argument("--k", type=int, default=None, help="enhanced: only this k (0..n-2); default every k")
+    add(parser, "g", default=1.0, help="locality: p_l = g p_{l+1} (1 = uniform; Tzeng and Wei)")
     parser.add_argument("--cost", default="10:1:1", metavar="PE:NL:CC",
                         help="unit costs C_pe:C_nl:C_cc of eq. (8) for eta (default 10:1:1, Table II upper half)")
     parser.add_argument("--table", type=int, default=None, help="reproduce Table 1 or 2 next to the printed values")
@@ -55,8 +57,6 @@ def analyze(args) -> AnalysisResult:
     g = check_g(args.g)
     check = not args.no_check
     if family == "hypercube":
-        if args.k is not None:
-            raise CubenocError("--k applies to `analyze enhanced` only (Q_n has no skips)")
         n = check_n(args.n, 1)
         return _hypercube_result(n, g, check)
     n = check_n(args.n, 2)

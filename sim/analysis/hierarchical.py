@@ -25,7 +25,8 @@ def add_arguments(parser) -> None:
                         help="comma list of level-2 families bh, br, cc, ccc, each optionally :SIZE "
                              "(bh:6 = BH(6), ccc:4 = CCC(4)); without a size it follows --nodes")
     parser.add_argument("--nodes", type=int, default=1024, help="total nodes N (default 1024)")
-    parser.add_argument("--alpha", type=float, default=0.8, help="locality: P(destination in own cluster)")
+    from cubenoc.options import add
+    add(parser, "alpha", default=0.8)
     parser.add_argument("--lam", type=float, default=1.0, help="message rate per node")
     parser.add_argument("--mu-cl", type=float, default=3.0, help="service rate of cluster links")
     parser.add_argument("--mu-ncl", type=float, default=None, help="service rate of level-2 links (default mu-cl)")
@@ -93,7 +94,8 @@ def analyze(args) -> AnalysisResult:
     text = (f"Hierarchical networks, clusters BH({d}) (n = {2 ** d}), K = {k}, alpha = {args.alpha}, "
             f"lam = {args.lam}, mu_CL = {args.mu_cl}, mu_NCL = {mu_ncl}, level-2 replication {args.replication}\n"
             + table([[r.get(c, "") for c in cols + extra] for r in rows], cols + extra)
-            + "\nR = inf: some link saturated (utilisation >= 1).")
+            + ("\nR = inf: some link saturated (utilisation >= 1)." if any(r.get("R") == math.inf for r in rows)
+               else ""))
     skipped = [LEVEL2_OF[f.split(':')[0]] for f in args.level2.split(",")
                if not exists(LEVEL2_OF[f.split(':')[0].strip().lower()], k)] if "," in args.level2 else []
     if skipped:

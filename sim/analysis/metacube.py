@@ -147,8 +147,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-nodes", type=int, default=2 ** 14,
                         help="largest network measured by BFS/routing/broadcast (default 16384)")
     parser.add_argument("--no-deadlock", action="store_true", help="skip the deadlock checks")
-    parser.add_argument("--compare", action="store_true", help="Sec. 1: MC against CCC, HCN, RH and the Origin2000 "
-                        "fat hypercube (degree, nodes, diameter; formulas and BFS)")
+    from cubenoc.options import Option, add
+    add(parser, "peers", option=Option("peers", "Sec. 1: MC against its peers CCC, HCN, RH and the Origin2000 fat "
+                                       "hypercube (degree, nodes, diameter; formulas and BFS)", "flag",
+                                       aliases=("compare",)))
 
 
 def _sizes(args) -> list[tuple[int, int]]:
@@ -170,12 +172,15 @@ def _route(args) -> AnalysisResult:
     nodes = [topo.format_node(v) for v in path]
     data = {"k": topo.k, "m": topo.m, "routing": r.name, "path": nodes, "hops": len(path) - 1,
             "bfs_distance": int(topo.distances_from(src)[dst]) if topo.num_nodes <= args.max_nodes else None}
-    return AnalysisResult(data, "\n".join(nodes))
+    bfs = data["bfs_distance"]
+    head = (f"MC({topo.k}, {topo.m}), {r.name} routing: {nodes[0]} -> {nodes[-1]}, {data['hops']} hops"
+            + (f" (BFS distance {bfs})" if bfs is not None else ""))
+    return AnalysisResult(data, "\n".join([head, *(f"{i:>4}  {v}" for i, v in enumerate(nodes))]))
 
 
 def analyze(args) -> AnalysisResult:
     require_int(args.max_nodes, "--max-nodes", 8, 2 ** 20)
-    if args.compare:
+    if args.peers:
         from . import metacube_compare
         data = metacube_compare.compare()
         return AnalysisResult(data, metacube_compare.text(data))

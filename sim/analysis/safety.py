@@ -4,7 +4,7 @@
 levels under the four models and whether it is an r-node (Opt). Addresses are the paper's
 ``u_0 u_1 ... u_{n-1}`` (character k = dimension k). ``--figure 1|2a|2b`` loads the recovered fault sets of
 Figures 1 and 2 and compares with the paper's Table 1; ``--recover`` reruns the search that recovers
-Figure 2. ``--faults 1..9 --mix node|link|mixed --trials N`` runs the Figure 5 experiment.
+Figure 2. ``--fault-counts 1..9 --mix node|link|mixed --trials N`` runs the Figure 5 experiment.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from cubenoc.errors import CubenocError, require_int
+from cubenoc.errors import CubenocError, at_least, require_int
 
 from ..safety import (MAX_N, MODELS, OPT_MAX_N, FaultSet, compute, format_address, parse_address, sample_faults,
                       r_nodes)
@@ -191,15 +191,15 @@ def _parse_range(text: str, lo: int, hi: int) -> list[int]:
         part = part.strip()
         if ".." in part:
             a, b = part.split("..", 1)
-            a, b = require_int(a, "--faults start"), require_int(b, "--faults end")
+            a, b = require_int(a, "--fault-counts start"), require_int(b, "--fault-counts end")
             out.extend(range(a, b + 1))
         elif part:
-            out.append(require_int(part, "--faults"))
+            out.append(require_int(part, "--fault-counts"))
     if not out:
-        raise CubenocError("--faults needs a number or a range like 1..9")
+        raise CubenocError("--fault-counts needs a number or a range like 1..9")
     for f in out:
         if not lo <= f <= hi:
-            raise CubenocError(f"too many faults: --faults must be in {lo}..{hi} (half the nodes) for this cube, got {f}")
+            raise CubenocError(f"too many faults: --fault-counts must be in {lo}..{hi} (half the nodes) for this cube, got {f}")
     return out
 
 
@@ -277,15 +277,18 @@ def _figure5_plot(n, res):
 
 # ---- CLI ---------------------------------------------------------------------------------------------------
 def add_arguments(p) -> None:
-    p.add_argument("--n", default=None, help="cube dimension (default 4; 9 with --faults)")
+    p.add_argument("--n", default=None, help="cube dimension (default 4; 9 with --fault-counts)")
     p.add_argument("--faulty-nodes", default="", help="comma-separated addresses u_0..u_{n-1}, e.g. 0011,0100")
     p.add_argument("--faulty-links", default="", help="comma-separated links ADDR-ADDR, e.g. 0000-0001")
     p.add_argument("--figure", choices=sorted(FIGURES), help="the paper's Figure 1, 2(a) or 2(b) (recovered fault sets)")
     p.add_argument("--recover", action="store_true", help="re-run the search recovering Figure 2 from Table 1")
-    p.add_argument("--faults", help="Figure 5: numbers of faults, e.g. 1..9 or 1,3,5")
+    from cubenoc.options import Option, add
+    add(p, "fault-counts", option=Option("fault-counts", "Figure 5: numbers of faults, e.g. 1..9 or 1,3,5",
+                                         aliases=("faults",)))
     p.add_argument("--mix", default="node,link,mixed", help="Figure 5: node, link, mixed (comma-separated)")
-    p.add_argument("--trials", default="100", help="Figure 5: random fault sets per point (default 100)")
-    p.add_argument("--seed", default="1", help="Figure 5: random seed")
+    p.add_argument("--trials", type=at_least(1), default=None,
+                   help="Figure 5: random fault sets per point (default 100)")
+    add(p, "seed", default=None, note="(Figure 5; default 1)")
     p.add_argument("--no-opt", action="store_true", help="skip the exact r-node (Opt) computation")
     p.add_argument("--claims", action="store_true", help="the safety level against the exact r-level, Lemmas 1a "
                    "and 3a, rounds and messages of the level computation against the paper's bounds [~30 s]")
@@ -293,9 +296,16 @@ def add_arguments(p) -> None:
 
 def analyze(args) -> AnalysisResult:
     explicit = bool(args.faulty_nodes or args.faulty_links)
-    modes = sum([explicit, args.figure is not None, args.faults is not None, bool(args.recover), bool(args.claims)])
+    modes = sum([explicit, args.figure is not None, args.fault_counts is not None, bool(args.recover),
+                 bool(args.claims)])
     if modes > 1:
-        raise CubenocError("use one of --faulty-nodes/--faulty-links, --figure, --recover, --faults or --claims")
+        raise CubenocError("use one of --faulty-nodes/--faulty-links, --figure, --recover, --fault-counts or --claims")
+    figure5_only = [f for f, given in (("--trials", args.trials is not None), ("--seed", args.seed is not None),
+                                       ("--mix", args.mix != "node,link,mixed"), ("--no-opt", args.no_opt))
+                    if given]
+    if figure5_only and args.fault_counts is None:
+        raise CubenocError(f"{' and '.join(figure5_only)} go with Figure 5 (--fault-counts 1..9); without it they "
+                           "would be ignored")
     if args.claims:
         from . import safety_claims
         data = safety_claims.claims(require_int(args.n if args.n is not None else 6, "n", 3, 8))
@@ -311,15 +321,15 @@ def analyze(args) -> AnalysisResult:
                         f"stage 2: {r['stage2_candidates']} node/link splits, best {r['stage2_best_mismatches']} "
                         f"mismatches, {len(sols)} solution(s): " + " | ".join(sols))
         return AnalysisResult(data, "\n".join(text))
-    if args.faults is not None:
+    if args.fault_counts is not None:
         n = require_int(args.n if args.n is not None else 9, "n", 3, MAX_N)
-        faults = _parse_range(args.faults, 0, 1 << (n - 1))
+        faults = _parse_range(args.fault_counts, 0, 1 << (n - 1))
         mixes = [m.strip() for m in str(args.mix).split(",") if m.strip()]
         for m in mixes:
             if m not in ("node", "link", "mixed"):
                 raise CubenocError(f"--mix must be node, link or mixed (comma-separated), got {m!r}")
-        trials = require_int(args.trials, "--trials", 1, 100000)
-        seed = require_int(args.seed, "--seed", 0)
+        trials = require_int(100 if args.trials is None else args.trials, "--trials", 1, 100000)
+        seed = 1 if args.seed is None else args.seed
         opt = not args.no_opt and n <= OPT_MAX_N
         res = figure5(n, faults, mixes, trials, seed, opt)
         data = {"n": n, "trials": trials, "seed": seed, "opt": opt, "results": res}
@@ -332,7 +342,7 @@ def analyze(args) -> AnalysisResult:
         n = require_int(args.n if args.n is not None else 4, "n", 2, MAX_N)
         faults = FaultSet.parse(n, args.faulty_nodes, args.faulty_links)
     if args.plot:
-        raise CubenocError("--plot needs the Figure 5 experiment (--faults)")
+        raise CubenocError("--plot needs the Figure 5 experiment (--fault-counts)")
     rep = node_report(faults, opt=not args.no_opt and faults.n <= OPT_MAX_N)
     paper = compare_table1(args.figure, rep) if args.figure in ("2a", "2b") else None
     if paper:
