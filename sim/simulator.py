@@ -385,7 +385,7 @@ def check_run(what: str, seconds: float, memory: float, smaller: str) -> None:
     total = machine_memory()
     go_on = f"lower {smaller}, or set {ALLOW_LONG}=1 to run it anyway"
     if total is not None and memory > total:
-        raise CubenocError(f"{what} would need about {memory / 2**30:.1f} GB, more than this machine's "
+        raise CubenocError(f"{what} would need about {memory / 2**30:,.1f} GB, more than this machine's "
                            f"{total / 2**30:.1f} GB: {go_on}")
     if seconds > REFUSE_ESTIMATE:
         raise CubenocError(f"{what} would take about {_duration(seconds)} here (a rough estimate from the nodes "

@@ -204,6 +204,15 @@ def test_the_docs_example_trace_is_measured_by_default(tmp_path, capsys):
     assert p["accepted"] > 0 and p["latency_mean"] >= 4
 
 
+def test_the_trace_window_knows_the_method_defaults():
+    """simulate tells a typed --warmup/--measure from their defaults (which a trace replaces): the same values."""
+    from cubenoc import simulate
+    from cubenoc.cli import build_parser
+    p = build_parser("simulate")._commands["simulate"]
+    defaults = {a.dest: a.default for a in p._actions}
+    assert {k: defaults[k] for k in simulate._DEFAULT_WINDOW} == simulate._DEFAULT_WINDOW
+
+
 @pytest.mark.parametrize("text, extra, words", [
     (HEADER, [], "has no packets (only its header line)"),
     (DOCS_TRACE, ["--warmup", "1000"], "3 packet(s) before it, in the warm-up (from cycle 0: --warmup 0 measures"),

@@ -120,8 +120,8 @@ def check_window(args) -> None:
         from ..sim.catalog import NetworkSpec
         sizes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in args.network]
         sweeps, nodes = 2 * len(sizes), max(sizes)
-    lengths = args.packet_len if isinstance(getattr(args, "packet_len", None), (list, tuple)) else [1]
-    loads = getattr(args, "loads", None) or [0.1 * i for i in range(1, 11)]
+    lengths = args.length if isinstance(getattr(args, "length", None), (list, tuple)) else [1]
+    loads = getattr(args, "rate", None) or [0.1 * i for i in range(1, 11)]
     cycles = int(args.window * (1 + share)) + fixed
     points = sweeps * len(lengths) * len(loads)
     check_run(f"bench {args.bench}: {points} points of {cycles:,} cycles", points * nodes * cycles / NODE_CYCLES_PER_S,

@@ -216,9 +216,9 @@ def speed_run(args) -> int:
                          f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
     from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
     rounds = args.repeat if args.loop_only else 2       # the whole run and the loop once, or --repeat rounds
-    node_cycles = sum(N * c for (_, _, c, _), N in zip(points, [N for N in nodes for _ in args.loads]))
+    node_cycles = sum(N * c for (_, _, c, _), N in zip(points, [N for N in nodes for _ in args.rate]))
     check_run(f"bench model-speed: {len(points)} point(s)", rounds * node_cycles / NODE_CYCLES_PER_S,
-              max(N * c * r for (_, r, c, _), N in zip(points, [N for N in nodes for _ in args.loads])) * BYTES_PER_FLIT,
+              max(N * c * r for (_, r, c, _), N in zip(points, [N for N in nodes for _ in args.rate])) * BYTES_PER_FLIT,
               "--cycles/--node-cycles" + (" or --repeat" if args.loop_only else ""))
     if args.loop_only:
         depth = router_config(args, only=("depth",)).fifo_depth
