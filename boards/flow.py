@@ -107,7 +107,8 @@ class BuildReport:
     estimate: tuple = (0, 0)
     seconds: float = 0.0
 
-    def text(self) -> str:
+    def text(self, estimate: bool = True) -> str:
+        """The report; ``estimate=False`` leaves out the estimate (``cubenoc build`` said it before the build)."""
         lines = [f"bitstream: {self.bitstream}  ({self.seconds:.0f} s)"]
         for k, (used, avail) in sorted(self.utilisation.items()):
             share = f"({100.0 * used / avail:4.1f} %)" if avail else "(no site: Gowin's TBUF, an IOB's output)"
@@ -115,7 +116,8 @@ class BuildReport:
         fm = f"{self.fmax_mhz:.1f} MHz" if self.fmax_mhz else "unknown"
         lines.append(f"Fmax (nextpnr): {fm}; demo clock {self.clock_mhz:g} MHz"
                      + ("" if not self.fmax_mhz or self.fmax_mhz >= self.clock_mhz else "  ** TIMING NOT MET **"))
-        lines.append(f"estimate before the build: {self.estimate[0]} LUT4, {self.estimate[1]} FF")
+        if estimate:
+            lines.append(f"estimate before the build: {self.estimate[0]} LUT4, {self.estimate[1]} FF")
         return "\n".join(lines)
 
 
@@ -134,18 +136,19 @@ def build_demo(board: Board, topology, routing, config: RouterConfig | None = No
     t0 = time.monotonic()
     platform = board.make_platform()
     out = Path(build_dir) / board.name
+    name = output_name(safety)                   # the safety build does not overwrite the plain one's files
     top = BoardDemo(board, topology, routing, config, rate=rate, safety=safety)
-    pnr_opts = " ".join(["--report", "top.report.json", "--seed", str(seed), *PNR_PLACE[board.family],
+    pnr_opts = " ".join(["--report", f"{name}.report.json", "--seed", str(seed), *PNR_PLACE[board.family],
                          "--freq", f"{board.demo_clock_hz / 1e6:g}"])
-    plan = platform.build(top, name="top", do_build=False, nextpnr_opts=pnr_opts,
+    plan = platform.build(top, name=name, do_build=False, nextpnr_opts=pnr_opts,
                           **({"script_after_read": before} if before else {}), **({"synth_opts": opts} if opts else {}))
     try:
         plan.execute_local(str(out))
     except subprocess.CalledProcessError as exc:
-        raise ToolError(f"the {board.name} build failed (exit {exc.returncode}); logs in {out}/top.rpt and "
-                           f"{out}/top.tim") from None
-    report = json.loads((out / "top.report.json").read_text())
-    return BuildReport(board.name, out, out / f"top.{board.bitstream}", fmax_from_report(report),
+        raise ToolError(f"the {board.name} build failed (exit {exc.returncode}); logs in {out}/{name}.rpt and "
+                           f"{out}/{name}.tim") from None
+    report = json.loads((out / f"{name}.report.json").read_text())
+    return BuildReport(board.name, out, out / f"{name}.{board.bitstream}", fmax_from_report(report),
                        board.demo_clock_hz / 1e6, utilisation_from_report(report), est,
                        time.monotonic() - t0)
 
@@ -162,11 +165,17 @@ def programmers(board: Board) -> dict[str, list]:
     return progs
 
 
-def check_programmer(board: Board) -> Programmer:
+def output_name(safety: bool = False) -> str:
+    """The name of a build's files in ``build/<board>/``: ``top`` (``top.bin``), ``top_safety`` for the
+    fault-injection demo, so the two builds of one board keep their own bitstreams."""
+    return "top_safety" if safety else "top"
+
+
+def check_programmer(board: Board, safety: bool = False) -> Programmer:
     """The programmer ``--program`` will run, or a :class:`CubenocError` that says what is missing (called
     before the build starts)."""
     progs = programmers(board)
-    bitstream = f"build/{board.name}/top.{board.bitstream}"
+    bitstream = f"build/{board.name}/{output_name(safety)}.{board.bitstream}"
     if not progs:
         raise CubenocError(f"cannot program {board.name}: openFPGALoader has no board name for it here and "
                            f"amaranth-boards programs it with {board.program_tool or 'no tool'}; build without "

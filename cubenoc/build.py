@@ -4,7 +4,8 @@
 makes: ``--family hypercube --n 3 --payload 16 --depth 4``, ``--family pdn --set 0,1,3``, ``--family metacube
 --k 1 --m 1``, ``--family hin --level1 bh:1 --level2 ccc:2``; ``--safety`` adds the fault-injection panel
 (hypercube demos). The size estimate refuses a network too large for the board before any tool runs.
-Writes ``build/<board>/top.bin`` (iCE40), ``top.bit`` (ECP5) or ``top.fs`` (Gowin) and prints the
+Writes ``build/<board>/top.bin`` (iCE40), ``top.bit`` (ECP5) or ``top.fs`` (Gowin; ``top_safety.*`` with
+``--safety``, so the two builds keep their own bitstreams) and prints the
 utilisation and nextpnr's Fmax; ``--list-boards`` lists every board (boards/boards.py derives them from
 amaranth-boards). See docs/boards.md.
 """
@@ -124,11 +125,12 @@ def run(args) -> int:
     say(line)
     from .boards.flow import build_demo, check_programmer, program
     from .outputs import working
-    prog = check_programmer(board) if args.program else None       # what is missing, before the build
+    prog = check_programmer(board, safety) if args.program else None   # what is missing, before the build
     with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5 and Gowin)"):
         rep = build_demo(board, topo, routing, config, rate=round(args.rate * 256), build_dir=args.build_dir,
                          toolchain=args.toolchain, seed=args.seed, safety=safety, goal=args.synth)
-    print(rep.text())
+    from . import outputs
+    print(rep.text(estimate=outputs.QUIET))       # (the estimate was said before the build, unless --quiet)
     if args.program:
         print("programmed:", program(board, rep.bitstream, prog))
     return 0

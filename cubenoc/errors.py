@@ -53,3 +53,18 @@ def at_least(lo: int):
     parse.__name__ = f"integer >= {lo}"
     parse.minimum = lo                      # what cubenoc/config.py checks a TOML value against
     return parse
+
+
+def require_modules(extra: str, *modules: str) -> None:
+    """Before a command prints or does anything: each of ``modules`` is installed, else the
+    :class:`ModuleNotFoundError` that cubenoc/cli.py turns into one line naming ``extra``."""
+    import importlib.util
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            exc = ModuleNotFoundError(f"No module named {name!r}", name=name)
+            exc.cubenoc_extra = extra
+            raise exc

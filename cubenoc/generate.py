@@ -83,6 +83,8 @@ def run(args) -> int:
         written.append(write_testbench(gen, spec.with_config(plan.config)))
     for path in written:                           # notes: --quiet writes the files and says nothing
         say(f"  {path}")
+    from .outputs import clean_stale
+    clean_stale(args.out, written, "generate", gen.top)   # a rerun of this top: the last run's other files go
     if args.lint:
         from .rtl.tools import verilator_lint
         from .outputs import working
@@ -105,7 +107,8 @@ def write_testbench(gen, spec) -> Path:
     from .rtl.network_top import axis_digits
     from .tb.axis_kit import testbench_text
     a = gen.network.axis
+    from .outputs import write_file
     path = gen.describe_json.parent / f"test_{gen.top}.py"
-    path.write_text(testbench_text(gen.top, str(spec), a.num_nodes, axis_digits(a.num_nodes), a.payload_width // 8,
-                                   a.dest_width, a.broadcast, a.fifo_depth))
+    write_file(path, testbench_text(gen.top, str(spec), a.num_nodes, axis_digits(a.num_nodes), a.payload_width // 8,
+                                   a.dest_width, a.broadcast, a.fifo_depth), "-o/--out")
     return path

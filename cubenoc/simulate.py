@@ -107,7 +107,7 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import plot_file, say, writable_file
+    from .outputs import atomic_write, plot_file, say, writable_file
     writable_file(args.csv, "--csv")
     plot_file(args.plot, "--plot")
     writable_file(args.record, "--record")
@@ -116,15 +116,38 @@ def run(args) -> int:
     else:
         loads = [args.rate if args.rate is not None else 0.1]
     targs = traffic_options(args)
-    cfg = S.SimConfig(warmup=args.warmup, measure=args.measure, drain=args.drain, seed=args.seed,
+    warmup, measure, trace = args.warmup, args.measure, None
+    if args.trace:                               # the window is the trace's unless --warmup/--measure say
+        from cubenoc.sim.traffic import trace_span
+        _check_trace_size(args.trace)
+        trace = trace_span(args.trace)
+        if not _given(args, "warmup"):
+            warmup = 0
+        if not _given(args, "measure"):
+            measure = max(1, trace.last_cycle + 1 - warmup)
+    cfg = S.SimConfig(warmup=warmup, measure=measure, drain=args.drain, seed=args.seed,
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
                       router=router_config(args)).check()
     from cubenoc.sim.catalog import NetworkSpec
-    from cubenoc.sim.traffic import make_pattern
+    from cubenoc.sim.traffic import LengthDist, make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
         router_config(args, NetworkSpec.parse(s))          # a spec key and a flag that disagree
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
+    cycles = cfg.warmup + cfg.measure + cfg.drain
+    seconds = memory = 0.0
+    for s in specs:                              # hours or gigabytes: refused before the run, with the figure
+        nodes = S.model_for(s, cfg.router)[0].num_nodes
+        if trace is not None:
+            t, m = S.run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
+        else:
+            flits = sum(loads) * nodes * cycles
+            t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
+        seconds, memory = seconds + t, max(memory, m)
+    S.check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
+                f"{cycles:,} cycles", seconds, memory,
+                "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
+                "--warmup/--measure/--drain or the number of --sweep points")
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
                       stop_at_saturation=not args.no_stop, jobs=args.jobs, trace=args.trace, record=args.record)
@@ -135,13 +158,36 @@ def run(args) -> int:
         print(S.text_table(results))
     said = sys.stderr if args.json else sys.stdout        # with --json, stdout is only the JSON
     if csv_path:
-        S.write_csv(results, csv_path)
+        with atomic_write(csv_path, "--csv") as tmp:
+            S.write_csv(results, tmp)
         say(f"CSV written to {csv_path}", file=said)
     if args.plot:
-        S.plot_latency(results, args.plot, f"{cfg.traffic} traffic, packet length {cfg.length}, "
-                                           f"{cfg.router.fifo_depth}-flit buffers")
+        with atomic_write(args.plot, "--plot") as tmp:
+            S.plot_latency(results, tmp, f"{cfg.traffic} traffic, packet length {cfg.length}, "
+                                         f"{cfg.router.fifo_depth}-flit buffers", fmt=Path(args.plot).suffix[1:])
         say(f"plot written to {args.plot}", file=said)
     return 0
+
+
+def _given(args, dest: str) -> bool:
+    """Whether the option ``dest`` was chosen (typed, or a value other than its default, e.g. from --config)."""
+    flag = "--" + dest.replace("_", "-")
+    typed = any(a == flag or a.startswith(flag + "=") for a in getattr(args, "_argv", ()))
+    return typed or getattr(args, dest) != _DEFAULT_WINDOW[dest]
+
+
+#: the method options' defaults (add_arguments), which a trace replaces: its own span
+_DEFAULT_WINDOW = {"warmup": 1000, "measure": 5000}
+
+
+def _check_trace_size(path) -> None:
+    """A trace file is read whole: one much larger than the machine's memory is refused before it is read."""
+    from cubenoc.sim import simulator as S
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        return                                   # (the reader says why it cannot read it)
+    S.check_run(f"--trace {path} ({size / 2**20:,.0f} MB)", 0.0, size * 12, "the trace's size (split it)")
 
 
 #: traffic option -> (the pattern it applies to, its default, make_pattern's keyword)
@@ -236,6 +282,8 @@ def _study(args) -> int:
         if name in St.STUDY_NOTES:
             print("\nnote: " + St.STUDY_NOTES[name])
     if args.plot:
-        plot_study(name, rows, args.plot)
+        from .outputs import atomic_write
+        with atomic_write(args.plot, "--plot") as tmp:
+            plot_study(name, rows, str(tmp))
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0

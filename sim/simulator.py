@@ -202,6 +202,7 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
         traffic, length_label = cfg.traffic, str(lengths)
     if record is not None:
         source = Recorder(source, record)
+    whole = False
     try:
         from tqdm import tqdm
         with tqdm(total=W + M, unit="cycle", desc=label, leave=False,
@@ -209,10 +210,35 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
             res = _run_point(model, label, source, rate, traffic, length_label, cfg,
                              span or stream_span(N, rate), hist_percentile, StreamRun, bar)
             res.spec = str(NetworkSpec.parse(spec).with_config(model.config))    # the network and routers run
+            if res.message == "ok" and res.packets == 0 and not res.saturated:
+                res.message = _why_empty(res, cfg, source if trace is not None else None, trace)
+            whole = True
             return res
     finally:
-        if record is not None:
-            source.close()
+        if record is not None:                  # the record is renamed to its name only when the run ended
+            source.close(whole=whole)
+
+
+def _why_empty(res: PointResult, cfg: SimConfig, trace_source, trace) -> str:
+    """Why a point measured no packet (its accepted load 0 and no latency): said in the table and the JSON."""
+    W, M = cfg.warmup, cfg.measure
+    window = f"the measurement window (cycles {W:,}..{W + M - 1:,})"
+    if trace_source is None:
+        return (f"no packet was created in {window}: offered {res.offered:g} flits/node/cycle is too low for a "
+                f"window this short (a larger --rate or --measure)")
+    name = Path(trace).name
+    if trace_source.packets == 0:
+        return f"the trace {name} has no packets (only its header line): nothing to measure"
+    before = trace_source.count_between(0, W)
+    after = trace_source.packets - before - trace_source.count_between(W, W + M)
+    parts = []
+    if before:
+        parts.append(f"{before:,} packet(s) before it, in the warm-up (from cycle {trace_source.first_cycle:,}: "
+                     f"--warmup {trace_source.first_cycle} measures them)")
+    if after:
+        parts.append(f"{after:,} after it (from cycle {max(trace_source.first_cycle, W + M):,}, beyond the run: "
+                     f"a longer --measure)")
+    return f"no packet of the trace {name} falls in {window}: " + " and ".join(parts)
 
 
 def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun, bar):
@@ -319,6 +345,51 @@ def _saturated(res: PointResult, sim, message: str) -> PointResult:
     res.message = message
     res.cycles = sim.cycle
     return res
+
+
+# ---- how long and how large a run is, before it starts ----------------------------------------------------
+#: node-cycles the streamed model runs per second on a busy machine at a light load (docs/performance.md
+#: "Model speed": 1.1e7 per CPU second on the 6-cube at load 0.1; a loaded point is slower)
+NODE_CYCLES_PER_S = 5e6
+#: flits the model moves (per hop) per second, and the bytes a flit takes while it is held (stimulus arrays)
+FLIT_HOPS_PER_S, BYTES_PER_FLIT = 5e7, 64
+#: the environment variable that lets a run estimated above an hour or the machine's memory go on
+ALLOW_LONG = "CUBENOC_ALLOW_LONG"
+
+
+def machine_memory() -> int | None:
+    """Bytes of physical memory (None where the system does not say)."""
+    import os
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def run_estimate(nodes: int, cycles: int, flits: float = 0.0, hops: float = 1.0, held_flits: float = 0.0):
+    """(seconds, bytes) of a run of ``cycles`` cycles on ``nodes`` nodes moving ``flits`` flits of about
+    ``hops`` hops, holding at most ``held_flits`` flits at once (a trace's packets, its longest packet)."""
+    seconds = nodes * cycles / NODE_CYCLES_PER_S + flits * max(1.0, hops) / FLIT_HOPS_PER_S
+    return seconds, held_flits * BYTES_PER_FLIT
+
+
+def check_run(what: str, seconds: float, memory: float, smaller: str) -> None:
+    """Refuse, before it starts, a run estimated above about an hour (netargs ``REFUSE_ESTIMATE``) or above
+    the machine's memory, with the figure and how to go on (``smaller``: the values to lower); the
+    environment variable :data:`ALLOW_LONG` set to 1 runs it anyway."""
+    import os
+
+    from cubenoc.netargs import REFUSE_ESTIMATE, _duration
+    if os.environ.get(ALLOW_LONG) == "1":
+        return
+    total = machine_memory()
+    go_on = f"lower {smaller}, or set {ALLOW_LONG}=1 to run it anyway"
+    if total is not None and memory > total:
+        raise CubenocError(f"{what} would need about {memory / 2**30:,.1f} GB, more than this machine's "
+                           f"{total / 2**30:.1f} GB: {go_on}")
+    if seconds > REFUSE_ESTIMATE:
+        raise CubenocError(f"{what} would take about {_duration(seconds)} here (a rough estimate from the nodes "
+                           f"and cycles): {go_on}")
 
 
 # ---- sweeps ----------------------------------------------------------------------------------------------
@@ -521,8 +592,9 @@ def to_json(results: list[PointResult]) -> str:
     return json.dumps([{k: clean(v) for k, v in p.as_dict().items()} for p in results], indent=2)
 
 
-def plot_latency(results: list[PointResult], path, title: str = "") -> None:
-    """Latency vs offered load, one line per network; a cross marks the first saturated load."""
+def plot_latency(results: list[PointResult], path, title: str = "", fmt: str | None = None) -> None:
+    """Latency vs offered load, one line per network; a cross marks the first saturated load (``fmt``: the
+    file format when ``path``'s suffix does not say, e.g. a temporary name)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -545,7 +617,7 @@ def plot_latency(results: list[PointResult], path, title: str = "") -> None:
     ax.legend(fontsize=8)
     ax.set_title(title or "latency vs offered load (dotted: first saturated load)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format=fmt or None)
     plt.close(fig)
 
 

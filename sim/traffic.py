@@ -29,7 +29,9 @@ packet's release is its creation cycle, so the stimulus itself is the unbounded 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -174,10 +176,19 @@ class LengthDist:
                 if m < 1 or cut < 1:
                     raise ValueError
                 return cls("exp", m, cut)
+        except CubenocError:
+            raise
         except ValueError:
             pass
         raise CubenocError(f"packet length must be L, fixed:L, uniform:A:B (1 <= A <= B) or exp:MEAN[:MAX] "
                            f"(MEAN >= 1), got {text!r}")
+
+    def __post_init__(self):
+        longest = self.a if self.kind == "fixed" else self.b
+        if longest > MAX_PACKET_FLITS:
+            raise CubenocError(f"packet length: at most {MAX_PACKET_FLITS:,} flits (a packet is held whole while it "
+                               f"is offered), got {longest:,.0f}" + (" (exp:MEAN cuts at 16 x MEAN; give "
+                                                                     "exp:MEAN:MAX)" if self.kind == "exp" else ""))
 
     @property
     def mean(self) -> float:
@@ -282,49 +293,77 @@ def _split(parts, t1, owner):
 TRACE_HEADER = ("cycle", "source", "destination", "length")
 
 
+#: the longest packet a trace line or ``--length`` may ask for (flits): a packet is held whole, flit by flit,
+#: while it is offered (a 10^8-flit packet took 7.8 GB in 20 s); the routers' own packets are a few flits
+MAX_PACKET_FLITS = 1 << 16
+#: a trace cycle beyond this is refused on its line: past any run (the run-time estimate refuses far less)
+MAX_TRACE_CYCLE = 1 << 50
+
+
 class TraceSource:
     """Packets replayed from a CSV trace (docs/simulator.md "Trace-driven traffic"): a header line
     ``cycle,source,destination,length``, then one packet per line (its creation cycle, source node,
-    destination node, length in flits). A malformed line is a one-line error naming it."""
+    destination node, length in flits). A malformed line, a binary file, a length over
+    :data:`MAX_PACKET_FLITS`, a file that is still being written (``NAME.partial``) or was cut short (its
+    last line does not end) is a one-line error naming the file and the line. ``num_nodes=None``: the
+    nodes are not checked (the trace's span only, :func:`trace_span`)."""
 
-    def __init__(self, path, num_nodes: int):
-        import csv
+    def __init__(self, path, num_nodes: int | None):
+        from cubenoc.outputs import PARTIAL, read_text
         self.path, self.num_nodes = str(path), num_nodes
-        try:
-            fh = open(path, newline="")
-        except OSError as exc:
-            raise CubenocError(f"cannot read trace {path}: {exc.strerror}") from None
-        rows = []
-        with fh:
-            reader = csv.reader(fh)
-            head = next(reader, None)
-            if head is None or tuple(h.strip().lower() for h in head) != TRACE_HEADER:
-                raise CubenocError(f"{path}:1: a trace starts with the header line {','.join(TRACE_HEADER)}, "
-                                   f"got {','.join(head or [])!r}")
-            for line, row in enumerate(reader, start=2):
-                if not row or not "".join(row).strip():
-                    continue
-                try:
-                    vals = [int(x) for x in row]
-                    if len(vals) != 4:
-                        raise ValueError
-                except ValueError:
-                    raise CubenocError(f"{path}:{line}: expected four integers cycle,source,destination,length, "
-                                       f"got {','.join(row)!r}") from None
-                c, s, d, L = vals
-                if c < 0 or not 0 <= s < num_nodes or not 0 <= d < num_nodes or L < 1:
-                    raise CubenocError(f"{path}:{line}: need cycle >= 0, source and destination in 0..{num_nodes - 1} "
-                                       f"and length >= 1, got {','.join(row)}")
-                rows.append(vals)
-        arr = np.array(rows, dtype=np.int64).reshape(-1, 4)
+        where = f"--trace {path}"
+        if str(path).endswith(PARTIAL) or PARTIAL in Path(path).suffixes:
+            raise CubenocError(f"{where}: a trace still being written (or left by a run that was stopped); replay "
+                               f"the file it is renamed to when the run ends")
+        text = read_text(path, "--trace")
+        lines = text.split("\n")
+        if lines[-1] != "":
+            raise CubenocError(f"{where} line {len(lines)}: the file ends in the middle of a line, as a trace "
+                               f"cut short does; if the file is whole, end its last line with a line break")
+        lines.pop()
+        head = lines[0].strip().lower().split(",") if lines else []
+        if tuple(h.strip() for h in head) != TRACE_HEADER:
+            raise CubenocError(f"{where} line 1: a trace starts with the header line {','.join(TRACE_HEADER)}, "
+                               f"got {lines[0][:60] if lines else ''!r}")
+        from array import array
+        vals = array("q")
+        hi = (num_nodes - 1) if num_nodes is not None else None
+        for line, row in enumerate(lines[1:], start=2):
+            if not row.strip():
+                continue
+            parts = row.split(",")
+            try:
+                if len(parts) != 4:
+                    raise ValueError
+                c, s, d, L = (int(x) for x in parts)
+            except ValueError:
+                raise CubenocError(f"{where} line {line}: expected four integers cycle,source,destination,"
+                                   f"length, got {row[:60]!r}") from None
+            if c < 0 or c > MAX_TRACE_CYCLE:
+                raise CubenocError(f"{where} line {line}: the cycle must be in 0..2^50, got {c}")
+            if not 1 <= L <= MAX_PACKET_FLITS:
+                raise CubenocError(f"{where} line {line}: the length must be 1..{MAX_PACKET_FLITS:,} flits (a packet "
+                                   f"is held whole while it is offered), got {L}")
+            if s < 0 or d < 0 or (hi is not None and (s > hi or d > hi)):
+                raise CubenocError(f"{where} line {line}: source and destination must be nodes 0.."
+                                   f"{hi if hi is not None else 'N-1'} of the network, got {s} and {d}")
+            vals.extend((c, s, d, L))
+        arr = np.frombuffer(vals, dtype=np.int64).reshape(-1, 4) if len(vals) else np.zeros((0, 4), np.int64)
         order = np.argsort(arr[:, 0], kind="stable")            # by cycle; file order among equals
         self._rel, self._src, self._dst, self._len = (arr[order, i].copy() for i in range(4))
         self._pos = 0
-        self.last_cycle = int(self._rel[-1]) if len(rows) else 0
+        self.packets = int(arr.shape[0])
+        self.first_cycle = int(self._rel[0]) if self.packets else 0
+        self.last_cycle = int(self._rel[-1]) if self.packets else 0
+        self.max_node = int(max(self._src.max(), self._dst.max())) if self.packets else -1
 
     @property
     def total_flits(self) -> int:
         return int(self._len.sum())
+
+    def count_between(self, a: int, b: int) -> int:
+        """Packets created in cycles a..b-1."""
+        return int(np.searchsorted(self._rel, b, side="left") - np.searchsorted(self._rel, a, side="left"))
 
     def take(self, t1: int):
         j = int(np.searchsorted(self._rel, t1, side="left"))
@@ -335,26 +374,58 @@ class TraceSource:
         return src[order], dst[order], rel[order], length[order]
 
 
+def trace_span(path) -> TraceSource:
+    """The trace at ``path`` read and checked except for its node numbers (its packets, cycles, flits)."""
+    return TraceSource(path, None)
+
+
 class Recorder:
     """Wraps a source and writes every packet it hands out to a CSV trace (``--record``), in
-    (cycle, source) order: replaying the file gives the same packets in the same order per source."""
+    (cycle, source) order: replaying the file gives the same packets in the same order per source. The
+    packets go to ``PATH.partial`` as the run goes; :meth:`close` with ``whole`` renames it to ``PATH``,
+    without it (the run failed or was stopped) removes it: no trace that replays as whole is left behind
+    by a run that did not end."""
 
     def __init__(self, source, path):
-        self.source = source
+        from cubenoc.outputs import LIVE, PARTIAL
+        self.source, self.path = source, Path(path)
+        self.direct = self.path.exists() and not self.path.is_file()     # /dev/null, a pipe: written in place
+        self.tmp = self.path if self.direct else self.path.with_name(self.path.name + PARTIAL)
         try:
-            self.fh = open(path, "w", newline="")
+            self.fh = open(self.tmp, "w", newline="")
+            self.fh.write(",".join(TRACE_HEADER) + "\n")
         except OSError as exc:
-            raise CubenocError(f"cannot write trace {path}: {exc.strerror}") from None
-        self.fh.write(",".join(TRACE_HEADER) + "\n")
+            raise CubenocError(f"--record {path}: cannot write it ({exc.strerror or exc})") from None
+        if not self.direct:
+            LIVE.add(self.tmp)                   # (removed if Ctrl-C has to end the process)
 
     def take(self, t1: int):
         src, dst, rel, length = out = self.source.take(t1)
         order = np.lexsort((src, rel))
-        np.savetxt(self.fh, np.stack([rel, src, dst, length], axis=1)[order], fmt="%d", delimiter=",")
+        try:
+            np.savetxt(self.fh, np.stack([rel, src, dst, length], axis=1)[order], fmt="%d", delimiter=",")
+        except OSError as exc:
+            self.close(whole=False)
+            raise CubenocError(f"--record {self.path}: cannot write it ({exc.strerror or exc})") from None
         return out
 
-    def close(self):
-        self.fh.close()
+    def close(self, whole: bool = True):
+        from cubenoc.outputs import LIVE
+        if self.fh.closed:
+            return
+        LIVE.discard(self.tmp)
+        try:
+            self.fh.close()
+        except OSError as exc:
+            if not self.direct:
+                self.tmp.unlink(missing_ok=True)
+            raise CubenocError(f"--record {self.path}: cannot write it ({exc.strerror or exc})") from None
+        if self.direct:
+            return
+        if whole:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
 
     def __getattr__(self, name):
         return getattr(self.source, name)

@@ -185,9 +185,9 @@ def test_record_then_replay_gives_identical_results(tmp_path):
     assert b.traffic == "trace:rec.csv" and abs(b.offered - 0.3) < 0.01
 
 
-@pytest.mark.parametrize("text,msg", [("cycle,source,destination,length\n1,2,3,1\n5,2,x,1\n", "t.csv:3: expected four"),
-                                      ("cycle,src\n", "t.csv:1: a trace starts with the header"),
-                                      ("cycle,source,destination,length\n1,2,9,1\n", "t.csv:2: need cycle >= 0")])
+@pytest.mark.parametrize("text,msg", [("cycle,source,destination,length\n1,2,3,1\n5,2,x,1\n", "t.csv line 3: expected four"),
+                                      ("cycle,src\n", "t.csv line 1: a trace starts with the header"),
+                                      ("cycle,source,destination,length\n1,2,9,1\n", "t.csv line 2: source and destination must be nodes 0..7")])
 def test_malformed_trace_is_one_line_naming_the_line(tmp_path, capsys, text, msg):
     from cubenoc.cli import main
     (tmp_path / "t.csv").write_text(text)

@@ -100,4 +100,29 @@ def run(args) -> int:
         args.network = one_network(args.networks, given)
     if isinstance(getattr(args, "write", None), str):
         writable_file(args.write, "--write")
+    if getattr(args, "window", None) is not None and args.bench in WINDOW_POINTS:
+        check_window(args)
     return int(args.bench_run(args) or 0)
+
+
+#: the saturation sweeps: benchmark -> (sweeps of its default networks, their largest node count, warm-up
+#: cycles as a share of --window, fixed warm-up cycles); each sweep runs every load of --loads/--rate
+WINDOW_POINTS = {"throughput": (4, 64, 0.0, 2000), "adaptive": (3, 13, 0.0, 2000), "vc-throughput": (8, 64, 0.0, 2000),
+                 "families": (6, 64, 0.25, 0)}
+
+
+def check_window(args) -> None:
+    """A sweep asked for hours (``--window 1000000000``) or more memory than the machine has (each point's
+    traffic is generated up front) is refused before it starts, with the estimate."""
+    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
+    sweeps, nodes, share, fixed = WINDOW_POINTS[args.bench]
+    if getattr(args, "network", None) and args.bench == "throughput":
+        from ..sim.catalog import NetworkSpec
+        sizes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in args.network]
+        sweeps, nodes = 2 * len(sizes), max(sizes)
+    lengths = args.length if isinstance(getattr(args, "length", None), (list, tuple)) else [1]
+    loads = getattr(args, "rate", None) or [0.1 * i for i in range(1, 11)]
+    cycles = int(args.window * (1 + share)) + fixed
+    points = sweeps * len(lengths) * len(loads)
+    check_run(f"bench {args.bench}: {points} points of {cycles:,} cycles", points * nodes * cycles / NODE_CYCLES_PER_S,
+              nodes * cycles * max(loads) * BYTES_PER_FLIT, "--window")

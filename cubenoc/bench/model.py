@@ -37,7 +37,7 @@ def _nets(args) -> list:
     from ..sim.model.tables import MAX_TABLE_ENTRIES
     for sp in specs:                 # the dense route table's size, known from the spec: refused before building
         bits = sp.address_bits()
-        if bits is not None and 1 << (2 * bits) > MAX_TABLE_ENTRIES:
+        if bits is not None and bits > 0 and 1 << (2 * bits) > MAX_TABLE_ENTRIES:   # (n < 1: the builder says)
             raise CubenocError(f"{sp}: {1 << bits:,} nodes; the benchmark's model keeps a dense route table, up to "
                                f"{MAX_TABLE_ENTRIES:,} entries ({1 << (MAX_TABLE_ENTRIES.bit_length() - 1) // 2:,} "
                                f"nodes; bench model-speed runs the 2^20-node cubes)")
@@ -220,6 +220,12 @@ def speed_run(args) -> int:
                 progress(f"model-speed: warning: --node-cycles {args.node_cycles:g} on {N:,} nodes is "
                          f"{args.node_cycles / N:,.0f} cycles; running {cycles_for(N, args.node_cycles):,} "
                          f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
+    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
+    rounds = args.repeat if args.loop_only else 2       # the whole run and the loop once, or --repeat rounds
+    node_cycles = sum(N * c for (_, _, c, _), N in zip(points, [N for N in nodes for _ in args.rate]))
+    check_run(f"bench model-speed: {len(points)} point(s)", rounds * node_cycles / NODE_CYCLES_PER_S,
+              max(N * c * r for (_, r, c, _), N in zip(points, [N for N in nodes for _ in args.rate])) * BYTES_PER_FLIT,
+              "--cycles/--node-cycles" + (" or --repeat" if args.loop_only else ""))
     if args.loop_only:
         depth = router_config(args, only=("depth",)).fifo_depth
         rows = loop_rounds(points, args.repeat, depth=depth, each=lambda s: progress(f"model-speed: {s} ..."))

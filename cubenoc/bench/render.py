@@ -191,8 +191,9 @@ def code(key: str):
 def replace_section(path, begin: str, end: str, text: str) -> None:
     """Put ``text`` between the markers ``begin`` and ``end`` of ``path``; a page without them gets the
     block appended, a page with only one of them is an error."""
+    from ..outputs import read_text, write_file
     path = Path(path)
-    page = path.read_text() if path.exists() else ""
+    page = read_text(path, "--write") if path.exists() else ""
     if (begin in page) != (end in page):
         raise CubenocError(f"{path} has only one of the markers {begin} / {end}; fix the page first")
     block = f"{begin}\n{text.rstrip(chr(10))}\n{end}"
@@ -201,7 +202,7 @@ def replace_section(path, begin: str, end: str, text: str) -> None:
         page = pre + block + rest.split(end, 1)[1]
     else:
         page = page.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(page)
+    write_file(path, page, "--write")
 
 
 def publish(tables, args, command_text: str | None = None) -> int:
@@ -273,9 +274,10 @@ def provenance() -> dict:
 
 
 def write_results(path, block: dict) -> None:
+    from ..outputs import write_file
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(block, indent=1, default=str) + "\n")
+    write_file(path, json.dumps(block, indent=1, default=str) + "\n", "results file")
 
 
 def block_markdown(block: dict) -> str:
@@ -292,13 +294,14 @@ def render_results(docs, check: bool = False) -> list[str]:
     and return what differs (a page block that is not its results file's rendering, or is missing)."""
     docs = Path(docs)
     problems = []
+    from ..outputs import read_text
     for path in sorted((docs / RESULTS).glob("*.json")):
-        block = json.loads(path.read_text())
+        block = read_results(path)
         if not block.get("page") or not block.get("marks"):
             continue
         page = docs / block["page"]
         begin, end = block["marks"]
-        text = page.read_text() if page.exists() else ""
+        text = read_text(page) if page.exists() else ""
         if not check:
             render_block(docs, block)
         elif begin not in text or end not in text:
@@ -307,6 +310,26 @@ def render_results(docs, check: bool = False) -> list[str]:
             problems.append(f"{page}: the {begin} block differs from {path} (edit the results, not the page, "
                             f"or rerun: {block.get('command') or 'its benchmark'})")
     return problems
+
+
+def read_results(path) -> dict:
+    """A results file (docs/results/*.json): text, JSON, an object with a page, its two marks and tables;
+    anything else is a one-line error naming the file (and the line)."""
+    from ..outputs import read_text
+    try:
+        block = json.loads(read_text(path, "results file"))
+    except json.JSONDecodeError as exc:
+        raise CubenocError(f"results file {path} line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise CubenocError(f"results file {path}: not valid JSON (values nested too deeply)") from None
+    ok = isinstance(block, dict) and (not block.get("page") or (
+        isinstance(block["page"], str) and isinstance(block.get("marks"), list) and len(block["marks"]) == 2
+        and all(isinstance(m, str) for m in block["marks"]) and isinstance(block.get("tables"), list)
+        and all(isinstance(t, dict) and "headings" in t and "cells" in t for t in block["tables"])))
+    if not ok:
+        raise CubenocError(f"results file {path}: not a results file (an object with page, marks [begin, end] and "
+                           f"tables of headings and cells)")
+    return block
 
 
 def progress(text: str) -> None:
