@@ -128,6 +128,13 @@ def plot_study(name: str, rows: list[dict], path: str) -> None:
         ax.set_xlabel("alpha (locality)")
         ax.set_ylabel("queueing delay (time units)")
         ax.set_yscale("log")
+    elif name == "hin-levels":           # what each network costs (links) against what it delivers (latency)
+        for key, rs in group(["traffic"]).items():
+            ax.plot([r["L"] for r in rs], [_finite(r["sim_network_latency"]) for r in rs], "o", label=key[0])
+            for r in rs:
+                ax.annotate(r["network"], (r["L"], _finite(r["sim_network_latency"])), fontsize=7)
+        ax.set_xlabel("links L")
+        ax.set_ylabel("simulated network latency (cycles; saturated points left out)")
     ax.set_title(f"cubenoc simulate --study {name}")
     ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()

@@ -244,3 +244,26 @@ def test_study_hin_levels_small():
         assert r["L"] == g.number_of_edges()
         assert not r["saturated"] and r["sim_hops"] == pytest.approx(r["P_routed"], rel=0.06)
     assert math.isclose(by["BH(5)"]["L"], 80)
+
+
+def test_the_pages_figures():
+    """docs/papers/hierarchical.md quotes the three-level analysis and the hin-levels study as the commands
+    print them."""
+    from pathlib import Path
+
+    from cubenoc.sim import sim_studies as St
+    page = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "hierarchical.md").read_text()
+    hin = hm.row_levels((("BH", 4), ("BH", 4), ("BH", 4)), 0.8, 1.0, 3.0, 3.0)
+    assert (f"| {hin['network']} | {hin['L']} | {hin['P']:.4f} | {hin['LP_ratio']:.4f} | {hin['R']:.4f} | "
+            f"{hin['LR_ratio']:.4f} | {hin['P_bfs']:.4f} | {hin['R_explicit']:.4f} |") in page
+
+    def f(v, fmt):
+        return "inf" if v is not None and math.isinf(v) else format(v, fmt)
+    for r in St.hin_levels():
+        sim = ("- | saturated | -" if r["saturated"] else
+               f"{r['sim_hops']:.2f} | {r['sim_network_latency']:.2f} | {r['sim_link_util_max']:.2f}")
+        lp = "1" if r["levels"] == 1 else f(r["LP_ratio"], ".3f")
+        lr = "1" if r["levels"] == 1 else f(r["LR_ratio"], ".3f")
+        line = (f"| {r['network']} | {r['traffic']} | {r['L']} | {r['P']:.4f} | {f(r['R'], '.4f')} | {lp} | {lr} | "
+                f"{sim} |")
+        assert line in page, line
