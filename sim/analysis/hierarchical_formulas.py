@@ -181,11 +181,6 @@ def links_at_level(d: int, j: int) -> int:
     return (d - j + 1) * math.comb(d, j - 1)
 
 
-def lam_cl_j(alpha: float, d: int, j: int, lam: float) -> float:
-    """lambda_link,CL,j = alpha lam/2 + n lam (1-alpha) p(j) (eq. 16)."""
-    return alpha * lam / 2 + 2 ** d * lam * (1 - alpha) * p_j(d, j)
-
-
 def lam_ncl(code: str, alpha: float, d: int, k: int, lam: float) -> float:
     """lambda_link,NCL of Sec. III-B2/3 (every level-2 half-duplex link equally loaded)."""
     return across_rate(two_levels(code, d, k), 2, alpha, lam)
@@ -288,7 +283,7 @@ def queueing_levels(levels, alpha: float, lam: float, mu_cl: float, mu_ncl: floa
             raise CubenocError(f"the delay formulas take BH below the top level, level {lv} is {fam}")
         if below_top:
             d = level_size(fam, k)
-            rates = [a + o * p_j(d, j) for j in range(1, d + 1)]
+            rates = [a + o * p_j(d, j) for j in range(1, d + 1)]     # eq. (16): lambda'_j + lambda''_j
             counts = [links_at_level(d, j) for j in range(1, d + 1)]
             delays = [mm1(mu, x) for x in rates]
             d_avg = sum(c * x for c, x in zip(counts, delays)) / level_links(fam, k)
