@@ -24,14 +24,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--level2", default="bh,br,cc,ccc",
                         help="comma list of level-2 families bh, br, cc, ccc, each optionally :SIZE "
                              "(bh:6 = BH(6), ccc:4 = CCC(4)); without a size it follows --nodes")
-    for lv in (3, 4):
-        parser.add_argument(f"--level{lv}", default=None,
-                            help=f"a level-{lv} network bh, br, cc or ccc:SIZE joining the level-{lv - 1} interface "
-                                 "nodes (then every level below the top has its :SIZE; the top's may follow "
-                                 "--nodes); prints L, P and R per level, by formula and with --explicit on the graph"
-                            if lv == 3 else "a level-4 network, as --level3")
-    parser.add_argument("--nodes", type=int, default=1024, help="total nodes N (default 1024)")
     from cubenoc.options import add
+    add(parser, "level3", help="a level-3 network bh, br, cc or ccc:SIZE joining the level-2 interface nodes (then "
+                               "every level below the top has its :SIZE; the top's may follow --nodes); prints L, P "
+                               "and R per level, by formula and with --explicit on the graph")
+    parser.add_argument("--level4", default=None, help="a level-4 network, as --level3")
+    parser.add_argument("--nodes", type=int, default=1024, help="total nodes N (default 1024)")
     add(parser, "alpha", default=0.8)
     parser.add_argument("--lam", type=float, default=1.0, help="message rate per node")
     parser.add_argument("--mu-cl", type=float, default=3.0, help="service rate of cluster links")
