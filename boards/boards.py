@@ -391,9 +391,8 @@ def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth
 
 def demo_plan(topology, routing):
     """The network plan of the demo's routers for the estimate (their turns; the demo keeps loopback)."""
-    from ..sim.network_plan import NetworkPlan
-    from ..sim.router_config import RouterConfig
-    return NetworkPlan(topology, routing, RouterConfig())
+    from ..sim.network_plan import plan_of
+    return plan_of(topology, routing)
 
 
 def fifo_in_flip_flops(family: str) -> bool:

@@ -31,6 +31,7 @@ from ..rtl.network_top import Network
 from ..sim.router_config import RouterConfig
 from .traffic_gen import TIME_WIDTH, TrafficChecker, TrafficGenerator
 from .uart import LineReporter, UartTx
+from ..sim.network_plan import plan_of
 
 LAT_SUM_WIDTH = 40
 
@@ -54,7 +55,7 @@ class TrafficSystem(wiring.Component):
         self.topology, self.routing = topology, routing
         self.payload_width = payload_width = config.payload_width
         self.fifo_depth = config.fifo_depth
-        self.network = Network(topology, routing, config)
+        self.network = Network(plan_of(topology, routing, config))
         N = topology.num_nodes
         self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length,
                                             count_packets=count_packets)

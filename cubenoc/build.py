@@ -54,7 +54,7 @@ def network_for(board, args):
     routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
     and depth, then the spec's and the flags' router options."""
     from .netargs import one_network, router_config, spec_from_args, with_router_flags
-    from .sim.network_plan import NetworkPlan
+    from .sim.network_plan import plan_of
     from .sim.catalog import FAMILIES, NetworkSpec
     fam, n, k, payload, depth = board.default_network
     args.network = one_network(getattr(args, "network_arg", None), getattr(args, "network", None))
@@ -81,7 +81,7 @@ def network_for(board, args):
     if not config.loopback:
         raise CubenocError("the board demo's traffic generators address every node, their own included: its "
                            "routers keep loopback (drop --no-loopback / loopback=0)")
-    return topo, routing, NetworkPlan(topo, routing, config).config
+    return topo, routing, plan_of(topo, routing, config).config
 
 
 def board_router(board, payload: int, depth: int):

@@ -65,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from .netargs import router_config
-    from .sim.network_plan import NetworkPlan
+    from .sim.network_plan import plan_of
     from .sim.router_config import RouterConfig
     from .netargs import one_network
     from .outputs import writable_dir
@@ -92,13 +92,13 @@ def run(args) -> int:
     for fam, label, topo, routing, spec in nets:      # refuse what is not supported before any solver runs
         config = router_config(args, spec, RouterConfig(fifo_depth=PROVE_FIFO_DEPTH), routing, only=ROUTER_OPTIONS)
         require_int(config.fifo_depth, "the FIFO depth", 1, 8)
-        plan = NetworkPlan(topo, routing, config)
+        plan = plan_of(topo, routing, config)
         if plan.broadcast is not None:
             label += f" {plan.broadcast.name}"
         options = config.replace(broadcast=False, fifo_depth=RouterConfig().fifo_depth)
         if options != RouterConfig():                 # e.g. "(pipelined, no loopback)"
             label += f" ({options.describe()})"
-        shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, topo, routing, config)]
+        shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, plan)]
         for _node, _count, router in shapes:
             check_supported(label, routing, router)
         if config.interface == "axis":

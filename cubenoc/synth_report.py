@@ -107,16 +107,15 @@ class Shape:
         return self.router.num_ports
 
 
-def router_shapes(family: str, label: str, topo, routing, config=None) -> list[Shape]:
+def router_shapes(family: str, label: str, plan) -> list[Shape]:
     """One representative router per distinct shape (Router.shape_key), with how many nodes use it. A VOQ
     router of a node-generic family is one module per node only through the node constants of its route
     and lookahead units: such routers are grouped as one shape here (the same gates around other constants)."""
     from .rtl.router import Router
-    from .sim.network_plan import NetworkPlan
-    plan = NetworkPlan(topo, routing, config)
+    topo, routing = plan.topology, plan.routing
     groups: dict[tuple, list] = {}
     for v in topo.nodes():
-        r = Router(topo, routing, v, plan=plan)
+        r = Router(plan, v)
         r._MustUse__silence = True                  # only representatives are converted
         key = r.shape_key
         if r.queues != "fifo" and r.adapter.node_generic:
@@ -259,9 +258,10 @@ def seeds(args) -> list[int]:
 def shapes_for(args, target: str | None = None) -> list[Shape]:
     """Every router shape of the chosen networks, built as ``target``'s router (None: the generic one)."""
     from .rtl.router import Router  # noqa: F401  (import errors surface before the progress bar)
+    from .sim.network_plan import plan_of
     shapes = []
     for fam, label, topo, routing, spec in network_specs(args):
-        shapes += router_shapes(fam, label, topo, routing, target_config(args, spec, target, routing))
+        shapes += router_shapes(fam, label, plan_of(topo, routing, target_config(args, spec, target, routing)))
     return shapes
 
 

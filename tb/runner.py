@@ -81,7 +81,7 @@ class Design:
     top: str
     dir: Path
     waves: bool
-    adaptive: bool = False      # fault inputs and discarded counters (docs/router.md)
+    candidate_stage: bool = False   # fault inputs and discarded counters (docs/router.md)
 
 
 @dataclass
@@ -113,12 +113,10 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
 
     from ..rtl.emit import write_network
     from ..rtl.tools import use_builtin_yosys, use_verilator
-    from ..sim.model.network import default_routing
-    from ..sim.network_plan import NetworkPlan
+    from ..sim.network_plan import plan_of
 
-    routing = routing if routing is not None else default_routing(topology)
-    plan = NetworkPlan(topology, routing, config)
-    c = plan.config
+    plan = plan_of(topology, routing, config)
+    topology, routing, c = plan.topology, plan.routing, plan.config
     waves = waves_requested() if waves is None else waves
     use_verilator()
     use_builtin_yosys()
@@ -130,13 +128,13 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
     root = Path(build_dir) if build_dir is not None else build_root()
     d = root / name
     with _locked(root / f".{name}.lock"), cheap_cxx():
-        g = write_network(topology, routing, d / "src", c, flat=True)
-        adaptive = g.network.adaptive
+        g = write_network(plan, d / "src", flat=True)
+        candidate_stage = g.network.candidate_stage
         runner = get_runner("verilator")
         # only the top's ports are visible to cocotb (a "*" would also match the inlined routers' signals)
         vlt = d / "src" / "public_ports.vlt"
         text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{g.top}" -var "{port}"\n'
-                                                 for port in TOP_PORTS + (FAULT_PORTS if adaptive else ()))
+                                                 for port in TOP_PORTS + (FAULT_PORTS if candidate_stage else ()))
         if not vlt.exists() or vlt.read_text() != text:
             vlt.write_text(text)
         check = d / "src" / "stream_check.sv"          # the stream rule on every link (tb/stream_check.py)
@@ -146,7 +144,7 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
         args = BUILD_ARGS + [str(vlt)] + (["--trace", "--trace-structs"] if waves else [])
         runner.build(sources=[str(p) for p in g.verilog] + [str(check)], hdl_toplevel=g.top, build_dir=str(d / "sim"),
                      build_args=args, waves=waves, log_file=str(d / "build.log"))
-    return Design(topology, routing, c.payload_width, c.fifo_depth, g.top, d, waves, adaptive)
+    return Design(topology, routing, c.payload_width, c.fifo_depth, g.top, d, waves, candidate_stage)
 
 
 def _config_tag(c: RouterConfig, broadcast) -> str:
@@ -174,7 +172,7 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
     use_verilator()
     n = design.topology.num_nodes
     work = Path(tempfile.mkdtemp(prefix="run_", dir=design.dir))
-    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [], "adaptive": design.adaptive}
+    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [], "candidate_stage": design.candidate_stage}
     scenarios = [tuple(sc) + (None,) * (4 - len(sc)) for sc in scenarios]   # (name, stim, cycles[, faults])
     for name, stim, cycles, faults in scenarios:
         if stim.num_nodes != n or stim.data_width != design.payload_width:

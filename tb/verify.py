@@ -14,6 +14,7 @@ from ..sim.model.network import ModelResult, NetworkModel
 from ..sim.router_config import RouterConfig
 from .runner import RtlTrace, build_network, run_scenarios
 from .scoreboard import compare
+from ..sim.network_plan import plan_of
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Verdict:
 
 def verify_network(topology, scenarios, routing=None, config: RouterConfig | None = None, margin: int = 16,
                   max_cycles: int = 200_000, build_dir=None) -> list[Verdict]:
-    model = NetworkModel(topology, routing, config)
+    model = NetworkModel(plan_of(topology, routing, config))
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)

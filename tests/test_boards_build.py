@@ -14,6 +14,7 @@ from cubenoc.cli import main
 from cubenoc.errors import CubenocError
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube, Hypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def _cli(capsys, *argv):
@@ -93,7 +94,7 @@ def test_synth_router_counts_cells(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(2)
     routing = EcubeRouting(topo)
-    res = synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr=False)
+    res = synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0), "up5k", tmp_path, pnr=False)
     flit = link_flit_layout(routing, 16).size
     assert res.lut4 > 0 and res.fmax_mhz is None
     assert 3 * 4 * flit <= res.ff <= 3 * 4 * flit + 200
@@ -136,7 +137,7 @@ def test_area_goal_uses_fewer_luts_and_no_wide_lut_muxes(tmp_path):
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
     for target in ("up5k", "ecp5-25f"):
-        speed, area = (synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16)), target, tmp_path / f"{target}-{goal}",
+        speed, area = (synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0), target, tmp_path / f"{target}-{goal}",
                                     pnr=False, goal=goal) for goal in ("speed", "area"))
         assert area.lut4 < speed.lut4 and area.ff == speed.ff
         wide = ("PFUMX", "L6MUX21")
@@ -275,10 +276,10 @@ def test_fixed_route_bits_take_logic_out_of_the_router(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
-    plain = Router(topo, routing, 0, config=RouterConfig(payload_width=16))
+    plain = Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0)
     plain.fixed_bits = {}
     fixed, none = (synth_router(r, "up5k", tmp_path / name, pnr=False)
-                   for name, r in (("fixed", Router(topo, routing, 0, config=RouterConfig(payload_width=16))), ("none", plain)))
+                   for name, r in (("fixed", Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0)), ("none", plain)))
     assert fixed.lut4 < none.lut4 and fixed.ff < none.ff
 
 
@@ -290,7 +291,7 @@ def test_balanced_goal_sits_between_speed_and_area_on_the_ice40(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
-    speed, balanced, area = (synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16, counters=False)), "up5k",
+    speed, balanced, area = (synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16, counters=False)), 0), "up5k",
                                           tmp_path / goal, pnr=False, goal=goal) for goal in ("speed", "balanced", "area"))
     assert area.lut4 <= balanced.lut4 < speed.lut4
     assert area.ff == balanced.ff == speed.ff
@@ -302,7 +303,7 @@ def test_nextpnr_that_runs_past_its_limit_is_stopped_with_a_note(tmp_path):
     from cubenoc.boards.synth import synth_router
     from cubenoc.rtl.router import Router
     topo = Hypercube(2)
-    res = synth_router(Router(topo, EcubeRouting(topo), 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr_timeout=0.05)
+    res = synth_router(Router(plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16)), 0), "up5k", tmp_path, pnr_timeout=0.05)
     assert res.fmax_mhz is None and res.lut4 > 0
     assert res.note == "nextpnr did not finish in 0.05 s at seed 1 (stopped)"
 

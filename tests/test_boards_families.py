@@ -14,6 +14,7 @@ from cubenoc.boards.demo import TrafficSystem
 from cubenoc.build import network_for
 from cubenoc.boards.boards import get_board
 from cubenoc.cli import main
+from cubenoc.sim.network_plan import plan_of
 
 
 def _cli(capsys, *argv):
@@ -74,7 +75,7 @@ def test_estimate_does_not_undershoot_yosys_on_a_vc_router(tmp_path):
     from cubenoc.rtl.router import Router
     topo, routing, _ = network_for(get_board("ulx3s-85f"), argparse.Namespace(family="metacube", n=None, k=1,
                                                                               m=1, payload=16, depth=4))
-    res = synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16, fifo_depth=4)), "up5k", tmp_path, pnr=False)
+    res = synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16, fifo_depth=4)), 0), "up5k", tmp_path, pnr=False)
     lut, ff = router_estimate(topo, routing, 0, 16, 4, "ice40")
     cells, est_cells = res.lut4 + ICE40_FF_CELLS * res.ff, lut + ICE40_FF_CELLS * ff
     assert 0.9 * cells <= est_cells <= 1.6 * cells, (res.lut4, res.ff, lut, ff)

@@ -16,6 +16,7 @@ from cubenoc.sim.network_plan import NetworkPlan
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.facts import route_facts
 from cubenoc.sim.symmetric_tables import symmetric_model
+from cubenoc.sim.network_plan import plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["hypercube:n=3", "enhanced:n=4,k=1", "metacube:k=1,m=1", "pdn:set=0,1,3", "hin:level1=bh:1,level2=bh:2",
@@ -58,7 +59,7 @@ def test_the_model_tables_carry_the_plans_turns(spec):
     topo, routing = NetworkSpec.parse(spec).build("model")
     for loopback in (True, False):
         config = RouterConfig(loopback=loopback).check(routing)
-        plan, model = NetworkPlan(topo, routing, config), NetworkModel(topo, routing, config)
+        plan, model = NetworkPlan(topo, routing, config), NetworkModel(plan_of(topo, routing, config))
         P = model.tables.max_ports
         for v in topo.nodes():
             assert (model.tables.allowed[v * P:(v + 1) * P][:topo.local_port(v) + 1]
@@ -72,7 +73,7 @@ def test_vectorised_builders_give_the_plans_turns(spec):
     topo, routing = NetworkSpec.parse(spec).build("model")
     plan = NetworkPlan(topo, routing)
     P = topo.num_ports(0) + 1
-    for model in (ecube_model(topo, routing), symmetric_model(topo, routing)):
+    for model in (ecube_model(plan_of(topo, routing)), symmetric_model(plan_of(topo, routing))):
         allowed = model.tables.allowed.reshape(-1)
         if allowed.size == P:                          # one row for every node
             allowed = np.tile(allowed, topo.num_nodes)

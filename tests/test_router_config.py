@@ -17,6 +17,7 @@ from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.pdn import AdaptivePDNRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,11 +126,11 @@ def test_every_option_changes_the_router_shape():
     from cubenoc.rtl.router import Router
     q = Hypercube(2)
     routing = EcubeRouting(q)
-    base = Router(q, routing, 0).shape_key
+    base = Router(plan_of(q, routing), 0).shape_key
     variants = [{"payload_width": 48}, {"fifo_depth": 2}, {"faults": True}, {"broadcast": True},
                 {"queues": "voq"}, {"arbitration": "fair"}, {"pipeline": True}, {"fifo_memory": True},
                 {"fifo_memory": "block"}, {"counters": False}, {"counters": "dsp"}, {"loopback": False}]
-    keys = [Router(q, routing, 0, RouterConfig(**kw)).shape_key for kw in variants]
+    keys = [Router(plan_of(q, routing, RouterConfig(**kw)), 0).shape_key for kw in variants]
     assert base not in keys and len(set(keys)) == len(keys)
 
 

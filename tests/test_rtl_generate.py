@@ -19,6 +19,7 @@ from cubenoc.rtl.emit import WAIVERS
 from cubenoc.rtl.tools import flat_verilog, venv_bin, verilator_lint
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def test_generate_enhanced_16_nodes_lints_clean(tmp_path, capsys):
@@ -131,7 +132,7 @@ def test_network_delivers_every_pair_intact():
     included) and one to a bad address; random ejection backpressure. Every packet arrives at its
     destination intact, in order per source, never interleaved; the counters agree."""
     topo = EnhancedHypercube(3, 0)
-    net = Network(topo, EcubeRouting(topo), flat=True)
+    net = Network(plan_of(topo, EcubeRouting(topo)), flat=True)
     N, fw = topo.num_nodes, 34
     rng = random.Random(7)
     packets = {v: [] for v in range(N)}

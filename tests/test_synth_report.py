@@ -11,6 +11,7 @@ from cubenoc.boards.synth import SynthResult
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError, ToolError
 from cubenoc import synth_report as sr
+from cubenoc.sim.network_plan import plan_of
 
 
 def _args(**kw):
@@ -204,12 +205,12 @@ def test_a_router_that_does_not_fit_is_a_note_and_another_failure_an_error(tmp_p
             stat = {"modules": {"\\router": {"num_cells_by_type": {"SB_LUT4": 7}}}}
             (cwd / "router_stat.json").write_text(json.dumps(stat))
     monkeypatch.setattr(synth, "_run", fake_run)
-    res = synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "fits")
+    res = synth.synth_router(Router(plan_of(topo, routing), 0), "up5k", tmp_path / "fits")
     assert res.fmax_mhz is None and res.note.startswith("does not fit") and res.lut4 == 7
     monkeypatch.setattr(synth, "_run", lambda cmd, cwd, log, timeout=None: fake_run(cmd, cwd, log,
                                                                                       text="ERROR: bad constraint"))
     with pytest.raises(ToolError):
-        synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "other")
+        synth.synth_router(Router(plan_of(topo, routing), 0), "up5k", tmp_path / "other")
 
 
 def test_a_stopped_nextpnr_seed_is_a_note_not_cached_and_the_limit_is_checked(tmp_path, monkeypatch, capsys):
@@ -261,7 +262,7 @@ def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp
             (cwd / "router_stat.json").write_text(json.dumps({"modules": {"\\router": {"num_cells_by_type": {}}}}))
     monkeypatch.setattr(synth, "_run", fake_run)
     for target in ("up5k", "ecp5-25f"):
-        assert synth.synth_router(Router(topo, routing, 0), target, tmp_path / target).fmax_mhz == 50.0
+        assert synth.synth_router(Router(plan_of(topo, routing), 0), target, tmp_path / target).fmax_mhz == 50.0
     assert "--no-promote-ce" in seen["ice40"] and "--no-promote-ce" not in seen["ecp5"]
 
     def key_without_options(target, pnr=True):

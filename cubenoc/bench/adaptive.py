@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import at_least
 from .render import Table, add_output_arguments, command, publish
+from ..sim.network_plan import plan_of
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
 
@@ -64,7 +65,7 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
     cases = [(pdn, 0, c) for c in pdn_routings(pdn)] + [(hin, 3, c) for c in hin_routings(hin)]
     jobs_in = []
     for topo, node, (label, routing, faults) in cases:
-        r = Router(topo, routing, node, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults))
+        r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults)), node)
         jobs_in.append((topo, node, label, routing, r.num_ports, verilog.convert(r, name="router")))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         outs = list(pool.map(lambda j: synthesize(j[5], "ice40")[0], jobs_in))

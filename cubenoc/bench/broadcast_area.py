@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
 from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns
+from ..sim.network_plan import plan_of
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
 
@@ -39,8 +40,8 @@ def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str
     from ..rtl.router import Router
     from ..sim.router_config import RouterConfig
     use_builtin_yosys()
-    r = Router(topo, routing, 0, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
-                                              broadcast=False if alg is None else alg))
+    r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
+                                              broadcast=False if alg is None else alg)), 0)
     return verilog.convert(r, name="router"), r.num_ports
 
 

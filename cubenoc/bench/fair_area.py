@@ -8,6 +8,7 @@ import argparse
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
 from .render import Table, add_format_argument, publish
+from ..sim.network_plan import plan_of
 
 NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 
@@ -23,8 +24,8 @@ def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
         topo, routing = NetworkSpec.parse(spec).build()
         label = NetworkSpec.parse(spec).label(topo)
         for arb in ("round-robin", "fair"):
-            r = Router(topo, routing, 0, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
-                                                      arbitration=arb))
+            r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
+                                                      arbitration=arb)), 0)
             text = verilog.convert(r, name="router")
             row = {"network": label, "arbitration": arb, "ports": r.num_ports}
             for target in ("ice40", "ecp5"):

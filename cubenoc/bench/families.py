@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import CubenocError, at_least
 from .render import Table, add_output_arguments, command, progress, publish
+from ..sim.network_plan import plan_of
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
 
@@ -54,7 +55,7 @@ def router_kinds(topo) -> list[int]:
 def model_figures(topo, routing, loads, window: int, packet_len: int) -> dict:
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput, zero_load_latency
-    model = NetworkModel(topo, routing)
+    model = NetworkModel(plan_of(topo, routing))
     z = zero_load_latency(model, packet_len)
     pts = saturation_sweep(model, packet_len, loads, warmup=window // 4, window=window)
     hops = [routing.hops(s, d) for s in topo.nodes() for d in topo.nodes()]
@@ -69,7 +70,7 @@ def area_figures(topo, routing, node: int, target: str = "ice40") -> dict:
     from ..rtl.router import Router
     from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
-    r = Router(topo, routing, node)
+    r = Router(plan_of(topo, routing), node)
     text = verilog.convert(r, name="router")
     cells, _sec = synthesize(text, target)
     return {"node": node, "ports": r.num_ports, **count(cells, target)}

@@ -11,6 +11,7 @@ from ..errors import CubenocError, at_least
 from ..netargs import add_router_flags, router_config
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
+from ..sim.network_plan import plan_of
 
 
 def _marks(name: str) -> tuple[str, str]:
@@ -58,7 +59,7 @@ def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None) 
     from ..sim.model.perf import zero_load_latency
     out = []
     for topo, routing in nets:
-        z = zero_load_latency(NetworkModel(topo, routing, config), packet_len)
+        z = zero_load_latency(NetworkModel(plan_of(topo, routing, config)), packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
                         "tail_latency": float(b), "packet_len": packet_len, "per_hop": z.per_hop,
@@ -124,7 +125,7 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput
-    model = NetworkModel(topo, routing, config)
+    model = NetworkModel(plan_of(topo, routing, config))
     out = []
     for L in packet_lens:
         pts = saturation_sweep(model, L, loads, window=window)

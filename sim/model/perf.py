@@ -12,6 +12,7 @@ import numpy as np
 from ..router_config import RouterConfig
 from .network import NetworkModel
 from .stimulus import StimulusBuilder, bernoulli_traffic
+from ..network_plan import plan_of
 
 
 @dataclass
@@ -120,7 +121,7 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig |
     for topo, routing in nets:
         for q in queues:
             option = {"pipeline": True} if q == "pipe" else {"queues": q}
-            model = NetworkModel(topo, routing, base.replace(**option))
+            model = NetworkModel(plan_of(topo, routing, base.replace(**option)))
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 if progress is not None:
