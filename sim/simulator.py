@@ -160,7 +160,7 @@ class PointResult:
         """Every field; the router as its arbitration and its description in words, and (JSON) every field
         of the resolved router configuration."""
         d = asdict(self)
-        d["router_config"] = d.pop("router")
+        d["router_config"] = self.router.as_dict()
         d["arbitration"], d["router"] = self.router.arbitration, self.router.describe()
         return d
 

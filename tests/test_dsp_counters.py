@@ -106,7 +106,8 @@ def test_synth_report_dsp_counters_option(capsys):
     import argparse
 
     from cubenoc.cli import main
-    from cubenoc.synth_report import add_arguments, shapes_for
+    from cubenoc.bench.synth import shapes_for
+    from cubenoc.synth_report import add_arguments
     p = argparse.ArgumentParser()
     add_arguments(p)
     for flags, dsp in (([], False), (["--dsp-counters"], True)):

@@ -102,7 +102,8 @@ def test_cli_no_loopback(tmp_path, capsys):
 def test_synth_report_no_loopback_option():
     import argparse
 
-    from cubenoc.synth_report import add_arguments, shapes_for
+    from cubenoc.bench.synth import shapes_for
+    from cubenoc.synth_report import add_arguments
     p = argparse.ArgumentParser()
     add_arguments(p)
     for flags, loopback in (([], True), (["--no-loopback"], False)):

@@ -10,13 +10,14 @@ import pytest
 from cubenoc.boards.synth import SynthResult
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError, ToolError
-from cubenoc import synth_report as sr
+from cubenoc import synth_report
+from cubenoc.bench import synth as sr
 from cubenoc.sim.network_plan import plan_of
 
 
 def _args(**kw):
     p = argparse.ArgumentParser()
-    sr.add_arguments(p)
+    synth_report.add_arguments(p)
     argv = []
     for k, v in kw.items():
         flag = "--" + k.replace("_", "-")
@@ -250,7 +251,7 @@ def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp
     import cubenoc.boards.synth as synth
     from cubenoc.rtl.router import Router
     from cubenoc.sim.catalog import NetworkSpec
-    from cubenoc.synth_report import cache_key
+    from cubenoc.bench.synth import cache_key
     topo, routing = NetworkSpec.parse("hypercube:n=2").build("rtl")
     seen = {}
 

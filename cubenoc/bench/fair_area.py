@@ -7,10 +7,9 @@ import argparse
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
-from .render import Table, add_format_argument, publish
+from ..sim.catalog import FAIR_AREA_NETWORKS as NETWORKS
 from ..sim.network_plan import plan_of
-
-NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
+from .render import Table, add_format_argument, publish
 
 
 def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):

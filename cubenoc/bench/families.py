@@ -10,29 +10,11 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import CubenocError, at_least
-from .render import Table, add_output_arguments, command, progress, publish
+from ..sim.catalog import FAMILY_BENCH_NETWORKS as NETWORKS   # label -> catalog spec
 from ..sim.network_plan import plan_of
+from .render import Table, add_output_arguments, command, progress, publish
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
-
-
-#: the sizes the families are verified at: label -> catalog spec (sim/catalog.py)
-NETWORKS = {
-    "PDN {0,1,3} (7)": "pdn:set=0,1,3",
-    "PDN {0,1,3,9} (13)": "pdn:set=0,1,3,9",
-    "PDN delta=4 (21)": "pdn:delta=4",
-    "PDN delta=5 (31)": "pdn:delta=5",
-    "0-free PDN {1,2,4} (7)": "pdn:set=1,2,4",
-    "0-free PDN {3,4,6} (7, degenerate)": "pdn:set=3,4,6",
-    "2-D PDN 7x7 (49)": "pdn:product=2,2",
-    "BH(3)/BH(2) (32)": "hin:level1=bh:3,level2=bh:2",
-    "BH(3)/CC(4) (32)": "hin:level1=bh:3,level2=cc:4",
-    "BH(3)/BR(4) (32)": "hin:level1=bh:3,level2=br:4",
-    "BH(3)/CCC(2) (64)": "hin:level1=bh:3,level2=ccc:2",
-    "MC(1,1) (8)": "metacube:k=1,m=1",
-    "MC(1,2) (32)": "metacube:k=1,m=2",
-    "MC(2,1) (64)": "metacube:k=2,m=1",
-}
 
 
 def family_networks(names=None) -> dict:
