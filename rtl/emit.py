@@ -17,6 +17,7 @@ from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
 from .network_top import Network
 from .router import COUNTER_WIDTH, COUNTERS
 from .tools import flat_verilog, use_builtin_yosys
+from ..sim.catalog import recorded
 
 
 @dataclass
@@ -87,8 +88,7 @@ def describe(net: Network, top: str, spec=None) -> dict:
                                for p in range(topo.num_ports(v))]}
                     for v in topo.nodes()],
         "modules": sorted(set(net.module_names)),
-        "spec": None if spec is None else str(spec.with_config(net.config)),
-        "router_config": net.config.as_dict(),
+        **recorded(spec, net.config),
     }
 
 

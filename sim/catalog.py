@@ -350,6 +350,14 @@ class NetworkSpec:
         return name + self.label(topo)[len(repr(topo)):]
 
 
+def recorded(spec, config: RouterConfig) -> dict:
+    """What a result says it measured: ``spec``, the network's catalog spec with the router options that
+    differ from the generic router (None: a network the catalog does not name), and ``router_config``, every
+    field of the resolved router configuration (:meth:`RouterConfig.as_dict`)."""
+    return {"spec": None if spec is None else str(NetworkSpec.parse(spec).with_config(config)),
+            "router_config": config.as_dict()}
+
+
 def parse(text) -> NetworkSpec:
     """:meth:`NetworkSpec.parse`."""
     return NetworkSpec.parse(text)

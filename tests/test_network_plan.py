@@ -66,14 +66,15 @@ def test_the_model_tables_carry_the_plans_turns(spec):
                     == _bits(plan.turns(v), topo.local_port(v) + 1)).all()
 
 
+@pytest.mark.parametrize("loopback", [True, False])
 @pytest.mark.parametrize("spec", ["hypercube:n=4", "enhanced:n=5,k=1"])
-def test_vectorised_builders_give_the_plans_turns(spec):
+def test_vectorised_builders_give_the_plans_turns(spec, loopback):
     """The table-free e-cube model and the one-row-per-orbit tables (built without walking every pair)
-    prune the same turns as the plan."""
+    prune the same turns as the plan, with and without loopback."""
     topo, routing = NetworkSpec.parse(spec).build("model")
-    plan = NetworkPlan(topo, routing)
+    plan = NetworkPlan(topo, routing, RouterConfig(loopback=loopback))
     P = topo.num_ports(0) + 1
-    for model in (ecube_model(plan_of(topo, routing)), symmetric_model(plan_of(topo, routing))):
+    for model in (ecube_model(plan), symmetric_model(plan)):
         allowed = model.tables.allowed.reshape(-1)
         if allowed.size == P:                          # one row for every node
             allowed = np.tile(allowed, topo.num_nodes)
@@ -134,3 +135,16 @@ def test_the_hop_limit_is_written_once():
                 if re.search(r"4 \* [\w.]*(num_nodes|\bn\b)\w* \+ [48]\b", line):
                     hits.append(f"{path.relative_to(ROOT)}:{n}")
     assert len(hits) == 1 and hits[0].startswith("sim/routing/base.py:"), hits
+
+
+def test_the_plan_is_made_in_one_place_and_the_model_through_its_constructor():
+    """Library code makes a plan only through ``plan_of`` (commands once, then hand it on), and no model is
+    put together attribute by attribute (``NetworkModel.__new__``)."""
+    made, assembled = [], []
+    for folder in ("rtl", "sim", "tb", "boards", "cubenoc"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text()
+            made += [str(path.relative_to(ROOT))] * text.count("NetworkPlan(")
+            if "__new__" in text:
+                assembled.append(str(path.relative_to(ROOT)))
+    assert made == ["sim/network_plan.py"] and not assembled, (made, assembled)

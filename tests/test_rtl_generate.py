@@ -192,3 +192,21 @@ def test_network_delivers_every_pair_intact():
             want = [p for p in packets[v] if p[0][2] & 0xFFFF == d]
             assert per_src.get(v, []) == want, f"packets {v}->{d}"
     assert counters == {"injected": [N] * N, "ejected": [N] * N, "dropped": [1] * N, "malformed": [0] * N}
+
+
+def test_the_description_records_the_resolved_router_config_and_the_spec(tmp_path, capsys):
+    """``<top>.json`` says what it is: every RouterConfig field as resolved (the flag's depth over the
+    generic router; a spec key's loopback), and the spec that builds the same network and routers again."""
+    from dataclasses import fields
+
+    from cubenoc.sim.catalog import NetworkSpec
+    from cubenoc.sim.router_config import RouterConfig
+    assert main(["generate", "hypercube:n=2,loopback=0", "--depth", "8", "-o", str(tmp_path), "--quiet"]) == 0
+    desc = json.loads((tmp_path / "cubenoc_hypercube_n2.json").read_text())
+    config = desc["router_config"]
+    assert set(config) == {f.name for f in fields(RouterConfig)}
+    assert config["fifo_depth"] == 8 and config["loopback"] is False and config["payload_width"] == 32
+    assert RouterConfig(**config) == RouterConfig(fifo_depth=8, loopback=False)
+    assert NetworkSpec.parse(desc["spec"]).router_config() == RouterConfig(**config)
+    assert NetworkSpec.parse(desc["spec"]).without_router() == NetworkSpec.parse("hypercube:n=2")
+    capsys.readouterr()

@@ -12,7 +12,9 @@ from cubenoc.cli import main
 from cubenoc.errors import CubenocError, ToolError
 from cubenoc import synth_report
 from cubenoc.bench import synth as sr
+from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.network_plan import plan_of
+from cubenoc.sim.router_config import RouterConfig
 
 
 def _args(**kw):
@@ -148,6 +150,11 @@ def test_several_seeds_give_the_median_fmax_and_options_reach_the_router(tmp_pat
     assert row["fmax_by_seed"] == [30.0, 36.0, 31.0] and row["fmax_mhz"] == 31.0 and row["seeds"] == [1, 2, 3]
     assert row["fifo_memory"] is True and row["counters"] is False
     assert calls == [(1, True, False), (2, True, False), (3, True, False)]
+    config = RouterConfig(**row["router_config"])            # every field, as resolved: the row says what it is
+    assert config.fifo_memory is True and config.counters is False
+    assert (config.payload_width, config.fifo_depth) == (row["payload"], row["depth"])
+    assert NetworkSpec.parse(row["spec"]).router_config() == config
+    assert NetworkSpec.parse(row["spec"]).without_router() == NetworkSpec.parse("hypercube:n=3")
     assert main(base + ["--seed", "3"]) == 0                  # another router (default options): runs again
     (row,) = json.loads(capsys.readouterr().out)
     assert row["fmax_mhz"] == 31.0 and "fmax_by_seed" not in row and calls[-1] == (3, False, True)

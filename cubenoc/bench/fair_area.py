@@ -16,7 +16,7 @@ def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
     from amaranth.back import verilog
     from ..rtl.router import Router
     from ..sim.router_config import RouterConfig
-    from ..sim.catalog import NetworkSpec
+    from ..sim.catalog import NetworkSpec, recorded
     use_builtin_yosys()
     out = []
     for spec in networks:
@@ -26,7 +26,7 @@ def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
             r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
                                                       arbitration=arb)), 0)
             text = verilog.convert(r, name="router")
-            row = {"network": label, "arbitration": arb, "ports": r.num_ports}
+            row = {"network": label, "arbitration": arb, "ports": r.num_ports, **recorded(spec, r.config)}
             for target in ("ice40", "ecp5"):
                 c = count(synthesize(text, target)[0], target)
                 row[f"{target}_lut4"], row[f"{target}_ff"] = c["lut4"], c["ff"]

@@ -11,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import CubenocError, at_least
 from ..sim.catalog import FAMILY_BENCH_NETWORKS as NETWORKS   # label -> catalog spec
+from ..sim.catalog import recorded
+from ..sim.router_config import RouterConfig
 from ..sim.network_plan import plan_of
 from .render import Table, add_output_arguments, command, progress, publish
 
@@ -85,8 +87,8 @@ def run(args) -> int:
         f = model_figures(topo, routing, loads, args.window, args.packet_len)
         routers = [{"node": v, "ports": topo.num_ports(v) + 1, "lut4": areas.get((name, v), {}).get("lut4"),
                     "ff": areas.get((name, v), {}).get("ff")} for v in router_kinds(topo)]
-        rows.append({"network": name, "spec": NETWORKS[name], "routing": routing.name, "vcs": routing.num_vcs,
-                     "routers": routers, **f})
+        rows.append({"network": name, "routing": routing.name, "vcs": routing.num_vcs, "routers": routers, **f,
+                     **recorded(NETWORKS[name], RouterConfig())})    # the model's and the area's routers
         progress(f"  {name}: saturation {f['sat']:.3f}")
     cols = COLUMNS | {"sat": (f"saturation throughput, {args.packet_len}-flit packets (flits/node/cycle)",
                               lambda r: f"{r['sat']:.3f}")}

@@ -28,17 +28,15 @@ def _net_arguments(p: argparse.ArgumentParser) -> None:
     add_router_flags(p, only=("depth",))
 
 
-def _nets(args) -> list:
-    """(topology, routing) pairs: --network specs, or Q(n) and Q(n, k)."""
+def _nets(args) -> tuple[list, list]:
+    """(topology, routing) pairs and their catalog specs: --network specs, or Q(n) and Q(n, k)."""
     from ..sim.catalog import NetworkSpec
-    from ..sim.model.perf import networks
-    if not args.network:
-        return networks(args.n, args.k)
-    specs = [NetworkSpec.parse(t) for t in args.network]
+    specs = [NetworkSpec.parse(t) for t in args.network] if args.network else \
+        [NetworkSpec.of("hypercube", n=args.n), NetworkSpec.of("enhanced", n=args.n, k=args.k)]
     for sp in specs:
         if sp.queues != "fifo" or sp.pipeline or sp.broadcast:
             raise CubenocError(f"{sp}: give router options with the benchmark's own flags (--queues), not in the spec")
-    return [sp.build("model") for sp in specs]
+    return [sp.build("model") for sp in specs], specs
 
 
 def _net_command(args) -> str:
@@ -53,22 +51,26 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p, "bench latency")
 
 
-def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None) -> list[dict]:
-    """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit."""
+def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None, specs=None) -> list[dict]:
+    """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit;
+    what ran (``specs[i]``: the catalog spec of ``nets[i]``)."""
+    from ..sim.catalog import recorded
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import zero_load_latency
     out = []
-    for topo, routing in nets:
-        z = zero_load_latency(NetworkModel(plan_of(topo, routing, config)), packet_len)
+    for i, (topo, routing) in enumerate(nets):
+        model = NetworkModel(plan_of(topo, routing, config))
+        z = zero_load_latency(model, packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
                         "tail_latency": float(b), "packet_len": packet_len, "per_hop": z.per_hop,
-                        "overhead": z.overhead})
+                        "overhead": z.overhead, **recorded(specs[i] if specs else None, model.config)})
     return out
 
 
 def latency_run(args) -> int:
-    rows = latency_rows(_nets(args), args.packet_len, router_config(args, only=("depth",)))
+    nets, specs = _nets(args)
+    rows = latency_rows(nets, args.packet_len, router_config(args, only=("depth",)), specs)
     fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
             f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
     cols = {"network": "network", "hops": "hops h",
@@ -109,8 +111,9 @@ def throughput_run(args) -> int:
     from ..sim.model.perf import throughput_rows
     if args.loads and not all(0 < r <= 1 for r in args.loads):     # (--window: at_least(1))
         raise CubenocError("--loads must be in (0, 1] flits/node/cycle")
-    rows = throughput_rows(_nets(args), args.packet_len, args.loads, router_config(args, only=("depth",)),
-                           window=args.window, queues=args.queues, progress=progress)
+    nets, specs = _nets(args)
+    rows = throughput_rows(nets, args.packet_len, args.loads, router_config(args, only=("depth",)),
+                           window=args.window, queues=args.queues, progress=progress, specs=specs)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
             | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
@@ -125,6 +128,7 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput
+    from ..sim.catalog import recorded
     model = NetworkModel(plan_of(topo, routing, config))
     out = []
     for L in packet_lens:
@@ -132,7 +136,7 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
         out.append({"network": repr(topo), "routing": label, "vcs": routing.num_vcs, "packet_len": L,
                     "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,
                                 "saturated": p.saturated} for p in pts],
-                    "saturation": saturation_throughput(pts)})
+                    "saturation": saturation_throughput(pts), **recorded(None, model.config)})
     return out
 
 

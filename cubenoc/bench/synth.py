@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CubenocError
-from ..sim.catalog import SYNTH_NETWORKS
+from ..sim.catalog import SYNTH_NETWORKS, recorded
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: the area and clock targets for a 5-port router with a 32-bit payload
@@ -82,7 +82,7 @@ class Shape:
     nodes: int            # routers of this shape
     node: int             # the representative node
     router: object
-    spec: str = ""        # the network's catalog spec with its router options (NetworkSpec.with_config)
+    spec: object = None   # the network's catalog spec (NetworkSpec)
 
     @property
     def ports(self) -> int:
@@ -103,8 +103,7 @@ def router_shapes(family: str, label: str, plan, spec=None) -> list[Shape]:
         if r.queues != "fifo" and r.adapter.node_generic:
             key = tuple(None if x == v and i == 5 else x for i, x in enumerate(key))
         groups.setdefault(key, []).append(r)
-    text = "" if spec is None else str(spec.with_config(plan.config))
-    return [Shape(family, label, routing.name, i, len(rs), rs[0].node, rs[0], text)
+    return [Shape(family, label, routing.name, i, len(rs), rs[0].node, rs[0], spec)
             for i, rs in enumerate(groups.values())]
 
 
@@ -222,7 +221,7 @@ def _task(shape: Shape, target: str, args, tools: str) -> dict:
            "payload": c.payload_width, "depth": c.fifo_depth, "queues": c.queues, "pipeline": c.pipeline,
            "arbitration": c.arbitration, "fifo_memory": bool(c.fifo_memory), "counters": c.counters,
            "loopback": c.loopback, "interface": c.interface, "router": c.describe(), "synth": goal(args, target, c),
-           "spec": shape.spec, "router_config": c.as_dict()}
+           **recorded(shape.spec, c)}
     results, cached = [], True
     for seed in seeds(args) if pnr else [seeds(args)[0]]:
         key = cache_key(il, target, pnr, seed, tools, goal(args, target, c))
