@@ -1,8 +1,8 @@
 """The network plan: what every consumer of a network needs, computed once from (topology, routing,
 :class:`~cubenoc.sim.router_config.RouterConfig`).
 
-A command resolves its network spec and router config and makes the plan once (:meth:`NetworkSpec.plan
-<cubenoc.sim.catalog.NetworkSpec.plan>`); library callers use :func:`plan_of`. The plan checks the config
+A command resolves its network spec and router config, makes the plan once (:func:`plan_of`, the one
+place a plan is made) and hands it on; :meth:`NetworkPlan.replace` gives a variant. The plan checks the config
 against the routing function (the one place a combination of options is refused), resolves the broadcast
 algorithm, and reads the one walk of every (source, destination) pair
 (:func:`~cubenoc.sim.routing.facts.route_facts`) through the router's options:

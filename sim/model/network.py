@@ -1,7 +1,8 @@
 """Cycle-accurate model of a whole network of docs/router.md routers (V >= 1 virtual channels).
 
 ``NetworkModel(plan).run(stimulus)`` (``plan``: the network's
-:class:`~cubenoc.sim.network_plan.NetworkPlan`) plays a :class:`Stimulus` and returns a :class:`ModelResult`: the ejected-flit trace ``(cycle, node, head, tail, data)`` and per-node counters
+:class:`~cubenoc.sim.network_plan.NetworkPlan`) plays a :class:`Stimulus` and returns a
+:class:`ModelResult`: the ejected-flit trace ``(cycle, node, head, tail, data)`` and per-node counters
 (injected, ejected, dropped, malformed). Same FIFO depth, arbitration order and pointer update,
 latencies and source-interface rules as the RTL; the step loop is compiled with numba
 (:mod:`cubenoc.sim.model.kernel`; a run in progress is a :class:`.simulation.Simulation`). A single
@@ -47,7 +48,8 @@ class NetworkModel:
     def __init__(self, plan: NetworkPlan, *, allowed="default", tables: NetworkTables | None = None,
                  inject_cache=None):
         self.plan = plan
-        self.topology, self.routing, self.config, self.broadcast = plan.topology, plan.routing, plan.config, plan.broadcast
+        self.topology, self.routing = plan.topology, plan.routing
+        self.config, self.broadcast = plan.config, plan.broadcast
         if self.broadcast is not None:
             check_route_width(self.routing.layout.width, "broadcast model's route header")
         check_route_width(self.routing.layout.width)
