@@ -183,7 +183,8 @@ def symmetric_model(plan, samples: int = 8, seed: int = 0) -> NetworkModel:
     _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed)
     tables = NetworkTables(N, P, nports, link, route, R, np.zeros(N * P, dtype=np.int64), vc, V, route_row, route_xor)
     # turns: the plan's walks from every representative to every destination
-    turns = plan.table_turns(tables, np.repeat(np.array(reps, dtype=np.int64), N), np.concatenate([inj[r] for r in reps]))
+    starts = np.repeat(np.array(reps, dtype=np.int64), N)
+    turns = plan.table_turns(tables, starts, np.concatenate([inj[r] for r in reps]))
     return NetworkModel(plan, tables=replace(tables, allowed=turns[route_row].ravel()),
                         inject_cache=TranslatedInjectCache(inj, N, sym))
 

@@ -172,7 +172,8 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
     use_verilator()
     n = design.topology.num_nodes
     work = Path(tempfile.mkdtemp(prefix="run_", dir=design.dir))
-    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [], "candidate_stage": design.candidate_stage}
+    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [],
+           "candidate_stage": design.candidate_stage}
     scenarios = [tuple(sc) + (None,) * (4 - len(sc)) for sc in scenarios]   # (name, stim, cycles[, faults])
     for name, stim, cycles, faults in scenarios:
         if stim.num_nodes != n or stim.data_width != design.payload_width:

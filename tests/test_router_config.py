@@ -185,7 +185,7 @@ def test_board_builds_start_from_their_target_and_keep_loopback(capsys):
     from cubenoc.build import network_for
     from cubenoc.cli import main
     ns = argparse.Namespace(family=None, n=None, k=None, payload=None, depth=None)
-    _, _, config = network_for(get_board("icebreaker"), ns)
+    config = network_for(get_board("icebreaker"), ns).config
     assert config.counters == "dsp" and config.loopback is True
     assert main(["build", "--board", "icebreaker", "--no-loopback", "--estimate-only"]) == 2
     err = capsys.readouterr().err.strip()

@@ -66,7 +66,8 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
     cases = [(pdn, 0, c) for c in pdn_routings(pdn)] + [(hin, 3, c) for c in hin_routings(hin)]
     jobs_in = []
     for topo, node, (label, routing, faults) in cases:
-        r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults)), node)
+        config = RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults)
+        r = Router(plan_of(topo, routing, config), node)
         jobs_in.append((topo, node, label, routing, r.num_ports, verilog.convert(r, name="router"), r.config))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         outs = list(pool.map(lambda j: synthesize(j[5], "ice40")[0], jobs_in))

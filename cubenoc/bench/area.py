@@ -53,7 +53,8 @@ def columns(targets) -> dict:
 def table(results: list[AreaResult], payload_width: int, fifo_depth: int, cmd: str, config=None,
           specs=None) -> Table:
     targets = list(dict.fromkeys(r.target for r in results))
-    return Table(rows(results, config, specs), columns(targets), after=f"Payload W = {payload_width} bits, input FIFO depth "
+    return Table(rows(results, config, specs), columns(targets),
+                 after=f"Payload W = {payload_width} bits, input FIFO depth "
                  f"{fifo_depth}; command: `{cmd}`.", marks=(MARK_BEGIN, MARK_END))
 
 

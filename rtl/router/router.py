@@ -105,7 +105,7 @@ class Router(wiring.Component):
         members["local_out"] = Out(local_signature(c.payload_width))
         for name in COUNTERS:
             members[name] = Out(COUNTER_WIDTH)
-        if self.candidate_stage:                  # docs/router.md "Adaptive selection and run-time faults"
+        if self.candidate_stage:        # docs/router.md "Adaptive selection and run-time faults"
             members.update({"link_fault": In(max(1, self.local)), "node_fault": In(1), "discarded": Out(COUNTER_WIDTH)})
         super().__init__(members)
 
@@ -148,7 +148,8 @@ class Router(wiring.Component):
             self.routing.layout.width, local=port == self.local, num_vcs=self.num_vcs, fifo_depth=c.fifo_depth,
             fifo_storage=c.fifo_memory, queues=self.queues, lookahead=lookahead, route_at_write=self.route_at_write,
             fixed=self.fixed_bits.get(("in", port)), pipeline=self.pipeline,
-            candidates=self._unit(partial(candidate_unit, self.routing, self.node), self.node) if self.candidate_stage else None,
+            candidates=(self._unit(partial(candidate_unit, self.routing, self.node), self.node)
+                        if self.candidate_stage else None),
             selection=getattr(self.routing, "selection", None) or "availability",
             fork=None if self.broadcast is None else self._unit(partial(fork_unit, self.broadcast, self.node), self.node))
 
@@ -236,7 +237,7 @@ class Router(wiring.Component):
             m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
             for c in range(u.num_lanes):
                 m.d.comb += u.sent[c].eq(any_of(sent[i, c]))
-        if self.candidate_stage:           # docs/router.md "Run-time faults"
+        if self.candidate_stage:        # docs/router.md "Run-time faults"
             fs = m.submodules.faults = FaultStatus(local, len(lanes))
             m.d.comb += [fs.link_fault.eq(self.link_fault), fs.node_fault.eq(self.node_fault),
                          fs.discard.eq(Cat(units[i].discard[c] for i, c in lanes)),

@@ -72,7 +72,8 @@ def verify_safety_broadcast(n: int, model: str, cases, depth: int = 4, payload_w
     runs, jobs = [], []
     for c, (faults, scenarios) in enumerate(cases):
         alg = SafetyBroadcast(faults, model)
-        nm = NetworkModel(plan_of(alg.topology, EcubeRouting(alg.topology), RouterConfig(fifo_depth=depth, broadcast=alg)), allowed=None)
+        nm = NetworkModel(plan_of(alg.topology, EcubeRouting(alg.topology), RouterConfig(fifo_depth=depth, broadcast=alg)),
+                          allowed=None)
         sched = fault_schedule(faults, alg.topology)
         mine = []
         for name, stim in scenarios:
