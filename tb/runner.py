@@ -1,6 +1,6 @@
 """Build a generated network with Verilator (cocotb_tools.runner) and play Stimulus scenarios on it.
 
-``design = build_network(topology)`` generates the flat-top Verilog into ``build/<design>/src`` (a file
+``design = build_network(plan)`` generates the flat-top Verilog into ``build/<design>/src`` (a file
 is rewritten only when its text changes) and builds it in ``build/<design>/sim`` (make does nothing
 when nothing changed; ccache makes a changed design cheap). ``run_scenarios(design, [(name, stim,
 cycles), ...])`` runs them all in one simulator process (reset between scenarios) and returns each
@@ -104,18 +104,13 @@ class RtlTrace:
                         [int(x) for x in self.data.tolist()]))
 
 
-def build_network(topology, routing=None, config: RouterConfig | None = None, waves: bool | None = None,
-                  build_dir=None) -> Design:
-    """The Verilog of ``topology`` under ``routing`` (default: the family's) with ``config``'s routers, built
-    by Verilator in its own folder under ``build_dir`` (default :func:`build_root`; named by the network and
-    the config, rebuilt only when the text changes)."""
+def build_network(plan, waves: bool | None = None, build_dir=None) -> Design:
+    """The Verilog of ``plan``'s network and routers, built by Verilator in its own folder under ``build_dir``
+    (default :func:`build_root`; named by the network and the config, rebuilt only when the text changes)."""
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
     from ..rtl.tools import use_builtin_yosys, use_verilator
-    from ..sim.network_plan import plan_of
-
-    plan = plan_of(topology, routing, config)
     topology, routing, c = plan.topology, plan.routing, plan.config
     waves = waves_requested() if waves is None else waves
     use_verilator()

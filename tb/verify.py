@@ -37,7 +37,7 @@ def verify_network(topology, scenarios, routing=None, config: RouterConfig | Non
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
         runs.append((name, stim, first.cycles + margin, first.drained))
-    design = build_network(topology, model.routing, model.config, build_dir=build_dir)
+    design = build_network(model.plan, build_dir=build_dir)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []
     for name, stim, cycles, drained in runs:

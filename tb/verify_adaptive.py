@@ -49,7 +49,7 @@ def verify_adaptive(topology, routing, scenarios, config: RouterConfig | None = 
     for name, stim, faults in scenarios:
         first = model.run(stim, max_cycles=max_cycles, faults=faults)
         runs.append((name, stim, faults, first.cycles + margin, first.drained))
-    design = build_network(topology, routing, config)
+    design = build_network(model.plan)
     traces = run_scenarios(design, [(name, stim, cycles, faults) for name, stim, faults, cycles, _ in runs])
     out = []
     for name, stim, faults, cycles, drained in runs:

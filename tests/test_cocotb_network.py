@@ -102,7 +102,7 @@ def test_scoreboard_catches_a_wrong_model_on_real_verilog():
     topo = Hypercube(3)
     stim = random_traffic(8, 10, 6, seed=11, mean_gap=0, p_ready=0.6, ready_cycles=1000)
     cycles = NetworkModel(plan_of(topo)).run(stim).cycles + 8
-    rtl = run_scenarios(build_network(topo), [("burst", stim, cycles)])["burst"]
+    rtl = run_scenarios(build_network(plan_of(topo)), [("burst", stim, cycles)])["burst"]
     assert compare(NetworkModel(plan_of(topo)).run(stim, cycles=cycles), rtl) == []
     out = compare(NetworkModel(plan_of(topo, None, RouterConfig(fifo_depth=2))).run(stim, cycles=cycles), rtl)
     assert out and out[0].startswith("first divergence at cycle ")
