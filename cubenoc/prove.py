@@ -64,7 +64,7 @@ def run(args) -> int:
     from .sim.router_config import RouterConfig
     from .netargs import one_network
     from .outputs import writable_dir
-    from .bench.synth import network_specs, router_shapes
+    from .bench.synth_shapes import network_specs, router_shapes
     args.network = one_network(args.networks, args.network) or None
     depth = None if args.bmc_depth is None else require_int(args.bmc_depth, "--bmc-depth", 2, 40)
     if args.depth is not None:

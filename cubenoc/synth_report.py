@@ -7,7 +7,7 @@ reported once with the number of nodes that use it. Per shape and target: yosys 
 ``synth_ecp5``, optimising for ``--synth speed`` (yosys' default) or ``area``: boards/synth.py
 ``SYNTH_GOALS``) on the bare router for LUT4/FF/carry/RAM, and nextpnr on the router inside a pin-saving
 harness for Fmax (boards/synth.py). This module is the command; the measuring and the tables are
-cubenoc/bench/synth.py.
+cubenoc/bench/synth_shapes.py.
 
 Results are cached in ``<work-dir>/cache/<key>.json``, the key being a hash of the router's RTLIL, the
 target, the harness version, the seed, the synthesis goal and the tool versions: a rerun only synthesises what changed
@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from .bench.synth import (BEGIN, END, SYNTH_FAMILIES, collect, markdown_table, section_head, seeds, shapes_for,
-                          table_cells, tool_versions, write_command)
+from .bench.synth_shapes import (BEGIN, END, SYNTH_FAMILIES, collect, markdown_table, section_head, seeds,
+                                 shapes_for, table_cells, tool_versions, write_command)
 from .errors import CubenocError, ToolError, at_least
 from .outputs import say
 

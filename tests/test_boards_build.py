@@ -76,7 +76,7 @@ def test_system_toolchain_missing_is_a_clear_error(monkeypatch):
 
 
 def test_synth_report_section_replaces_only_its_own_markers(tmp_path):
-    from cubenoc.bench.synth import BEGIN, END, write_section
+    from cubenoc.bench.synth_shapes import BEGIN, END, write_section
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\n## Area\nkeep me\n")
     write_section(doc, "## Synthesis report\nfirst")

@@ -106,7 +106,7 @@ def test_synth_report_dsp_counters_option(capsys):
     import argparse
 
     from cubenoc.cli import main
-    from cubenoc.bench.synth import shapes_for
+    from cubenoc.bench.synth_shapes import shapes_for
     from cubenoc.synth_report import add_arguments
     p = argparse.ArgumentParser()
     add_arguments(p)

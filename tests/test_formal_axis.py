@@ -142,7 +142,7 @@ def test_prove_takes_broadcast_from_the_spec():
     from types import SimpleNamespace
 
     from cubenoc.errors import CubenocError
-    from cubenoc.bench.synth import network_specs
+    from cubenoc.bench.synth_shapes import network_specs
     args = dict(family=["hypercube"], size=None, n=None, network=["enhanced:n=3,k=1,broadcast=1,interface=axis"])
     (_fam, _label, _topo, _routing, spec), = network_specs(SimpleNamespace(**args, command="prove"))
     assert spec.broadcast

@@ -102,7 +102,7 @@ def test_cli_no_loopback(tmp_path, capsys):
 def test_synth_report_no_loopback_option():
     import argparse
 
-    from cubenoc.bench.synth import shapes_for
+    from cubenoc.bench.synth_shapes import shapes_for
     from cubenoc.synth_report import add_arguments
     p = argparse.ArgumentParser()
     add_arguments(p)

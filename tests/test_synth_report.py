@@ -11,7 +11,7 @@ from cubenoc.boards.synth import SynthResult
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError, ToolError
 from cubenoc import synth_report
-from cubenoc.bench import synth as sr
+from cubenoc.bench import synth_shapes as sr
 from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.network_plan import plan_of
 from cubenoc.sim.router_config import RouterConfig
@@ -258,7 +258,7 @@ def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp
     import cubenoc.boards.synth as synth
     from cubenoc.rtl.router import Router
     from cubenoc.sim.catalog import NetworkSpec
-    from cubenoc.bench.synth import cache_key
+    from cubenoc.bench.synth_shapes import cache_key
     topo, routing = NetworkSpec.parse("hypercube:n=2").build("rtl")
     seen = {}
 
