@@ -71,16 +71,18 @@ def build_network(spec) -> tuple:
 @lru_cache(maxsize=8)
 def _model(spec: str, config: RouterConfig):
     from .model.network import NetworkModel
+    from .network_plan import plan_of
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
+    plan = plan_of(topo, routing, config)
     if config.queues != "fifo" or config.pipeline:   # per-output queues, pipelined (docs/router.md): the plain tables
-        return NetworkModel(topo, routing, config), label
+        return NetworkModel(plan), label
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
         from .model.ecube import ecube_model
-        return ecube_model(topo, routing, config), label
+        return ecube_model(plan), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
-        return symmetric_model(topo, routing, config), label
-    return NetworkModel(topo, routing, config), label
+        return symmetric_model(plan), label
+    return NetworkModel(plan), label
 
 
 def release_models() -> None:
@@ -158,7 +160,7 @@ class PointResult:
         """Every field; the router as its arbitration and its description in words, and (JSON) every field
         of the resolved router configuration."""
         d = asdict(self)
-        d["router_config"] = d.pop("router")
+        d["router_config"] = self.router.as_dict()
         d["arbitration"], d["router"] = self.router.arbitration, self.router.describe()
         return d
 
@@ -244,7 +246,7 @@ def _why_empty(res: PointResult, cfg: SimConfig, trace_source, trace) -> str:
 def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun, bar):
     N = model.num_nodes
     W, M = cfg.warmup, cfg.measure
-    deterministic = getattr(model.routing, "selection", None) is None   # the routes are known
+    deterministic = not model.adaptive   # the routes are known
     sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
     res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok", router=model.config)
     fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments

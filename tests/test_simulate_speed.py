@@ -17,6 +17,7 @@ from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
 from cubenoc.sim.symmetric_tables import symmetry_of
 from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical, Ring
+from cubenoc.sim.network_plan import plan_of
 
 
 @pytest.mark.parametrize("topo, routing", [
@@ -32,8 +33,8 @@ from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical,
                                           Hierarchical(Hypercube(2), CubeConnectedCycles(2), replication=3),
                                           Hierarchical(Hypercube(1), CubeConnectedCycles(4), replication=2))])
 def test_symmetric_tables_equal_the_generic_model(topo, routing):
-    a = NetworkModel(topo, routing)
-    b = symmetric_model(topo, routing)
+    a = NetworkModel(plan_of(topo, routing))
+    b = symmetric_model(plan_of(topo, routing))
     for name in ("link", "allowed", "nports"):
         assert (getattr(a.tables, name) == getattr(b.tables, name)).all(), name
     # every node's row, read through the orbit's shared row and the XOR, is the generic row
@@ -70,7 +71,7 @@ def test_hin_symmetry_only_where_it_holds():
     # an interface router with 1 + 8 x 8 + 1 ports is beyond the model's 62-bit port masks: one error
     wide = Hierarchical(Hypercube(1), Hypercube(8), replication=8)
     with pytest.raises(CubenocError, match="up to 61 network ports"):
-        symmetric_model(wide, HierarchicalRouting(wide))
+        symmetric_model(plan_of(wide, HierarchicalRouting(wide)))
 
 
 @pytest.mark.parametrize("topo", [Hierarchical(Hypercube(2), CubeConnectedCycles(2), replication=3),
