@@ -48,9 +48,9 @@ def size_spec(family: str, size: str):
             return NetworkSpec.of("pdn", delta=_ints(size[6:], "pdn delta", 1, 1)[0])
         return NetworkSpec.of("pdn", set=",".join(map(str, _ints(size, "pdn", 1))))
     parts = size.split("/")
-    if len(parts) != 2:
-        raise CubenocError(f"a hin size is LEVEL1/LEVEL2 like bh:3/ccc:2, got {size!r}")
-    return NetworkSpec.of("hin", level1=parts[0], level2=parts[1])
+    if len(parts) < 2:
+        raise CubenocError(f"a hin size is LEVEL1/LEVEL2[/LEVEL3 ...] like bh:3/ccc:2, got {size!r}")
+    return NetworkSpec.of("hin", **{f"level{i}": p for i, p in enumerate(parts, start=1)})
 
 
 def _ints(text: str, what: str, lo: int, hi: int | None = None) -> list[int]:
@@ -69,7 +69,7 @@ def _ints(text: str, what: str, lo: int, hi: int | None = None) -> list[int]:
 SYNTH_FAMILIES = {f: (SYNTH_NETWORKS[f], what) for f, what in (
     ("hypercube", "n"), ("enhanced", "n or n,k (k = 0 by default)"), ("metacube", "k,m"),
     ("pdn", "a difference set (0-free allowed), delta=D (registry) or product=D1,D0"),
-    ("hin", "LEVEL1/LEVEL2, e.g. bh:3/ccc:2"))}
+    ("hin", "LEVEL1/LEVEL2[/LEVEL3 ...], e.g. bh:3/ccc:2 or bh:2/bh:2/bh:2"))}
 
 
 # ---- router shapes ------------------------------------------------------------------------------------
