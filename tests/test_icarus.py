@@ -48,7 +48,7 @@ def test_iverilog_compiles_a_three_level_hin(tmp_path):
     need_iverilog()
     spec = NetworkSpec.parse("hin:level1=bh:2,level2=bh:2,level3=bh:2")
     topo, routing = spec.build("rtl")
-    gen = write_network(topo, routing, tmp_path, spec.router_config())
+    gen = write_network(plan_of(topo, routing, spec.router_config()), tmp_path)
     assert sorted({topo.num_ports(v) for v in topo.nodes()}) == [2, 4, 6]
     assert len([f for f in gen.verilog if "_router" in f.name]) == 3       # one router module per shape
     res = iverilog_compile(gen.verilog, gen.top, tmp_path / "net.vvp")
