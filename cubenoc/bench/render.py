@@ -264,8 +264,9 @@ def replace_section(path, begin: str, end: str, text: str) -> None:
 
 
 def publish(tables, args, command_text: str | None = None) -> int:
-    """Print ``tables`` (a :class:`Table` or a list) in ``args.format``, write their results files (one per
-    page block) and, with ``args.write``, render the page's blocks from them."""
+    """Print ``tables`` (a :class:`Table` or a list) in ``args.format`` (None: nothing, for a command that
+    prints its own listing), write their results files (one per page block) and, with ``args.write``,
+    render the page's blocks from them."""
     tables = [tables] if isinstance(tables, Table) else list(tables)
     fmt = getattr(args, "format", "md")
     if fmt == "md":
@@ -273,7 +274,7 @@ def publish(tables, args, command_text: str | None = None) -> int:
     elif fmt == "json":
         print(render(tables[0].rows, fmt="json") if len(tables) == 1
               else json.dumps({t.name: t.rows for t in tables}, indent=2, default=str))
-    else:
+    elif fmt == "csv":
         print("\n\n".join(render(t.rows, t.columns, "csv") for t in tables))
     page = getattr(args, "write", None)
     if page and any(t.marks is None for t in tables):
