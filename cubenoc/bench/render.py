@@ -1,5 +1,6 @@
 """The one renderer of the benchmarks and the keeper of their results: rows (dicts) as Markdown, JSON or
-CSV; every run's tables written as a results file (JSON: the rows, the cells of the Markdown table, the
+CSV; every run's tables written as a results file (JSON: the typed rows and the column map of cell
+templates their Markdown is rendered from (:func:`fill`), or, for columns made by code, the cells; the
 command, tool versions, date and machine); a docs page's marked blocks rendered from those files.
 
 Every benchmark builds :class:`Table` s (its rows, a column map, the Markdown above and below the table,
