@@ -18,6 +18,7 @@ iverilog:
 # PYTHONWARNINGS hides setuptools' editable-install notice about folders named like the package (ours are
 # mapped by package-dir); constraints.txt pins the tools that move published figures.
 $(STAMP): pyproject.toml constraints.txt
+	@echo "make: installing cubenoc and its dependencies from PyPI into $(VENV) (about a minute, once)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet -c constraints.txt -e '.[test]'

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from cubenoc.errors import CubenocError
 
 from ..rtl.flit import link_flit_layout
+from ..sim.network_plan import plan_of
+from ..sim.router_config import RouterConfig
 
 #: FPGA family -> the PyPI packages of its open toolchain (the ``[fpga]`` extra) and its bitstream's extension
 FAMILIES = {
@@ -296,8 +298,8 @@ def demo_network(board: Board) -> tuple | None:
     best = None
     for fam, n, k in DEMO_LADDER:
         topo, routing = NetworkSpec.of(fam, n=n, **({"k": k} if k is not None else {})).build("rtl")
-        if fill(board, *estimate(topo, routing, DEMO_PAYLOAD, demo_depth(board.family), board.family)) > \
-                DEMO_FILL[board.family]:
+        plan = plan_of(topo, routing, RouterConfig(payload_width=DEMO_PAYLOAD, fifo_depth=demo_depth(board.family)))
+        if fill(board, *estimate(plan, board.family)) > DEMO_FILL[board.family]:
             break
         best = (fam, n, k, DEMO_PAYLOAD, demo_depth(board.family))
     return best
@@ -374,9 +376,11 @@ ICE40_FF_CELLS = 0.78
 USABLE = 0.95
 
 
-def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth: int, family: str) -> tuple[int, int]:
-    """(LUT4, FF) of one router, from the fitted model (iCE40 FF: FIFO storage + pointers + state)."""
-    allowed = demo_plan(topology, routing).allowed_matrix(node)
+def router_estimate(plan, node: int, family: str) -> tuple[int, int]:
+    """(LUT4, FF) of node ``node``'s router of ``plan``, from the fitted model (iCE40 FF: FIFO storage +
+    pointers + state)."""
+    routing, payload_width, fifo_depth = plan.routing, plan.config.payload_width, plan.config.fifo_depth
+    allowed = plan.allowed_matrix(node)
     wf = link_flit_layout(routing, payload_width).size
     used_in = sum(1 for row in allowed if any(row))
     xbar_inputs = sum(1 for row in allowed for ok in row if ok)
@@ -387,13 +391,6 @@ def router_estimate(topology, routing, node: int, payload_width: int, fifo_depth
     storage = V * fifo_depth * wf if fifo_in_flip_flops(family) else 0
     ff = used_in * (storage + V * (2 * max(1, fifo_depth.bit_length()) + 8)) + 64
     return int(lut), int(ff)
-
-
-def demo_plan(topology, routing):
-    """The network plan of the demo's routers for the estimate (their turns; the demo keeps loopback)."""
-    from ..sim.network_plan import NetworkPlan
-    from ..sim.router_config import RouterConfig
-    return NetworkPlan(topology, routing, RouterConfig())
 
 
 def fifo_in_flip_flops(family: str) -> bool:
@@ -417,17 +414,17 @@ SAFETY_PER_NODE = (36, 9)
 SAFETY_FIXED = (60, 50)
 
 
-def estimate(topology, routing, payload_width: int, fifo_depth: int, family: str,
-             safety: bool = False) -> tuple[int, int]:
-    """(LUT4, FF) of the whole demo: routers + a generator/checker per node + shared logic (+ the
-    --safety panel). Routers of one shape (rtl/router/ ``Router.shape_key``) are estimated once."""
-    plan = demo_plan(topology, routing)
+def estimate(plan, family: str, safety: bool = False) -> tuple[int, int]:
+    """(LUT4, FF) of the whole demo of ``plan``'s network and routers: routers + a generator/checker per
+    node + shared logic (+ the --safety panel). Routers of one shape (rtl/router/ ``Router.shape_key``) are
+    estimated once."""
+    topology = plan.topology
     lut = ff = 0
     seen: dict = {}
     for v in topology.nodes():
         key = (topology.num_ports(v), tuple(map(tuple, plan.allowed_matrix(v))))
         if key not in seen:
-            seen[key] = router_estimate(topology, routing, v, payload_width, fifo_depth, family)
+            seen[key] = router_estimate(plan, v, family)
         rl, rf = seen[key]
         lut, ff = lut + rl, ff + rf
     n = topology.num_nodes
@@ -448,10 +445,12 @@ def fill(board: Board, lut: int, ff: int) -> float:
     return max(lut / board.lut4, ff / board.ff)
 
 
-def check_fits(board: Board, topology, routing, payload_width: int, fifo_depth: int,
-               safety: bool = False) -> tuple[int, int]:
-    """Raise :class:`CubenocError` when the demo cannot fit ``board``'s device; else the estimate."""
-    lut, ff = estimate(topology, routing, payload_width, fifo_depth, board.family, safety)
+def check_fits(board: Board, plan, safety: bool = False) -> tuple[int, int]:
+    """Raise :class:`CubenocError` when the demo of ``plan`` cannot fit ``board``'s device; else the
+    estimate."""
+    topology, routing = plan.topology, plan.routing
+    payload_width, fifo_depth = plan.config.payload_width, plan.config.fifo_depth
+    lut, ff = estimate(plan, board.family, safety)
     need, cap = fill(board, lut, ff), USABLE
     what = f"{board.lut4}" if board.family == "ice40" else \
         f"{board.lut4} LUT4" + (f", {board.ff} FF" if board.ff != board.lut4 else "")

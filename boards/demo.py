@@ -28,7 +28,6 @@ from amaranth.lib.wiring import Out
 from cubenoc.errors import require_int
 
 from ..rtl.network_top import Network
-from ..sim.router_config import RouterConfig
 from .traffic_gen import TIME_WIDTH, TrafficChecker, TrafficGenerator
 from .uart import LineReporter, UartTx
 
@@ -46,15 +45,15 @@ def _tree_sum(values):
 
 
 class TrafficSystem(wiring.Component):
-    def __init__(self, topology, routing, config: RouterConfig | None = None, *, rate: int = 64,
-                 max_length: int = 7, stall_rate: int = 0, count_packets: bool = True):
-        """``config``: the routers (default: the generic router with W = 16); ``count_packets``: each
+    def __init__(self, plan, *, rate: int = 64, max_length: int = 7, stall_rate: int = 0,
+                 count_packets: bool = True):
+        """``plan``: the network and its routers (the board demos' have W = 16); ``count_packets``: each
         generator and checker counts its packets (the board demos count network-wide totals instead)."""
-        config = config or RouterConfig(payload_width=16)
-        self.topology, self.routing = topology, routing
+        topology, config = plan.topology, plan.config
+        self.topology, self.routing = topology, plan.routing
         self.payload_width = payload_width = config.payload_width
         self.fifo_depth = config.fifo_depth
-        self.network = Network(topology, routing, config)
+        self.network = Network(plan)
         N = topology.num_nodes
         self.generators = [TrafficGenerator(v, N, payload_width=payload_width, rate=rate, max_length=max_length,
                                             count_packets=count_packets)
@@ -136,14 +135,13 @@ class DemoTop(wiring.Component):
     ``blink`` (all three on one LED: blinks at 1 Hz while packets arrive, at 4 Hz from the first error on,
     steady on when the network stalls) and ``tx`` (UART line)."""
 
-    def __init__(self, topology, routing, config: RouterConfig | None = None, *, clk_freq: float, rate: int = 64,
-                 baud: int = 115200, report_period: float = 1.0, safety: bool = False,
-                 debounce_cycles: int | None = None):
+    def __init__(self, plan, *, clk_freq: float, rate: int = 64, baud: int = 115200, report_period: float = 1.0,
+                 safety: bool = False, debounce_cycles: int | None = None):
+        topology = plan.topology
         self._MustUse__silence = True            # no "never used" warning when refused here
         n_safety = safety_dimension(topology) if safety else None      # refuse before building anything
         self._MustUse__silence = False
-        self.system = TrafficSystem(topology, routing, config, rate=rate,
-                                    count_packets=False)   # network-wide totals only (area)
+        self.system = TrafficSystem(plan, rate=rate, count_packets=False)   # network-wide totals only (area)
         payload_width = self.system.payload_width
         self.clk_freq = float(clk_freq)
         self.divisor = require_int(round(self.clk_freq / baud), "UART divisor", 2, 1 << 20)

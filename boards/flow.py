@@ -1,9 +1,10 @@
 """Build a board's demo bitstream (and flash it): what ``cubenoc build`` runs.
 
-``build_demo(board, topology, routing, ...)``: checks the estimate (:func:`~cubenoc.boards.boards.check_fits`),
-points Amaranth at the toolchain (:func:`~cubenoc.boards.toolchain.use_toolchain`), prepares the
-platform's build plan (``do_build=False``: the ULX3S and Colorlight platforms would otherwise insist on
-openFPGALoader being installed even without programming) and runs it in ``build/<board>/``. nextpnr
+``build_demo(board, plan, ...)`` (``plan``: the network and its routers): checks the estimate
+(:func:`~cubenoc.boards.boards.check_fits`), points Amaranth at the toolchain
+(:func:`~cubenoc.boards.toolchain.use_toolchain`), prepares the platform's build plan (``do_build=False``:
+the ULX3S and Colorlight platforms would otherwise insist on openFPGALoader being installed even without
+programming) and runs it in ``build/<board>/``. nextpnr
 writes ``top.report.json`` (``--report``): Fmax per clock and the device utilisation. ``goal``: what yosys
 optimises for, boards/synth.py ``SYNTH_GOALS`` (the platform's ``script_after_read``/``synth_opts``).
 """
@@ -20,7 +21,6 @@ from amaranth.lib import io
 
 from cubenoc.errors import CubenocError, ToolError
 
-from ..sim.router_config import RouterConfig
 from .boards import Board, check_fits, check_safety_board
 from .demo import DemoTop
 from .synth import fmax_from_report, utilisation_from_report
@@ -30,12 +30,12 @@ from .toolchain import Programmer, find_programmer, programmer_problem, use_tool
 class BoardDemo(Elaboratable):
     """:class:`~cubenoc.boards.demo.DemoTop` wired to a board's LEDs and UART."""
 
-    def __init__(self, board: Board, topology, routing, config: RouterConfig, *, rate: int, safety: bool = False):
-        self.board, self.topology, self.routing, self.config = board, topology, routing, config
+    def __init__(self, board: Board, plan, *, rate: int, safety: bool = False):
+        self.board, self.plan = board, plan
         self.kw = dict(rate=rate, safety=safety)
 
     def make_demo(self, platform) -> DemoTop:
-        return DemoTop(self.topology, self.routing, self.config, clk_freq=self.board.demo_clock_hz, **self.kw)
+        return DemoTop(self.plan, clk_freq=self.board.demo_clock_hz, **self.kw)
 
     def elaborate(self, platform):
         m = Module()
@@ -121,23 +121,20 @@ class BuildReport:
         return "\n".join(lines)
 
 
-def build_demo(board: Board, topology, routing, config: RouterConfig | None = None, *, rate: int = 64,
-               build_dir: str | Path = "build", toolchain: str = "yowasp", seed: int = 1,
-               safety: bool = False, goal: str = "area") -> BuildReport:
-    """``config``: the routers (default: the generic router with W = 16)."""
-    config = config or RouterConfig(payload_width=16)
-    payload_width, fifo_depth = config.payload_width, config.fifo_depth
+def build_demo(board: Board, plan, *, rate: int = 64, build_dir: str | Path = "build", toolchain: str = "yowasp",
+               seed: int = 1, safety: bool = False, goal: str = "area") -> BuildReport:
+    """The demo of ``plan``'s network and routers on ``board``."""
     from .synth import PNR_PLACE, goal_lines
     before, opts = goal_lines(board.family, goal)            # a bad goal fails before any tool runs
     if safety:
-        check_safety_board(board, topology)
-    est = check_fits(board, topology, routing, payload_width, fifo_depth, safety)
+        check_safety_board(board, plan.topology)
+    est = check_fits(board, plan, safety)
     use_toolchain(board.family, toolchain)
     t0 = time.monotonic()
     platform = board.make_platform()
     out = Path(build_dir) / board.name
     name = output_name(safety)                   # the safety build does not overwrite the plain one's files
-    top = BoardDemo(board, topology, routing, config, rate=rate, safety=safety)
+    top = BoardDemo(board, plan, rate=rate, safety=safety)
     pnr_opts = " ".join(["--report", f"{name}.report.json", "--seed", str(seed), *PNR_PLACE[board.family],
                          "--freq", f"{board.demo_clock_hz / 1e6:g}"])
     plan = platform.build(top, name=name, do_build=False, nextpnr_opts=pnr_opts,

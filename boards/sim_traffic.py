@@ -1,7 +1,7 @@
 """Run the demo's :class:`~cubenoc.boards.demo.TrafficSystem` under Verilator (cocotb) for many cycles.
 
-``run_traffic(topology, routing, cycles=4000, drain=1000, ...)`` converts the system to Verilog
-(Amaranth's bundled Yosys), builds it in ``build/boards_sim/<name>/`` (rewriting the .v only when its
+``run_traffic(plan, cycles=4000, drain=1000, ...)`` (``plan``: the network and its routers) converts the
+system to Verilog (Amaranth's bundled Yosys), builds it in ``build/boards_sim/<name>/`` (rewriting the .v only when its
 text changes, so a second run does not recompile), runs ``cycles`` clock cycles of traffic, stops the
 generators, lets the network drain for ``drain`` cycles and returns the totals as a dict:
 ``sent``, ``received``, ``errors``, ``lat_sum``, ``lat_count``, ``error_kinds``, ``cycles``.
@@ -29,8 +29,8 @@ def _write_if_changed(path: Path, text: str) -> None:
         path.write_text(text)
 
 
-def run_traffic(topology, routing, config=None, *, cycles: int = 4000, drain: int = 1000, rate: int = 64,
-                stall_rate: int = 0, max_length: int = 7) -> dict:
+def run_traffic(plan, *, cycles: int = 4000, drain: int = 1000, rate: int = 64, stall_rate: int = 0,
+                max_length: int = 7) -> dict:
     from amaranth.back import verilog
     from cocotb_tools.runner import get_runner
 
@@ -39,7 +39,8 @@ def run_traffic(topology, routing, config=None, *, cycles: int = 4000, drain: in
 
     use_builtin_yosys()
     use_verilator()
-    system = TrafficSystem(topology, routing, config, rate=rate, stall_rate=stall_rate, max_length=max_length)
+    topology = plan.topology
+    system = TrafficSystem(plan, rate=rate, stall_rate=stall_rate, max_length=max_length)
     payload_width, fifo_depth = system.payload_width, system.fifo_depth
     name = f"traffic_{topology.name}_w{payload_width}_d{fifo_depth}_r{rate}_s{stall_rate}_l{max_length}"
     root = Path(os.environ.get("CUBENOC_BUILD_DIR", _project_root() / "build")) / "boards_sim" / name

@@ -48,11 +48,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def network_for(board, args):
-    """(topology, routing, config) from --network, --family + flags, or the board's demo network; the
-    routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
+    """The network plan of the demo: the network from --network, --family + flags, or the board's demo
+    network; the routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
     and depth, then the spec's and the flags' router options."""
     from .netargs import one_network, router_config, spec_from_args, with_router_flags
-    from .sim.network_plan import NetworkPlan
+    from .sim.network_plan import plan_of
     from .sim.catalog import FAMILIES, NetworkSpec
     fam, n, k, payload, depth = board.default_network
     args.network = one_network(getattr(args, "network_arg", None), getattr(args, "network", None))
@@ -79,7 +79,7 @@ def network_for(board, args):
     if not config.loopback:
         raise CubenocError("the board demo's traffic generators address every node, their own included: its "
                            "routers keep loopback (drop --no-loopback / loopback=0)")
-    return topo, routing, NetworkPlan(topo, routing, config).config
+    return plan_of(topo, routing, config)
 
 
 def board_router(board, payload: int, depth: int):
@@ -98,7 +98,8 @@ def run(args) -> int:
     if args.board is None:
         raise CubenocError("--board NAME is required (cubenoc build --list-boards lists the boards)")
     board = get_board(args.board)
-    topo, routing, config = network_for(board, args)
+    plan = network_for(board, args)
+    topo, routing, config = plan.topology, plan.routing, plan.config
     payload, depth = config.payload_width, config.fifo_depth
     if not 0 <= args.rate <= 1:
         raise CubenocError(f"--rate is the chance a node starts a packet in an idle cycle, 0..1, got {args.rate:g}"
@@ -115,7 +116,7 @@ def run(args) -> int:
         check_safety_board(board, topo)
     from .outputs import writable_dir
     writable_dir(args.build_dir, "--build-dir")
-    lut, ff = check_fits(board, topo, routing, payload, depth, safety)
+    lut, ff = check_fits(board, plan, safety)
     line = (f"{board.name} ({board.device}): {topo!r}{' + safety panel' if safety else ''}, {routing.name} routing"
             f"{f' ({routing.num_vcs} VCs)' if routing.num_vcs > 1 else ''}, W={payload}, FIFO depth {depth}; "
             f"estimate {lut} LUT4, {ff} FF of {board.lut4}")
@@ -127,7 +128,7 @@ def run(args) -> int:
     from .outputs import working
     prog = check_programmer(board, safety) if args.program else None   # what is missing, before the build
     with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5 and Gowin)"):
-        rep = build_demo(board, topo, routing, config, rate=round(args.rate * 256), build_dir=args.build_dir,
+        rep = build_demo(board, plan, rate=round(args.rate * 256), build_dir=args.build_dir,
                          toolchain=args.toolchain, seed=args.seed, safety=safety, goal=args.synth)
     from . import outputs
     print(rep.text(estimate=outputs.QUIET))       # (the estimate was said before the build, unless --quiet)

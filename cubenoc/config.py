@@ -55,7 +55,7 @@ def load(path) -> dict:
     path = config_path(path)
     if not path.is_file():
         names = ", ".join(sorted(p.stem for p in examples().glob("*.toml")))
-        why = "is a folder" if path.is_dir() else "no such file"
+        why = "is a folder" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
         raise CubenocError(f"--config {path}: cannot read it ({why}); the examples installed with cubenoc: "
                            f"{names}")
     text = read_text(path, "--config")          # a binary file: the line, not a UnicodeDecodeError

@@ -18,16 +18,28 @@ def read_text(path, what: str = "") -> str:
     p = Path(path)
     if p.is_dir():
         raise CubenocError(f"{where}: is a folder, expected a file")
-    try:
-        data = p.read_bytes()
+    import codecs
+    chunks, size, nul, bad = [], 0, -1, None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:                      # in chunks, stopping at the first NUL or non-UTF-8 byte: a device such as
+        with open(p, "rb") as f:                          # /dev/zero never ends, but its first byte is refused
+            while nul < 0 and bad is None and (chunk := f.read(1 << 20)):
+                nul = chunk.find(b"\0")
+                nul = size + nul if nul >= 0 else -1
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as exc:
+                    bad = size + exc.start
+                chunks.append(chunk)
+                size += len(chunk)
     except OSError as exc:
         raise CubenocError(f"{where}: cannot read it ({exc.strerror or exc})") from None
-    nul = data.find(b"\0")
-    try:
-        text = data.decode("utf-8")
-        bad = None
-    except UnicodeDecodeError as exc:
-        bad = exc.start
+    data = b"".join(chunks)
+    if nul < 0 and bad is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:                 # a sequence cut off at the end of the file
+            bad = exc.start
     if nul >= 0 and (bad is None or nul < bad):
         line, col = _line_col(data, nul)
         raise CubenocError(f"{where} line {line}: not a text file (a NUL byte at column {col})")

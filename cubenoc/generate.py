@@ -50,14 +50,14 @@ def run(args) -> int:
     from .netargs import check_size, router_config
     from .outputs import writable_dir
     from .rtl.emit import write_network
-    from .sim.network_plan import NetworkPlan
+    from .sim.network_plan import plan_of
     from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
     writable_dir(args.out, "-o/--out")
     check_size(spec, topo, routing, "generate")
     config = router_config(args, spec, target_default(getattr(args, "target", None)), routing)
-    plan = NetworkPlan(topo, routing, config)           # every option and its combination checked here
+    plan = plan_of(topo, routing, config)           # every option and its combination checked here
     if getattr(args, "testbench", False) and plan.config.interface != "axis":
         raise CubenocError("--testbench writes a test of the AXI4-Stream top: add --interface axis")
     if plan.config.interface == "axis":
@@ -73,7 +73,7 @@ def run(args) -> int:
         bar.total = total
         bar.n = done
         bar.set_postfix_str(what, refresh=True)
-    gen = write_network(topo, routing, args.out, plan.config, flat=args.flat, progress=progress)
+    gen = write_network(plan, args.out, flat=args.flat, progress=progress, spec=spec)
     bar.close()
     say(f"{topo!r}, {routing.name} routing" + (f" + {plan.broadcast.name}" if plan.broadcast is not None else "") +
           f"; router: {plan.config.describe()}" + (f" (target {args.target})" if getattr(args, "target", None) else "") +

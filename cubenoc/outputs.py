@@ -90,17 +90,26 @@ def writable_dir(path, option: str, what: str | None = None) -> Path | None:
 
 class working:
     """``with working("nextpnr", quiet):`` shows that a long step is alive: its name and the seconds so far,
-    refreshed every second on stderr (nothing when ``quiet`` or stderr is not a terminal)."""
+    refreshed every second on stderr; where stderr is not a terminal (a log), one line says what runs, and
+    every :data:`LOG_EVERY` seconds another that it still runs (nothing when ``quiet``)."""
+
+    LOG_EVERY = 30
 
     def __init__(self, what: str, quiet: bool = False):
-        self.what, self.quiet = what, quiet
+        self.what, self.quiet, self.doing = what, quiet or QUIET, what
 
     def __enter__(self):
+        import sys
         import threading
+        import time
 
         from tqdm import tqdm
-        self.bar = tqdm(desc=self.what, bar_format="{desc}: {elapsed}", file=__import__("sys").stderr,
-                        disable=self.quiet or None, leave=False)
+        self.log = not self.quiet and not sys.stderr.isatty()
+        self.start = time.monotonic()
+        if self.log:
+            print(f"cubenoc: {self.what} ...", file=sys.stderr, flush=True)
+        self.bar = tqdm(desc=self.what, bar_format="{desc}: {elapsed}", file=sys.stderr,
+                        disable=self.quiet or self.log or None, leave=False)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._tick, daemon=True)
         self.thread.start()
@@ -108,11 +117,17 @@ class working:
 
     def status(self, text: str) -> None:
         """Show ``text`` (the part now running) after the name."""
-        self.bar.set_description_str(f"{self.what} [{text}]", refresh=False)
+        self.doing = f"{self.what} [{text}]"
+        self.bar.set_description_str(self.doing, refresh=False)
 
     def _tick(self):
+        import sys
+        import time
         while not self.stop.wait(1.0):
             self.bar.refresh()
+            spent = time.monotonic() - self.start
+            if self.log and int(spent) % self.LOG_EVERY == 0:
+                print(f"cubenoc: {self.doing}: still running, {spent:.0f} s", file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):
         self.stop.set()

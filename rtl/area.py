@@ -20,6 +20,7 @@ from cubenoc.errors import CubenocError, ToolError
 
 from ..sim.router_config import RouterConfig
 from .tools import use_builtin_yosys, venv_bin
+from ..sim.network_plan import plan_of
 
 @dataclass
 class AreaResult:
@@ -51,7 +52,7 @@ def router_verilog(topology, routing, config=None, name="router") -> tuple[str, 
     from amaranth.back import verilog
     from .router import Router
     use_builtin_yosys()
-    router = Router(topology, routing, 0, config)
+    router = Router(plan_of(topology, routing, config), 0)
     return verilog.convert(router, name=name), router.num_ports
 
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
-from ..sim.router_config import RouterConfig
 from .network_top import Network
 from .router import COUNTER_WIDTH, COUNTERS
 from .tools import flat_verilog, use_builtin_yosys
+from ..sim.catalog import recorded
 
 
 @dataclass
@@ -42,7 +42,10 @@ def _fields(layout) -> list[dict]:
     return out
 
 
-def describe(net: Network, top: str) -> dict:
+def describe(net: Network, top: str, spec=None) -> dict:
+    """``<top>.json``: the network, every field of its resolved router configuration (``router_config``),
+    its ports and routers; ``spec``: the catalog spec it was built from (with the router options that differ
+    from the generic router)."""
     topo, routing = net.topology, net.routing
     local = local_flit_layout(net.payload_width)
     link = link_flit_layout(routing, net.payload_width)
@@ -69,7 +72,7 @@ def describe(net: Network, top: str) -> dict:
         "route_header": [{"name": n, "lsb": routing.layout.offset(n)[0], "width": w}
                          for n, w in routing.layout.fields],
         "flat": net.flat,
-        "faults": net.adaptive,
+        "faults": net.candidate_stage,
         "interface": net.config.interface,
         "ports": _flat_ports(net) if net.flat else _axis_ports(net) if net.axis is not None else {
             "local_in": {"pattern": "local_in__{node}__{valid,ready,payload}", "direction": "in (ready out)",
@@ -85,6 +88,7 @@ def describe(net: Network, top: str) -> dict:
                                for p in range(topo.num_ports(v))]}
                     for v in topo.nodes()],
         "modules": sorted(set(net.module_names)),
+        **recorded(spec, net.config),
     }
 
 
@@ -101,7 +105,7 @@ def _axis_ports(net: Network) -> dict:
              "status": {"pattern": "status{node}_{" + ",".join(COUNTERS) + "}", "direction": "out",
                         "width": COUNTER_WIDTH},
              "ni_module": net.ni_module}
-    if net.adaptive:
+    if net.candidate_stage:
         ports["faults"] = {"pattern": "{link_fault,node_fault,discarded}{node}", "link_fault": net.fault_stride}
     return ports
 
@@ -115,7 +119,7 @@ def _flat_ports(net: Network) -> dict:
     for name in COUNTERS:
         ports[name] = {"direction": "out", "width": n * COUNTER_WIDTH,
                        "node_v": f"[v*{COUNTER_WIDTH} +: {COUNTER_WIDTH}]"}
-    if net.adaptive:          # docs/router.md "Adaptive selection and run-time faults"
+    if net.candidate_stage:          # docs/router.md "Adaptive selection and run-time faults"
         pm = net.fault_stride
         ports["link_fault"] = {"direction": "in", "width": n * pm, "node_v": f"[v*{pm} +: {pm}] (bit p: port p)"}
         ports["node_fault"] = {"direction": "in", "width": n, "bit_v": "node v"}
@@ -207,12 +211,13 @@ def _axis_markdown(d: dict, lines: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def network_files(topology, routing, config: RouterConfig | None = None, *, top: str | None = None,
-                  flat: bool = False, progress=None) -> tuple[dict[str, str], Network, str]:
-    """Every file of the network; ``progress(done, total, what)`` is called as each Verilog file is made."""
+def network_files(plan, *, top: str | None = None, flat: bool = False, progress=None,
+                  spec=None) -> tuple[dict[str, str], Network, str]:
+    """Every file of the network of ``plan``; ``progress(done, total, what)`` is called as each Verilog file
+    is made; ``spec``: the catalog spec it was built from (recorded in ``<top>.json``)."""
     use_builtin_yosys()
-    top = top or top_name(topology, flat)
-    net = Network(topology, routing, config, structural=True, flat=flat, module_prefix=f"{top}_router")
+    top = top or top_name(plan.topology, flat)
+    net = Network(plan, structural=True, flat=flat, module_prefix=f"{top}_router")
     modules = net.router_modules()
     tick = progress or (lambda done, total, what: None)
     tick(0, len(modules) + 1, f"{top}.v")
@@ -224,7 +229,7 @@ def network_files(topology, routing, config: RouterConfig | None = None, *, top:
         from .axis_ni import AxisNetworkInterface
         files[f"{net.ni_module}.v"] = flat_verilog(AxisNetworkInterface(net.axis), net.ni_module)
     tick(len(modules) + 1, len(modules) + 1, "done")
-    d = describe(net, top)
+    d = describe(net, top, spec)
     files[f"{top}.json"] = json.dumps(d, indent=2) + "\n"
     files[f"{top}.md"] = _markdown(d)
     files[f"{top}.veo"] = instantiation_template(net, top)
@@ -346,10 +351,10 @@ targets:
 """
 
 
-def write_network(topology, routing, outdir, config: RouterConfig | None = None, **kw) -> GeneratedNetwork:
+def write_network(plan, outdir, **kw) -> GeneratedNetwork:
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    files, net, top = network_files(topology, routing, config, **kw)
+    files, net, top = network_files(plan, **kw)
     paths = {}
     for name, text in files.items():
         path = outdir / name

@@ -1,8 +1,8 @@
 """Network builder: any topology + routing function -> one top-level component with N routers.
 
-``Network(topology, routing, config)`` (every router built with one
-:class:`~cubenoc.sim.router_config.RouterConfig`) wires router ``u``'s ``out_p{p}`` to router ``v``'s ``in_p{q}`` for every
-link ``neighbor(u, p) == (v, q)`` and exposes, per node ``v`` (Verilog names in brackets):
+``Network(plan)`` (the network's :class:`~cubenoc.sim.network_plan.NetworkPlan`: every router built with its
+one :class:`~cubenoc.sim.router_config.RouterConfig`) wires router ``u``'s ``out_p{p}`` to router ``v``'s
+``in_p{q}`` for every link ``neighbor(u, p) == (v, q)`` and exposes, per node ``v`` (Verilog names in brackets):
 
 * ``local_in[v]``  (In, local flit stream)  [``local_in__{v}__valid``, ``..__ready``, ``..__payload``]
 * ``local_out[v]`` (Out, local flit stream) [``local_out__{v}__valid``, ``..__ready``, ``..__payload``]
@@ -38,24 +38,21 @@ from cubenoc.errors import CubenocError
 from .axis_ni import AxisNetworkInterface, AxisParams
 from .flit import local_signature
 from ..sim.network_plan import NetworkPlan
-from ..sim.router_config import RouterConfig
 from .router import COUNTER_WIDTH, COUNTERS, Router
 
 STATUS_SIGNATURE = wiring.Signature({name: Out(COUNTER_WIDTH) for name in COUNTERS})
 
 
 class Network(wiring.Component):
-    def __init__(self, topology, routing, config: RouterConfig | None = None, *, structural: bool = False,
-                 flat: bool = False, module_prefix: str | None = None):
-        if routing.topology is not topology:
-            raise CubenocError("the routing function must be built on the same topology object")
+    def __init__(self, plan: NetworkPlan, *, structural: bool = False, flat: bool = False,
+                 module_prefix: str | None = None):
+        topology, routing = plan.topology, plan.routing
         topology.validate()
-        self.topology, self.routing = topology, routing
-        self.plan = NetworkPlan(topology, routing, config)
-        c = self.config = self.plan.config
+        self.topology, self.routing, self.plan = topology, routing, plan
+        c = self.config = plan.config
         self.payload_width, self.fifo_depth, self.structural = c.payload_width, c.fifo_depth, structural
         self.flat, self.queues, self.pipeline = flat, c.queues, c.pipeline
-        self.routers = [Router(topology, routing, v, plan=self.plan) for v in topology.nodes()]
+        self.routers = [Router(plan, v) for v in topology.nodes()]
         self.broadcast = self.plan.broadcast
         prefix = module_prefix or f"cubenoc_{topology.name}_router"
         shapes: dict[tuple, str] = {}
@@ -87,8 +84,8 @@ class Network(wiring.Component):
                        "local_out": Out(local_signature(c.payload_width)).array(n),
                        "status": Out(STATUS_SIGNATURE).array(n)}
         # docs/router.md "Adaptive selection and run-time faults": fault inputs, discarded counters
-        self.adaptive = self.routers[0].adaptive
-        if self.adaptive:
+        self.candidate_stage = plan.candidate_stage
+        if self.candidate_stage:
             self.fault_stride = max(1, max(topology.num_ports(v) for v in topology.nodes()))
             pm = self.fault_stride
             if flat:
@@ -108,7 +105,7 @@ class Network(wiring.Component):
 
     def _drive_faults(self, m: Module) -> None:
         """Each router's link_fault[p] = either end's link bit | the far node's node_fault."""
-        if not self.adaptive:
+        if not self.candidate_stage:
             return
         topo = self.topology
         for v in topo.nodes():
@@ -147,7 +144,7 @@ class Network(wiring.Component):
                     out[(s, f)] = self._ni_wires[v][s, f] if self.axis else Value.cast(getattr(getattr(self, s)[v], f))
             for name in COUNTERS:
                 out[(name,)] = getattr(self.status[v], name)
-        if self.adaptive:
+        if self.candidate_stage:
             out[("link_fault",)], out[("node_fault",)] = self._fault_wires[v]
             out[("discarded",)] = (self.discarded[v * COUNTER_WIDTH:(v + 1) * COUNTER_WIDTH] if self.flat
                                    else self.discarded[v])

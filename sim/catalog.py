@@ -71,6 +71,41 @@ PRESETS = {
     "hin-bh3-ccc2": "hin:level1=bh:3,level2=ccc:2",
 }
 
+# ---- the networks each command and benchmark runs by default (their lists, in one place) ----------------
+#: ``cubenoc prove --family F``: each family's default network (the smallest whose routers show its shapes)
+PROVE_NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=0", "pdn": "pdn:set=0,1,3",
+                  "metacube": "metacube:k=1,m=1"}
+#: ``cubenoc synth-report --family F``: each family's default networks (the sizes the family issues verify)
+SYNTH_NETWORKS = {
+    "hypercube": ("hypercube:n=3", "hypercube:n=4", "hypercube:n=5", "hypercube:n=6"),
+    "enhanced": ("enhanced:n=3,k=0", "enhanced:n=4,k=0", "enhanced:n=5,k=0", "enhanced:n=6,k=0"),
+    "metacube": ("metacube:k=1,m=1", "metacube:k=1,m=2"),
+    "pdn": ("pdn:set=0,1,3", "pdn:set=0,1,3,9", "pdn:delta=4", "pdn:delta=5", "pdn:set=1,2,4"),
+    "hin": ("hin:level1=bh:3,level2=bh:2", "hin:level1=bh:3,level2=cc:4", "hin:level1=bh:3,level2=br:4",
+            "hin:level1=bh:1,level2=ccc:2"),
+}
+#: ``cubenoc bench families``: the networks of docs/families.md's table, by the label its rows carry
+FAMILY_BENCH_NETWORKS = {
+    "PDN {0,1,3} (7)": "pdn:set=0,1,3",
+    "PDN {0,1,3,9} (13)": "pdn:set=0,1,3,9",
+    "PDN delta=4 (21)": "pdn:delta=4",
+    "PDN delta=5 (31)": "pdn:delta=5",
+    "0-free PDN {1,2,4} (7)": "pdn:set=1,2,4",
+    "0-free PDN {3,4,6} (7, degenerate)": "pdn:set=3,4,6",
+    "2-D PDN 7x7 (49)": "pdn:product=2,2",
+    "BH(3)/BH(2) (32)": "hin:level1=bh:3,level2=bh:2",
+    "BH(3)/CC(4) (32)": "hin:level1=bh:3,level2=cc:4",
+    "BH(3)/BR(4) (32)": "hin:level1=bh:3,level2=br:4",
+    "BH(3)/CCC(2) (64)": "hin:level1=bh:3,level2=ccc:2",
+    "MC(1,1) (8)": "metacube:k=1,m=1",
+    "MC(1,2) (32)": "metacube:k=1,m=2",
+    "MC(2,1) (64)": "metacube:k=2,m=1",
+}
+#: ``cubenoc bench fair-area``: one network per family whose fair arbiter differs from round robin
+FAIR_AREA_NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
+#: ``cubenoc bench sim-speed``: the simulator's networks, 64 to 16,384 nodes
+SIM_SPEED_NETWORKS = ("hypercube:n=6", "enhanced:n=6,k=0", "hypercube:n=10", "hypercube:n=14", "metacube:k=2,m=3")
+
 GRAMMAR = ("FAMILY:key=value,... e.g. hypercube:n=6, enhanced:n=6,k=0, metacube:k=1,m=2, pdn:set=0,1,3,9, "
            "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced; router options depth=2, queues=voq, pipeline=1, "
            "broadcast=1, counters=off, loopback=0 ...; presets " + ", ".join(PRESETS) + " (docs/networks.md)")
@@ -313,6 +348,14 @@ class NetworkSpec:
             name = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in levels)
             name += f" ({topo.num_nodes})"
         return name + self.label(topo)[len(repr(topo)):]
+
+
+def recorded(spec, config: RouterConfig) -> dict:
+    """What a result says it measured: ``spec``, the network's catalog spec with the router options that
+    differ from the generic router (None: a network the catalog does not name), and ``router_config``, every
+    field of the resolved router configuration (:meth:`RouterConfig.as_dict`)."""
+    return {"spec": None if spec is None else str(NetworkSpec.parse(spec).with_config(config)),
+            "router_config": config.as_dict()}
 
 
 def parse(text) -> NetworkSpec:

@@ -1,9 +1,11 @@
 """The network plan: what every consumer of a network needs, computed once from (topology, routing,
 :class:`~cubenoc.sim.router_config.RouterConfig`).
 
-``NetworkPlan(topology, routing, config)`` checks the config against the routing function (the one place
-a combination of options is refused), resolves the broadcast algorithm, and reads the one walk of every
-(source, destination) pair (:func:`~cubenoc.sim.routing.facts.route_facts`) through the router's options:
+A command resolves its network spec and router config, makes the plan once (:func:`plan_of`, the one
+place a plan is made) and hands it on; :meth:`NetworkPlan.replace` gives a variant. The plan checks the config
+against the routing function (the one place a combination of options is refused), resolves the broadcast
+algorithm, and reads the one walk of every (source, destination) pair
+(:func:`~cubenoc.sim.routing.facts.route_facts`) through the router's options:
 
 * :meth:`turns` / :meth:`allowed_matrix`: the turns node v's crossbar carries (the walk's, without the
   local -> local turn when the router has no loopback, with the broadcast fork's turns);
@@ -12,10 +14,12 @@ a combination of options is refused), resolves the broadcast algorithm, and read
 * :meth:`arrivals`: the headers that arrive at a node per (input port, VC) (the formal harness);
 * :meth:`weights`: fair arbitration's per-lane source counts;
 * :meth:`deadlock`: the channel dependency graph's verdict (with the broadcast forks' edges);
-* :meth:`shape`: what makes node v's router differ from another's (the router's shape key).
+* :meth:`shape`: what makes node v's router differ from another's (the router's shape key);
+* :meth:`table_turns`: the turns of a large symmetric network, walked through the model's route tables
+  from one node per orbit (the pair walk of a 16,384-node network would be 2^28 pairs).
 
 The RTL (``Router``/``Network``), the model (``NetworkModel``), the cocotb benches, the formal harness and
-``cubenoc generate`` build from a plan.
+the commands take a plan; the topology, routing function and config are its attributes.
 """
 from __future__ import annotations
 
@@ -24,7 +28,23 @@ from functools import cached_property
 from cubenoc.errors import CubenocError
 
 from .router_config import RouterConfig
+from .routing.base import hop_limit, is_adaptive
 from .routing.facts import route_facts
+
+
+def default_routing(topology):
+    """The routing function a family's routers run (e-cube / Algorithm C for the hypercube family)."""
+    from .topology.hypercube import Hypercube
+    if isinstance(topology, Hypercube):
+        from .routing.hypercube import EcubeRouting
+        return EcubeRouting(topology)
+    raise CubenocError(f"no default routing function for {topology!r}: pass one")
+
+
+def plan_of(topology, routing=None, config: RouterConfig | None = None) -> "NetworkPlan":
+    """The plan of ``topology`` under ``routing`` (None: :func:`default_routing`) with ``config`` (None: the
+    generic router)."""
+    return NetworkPlan(topology, routing if routing is not None else default_routing(topology), config)
 
 
 class NetworkPlan:
@@ -38,9 +58,24 @@ class NetworkPlan:
             from .broadcast.fork import check_broadcast
             check_broadcast(self.broadcast, routing)
 
+    def replace(self, **changes) -> "NetworkPlan":
+        """The plan of the same network with some config fields changed (checked again)."""
+        return plan_of(self.topology, self.routing, self.config.replace(**changes))
+
     @property
     def adaptive(self) -> bool:
-        return self.config.adaptive(self.routing)
+        """The routing function has a run-time selection (:func:`~.routing.base.is_adaptive`)."""
+        return is_adaptive(self.routing)
+
+    @property
+    def candidate_stage(self) -> bool:
+        """The routers route through the candidate stage (:meth:`RouterConfig.candidate_stage`)."""
+        return self.config.candidate_stage(self.routing)
+
+    @property
+    def hop_limit(self) -> int:
+        """The most hops any walk follows a packet (:func:`~.routing.base.hop_limit`)."""
+        return hop_limit(self.topology.num_nodes)
 
     @cached_property
     def facts(self):
@@ -61,6 +96,41 @@ class NetworkPlan:
         if self.broadcast is not None:
             out = out | frozenset(self._broadcast_turns[node])
         return out
+
+    def table_turns(self, tables, nodes, words):
+        """``bits[row, in_port]`` (bit o: the turn in_port -> o) of every route row of the model's
+        ``tables`` (sim/model/tables.py; one row per orbit of a symmetric network, sim/symmetric_tables.py),
+        from the walks of the packets injected at ``nodes`` with header ``words`` (numpy arrays) through
+        the tables: with the packets of one node per orbit to every destination, every turn a router of
+        the orbit makes. No loopback as :meth:`turns`; unicast only."""
+        import numpy as np
+        from .model.word import PORT_BITS
+        if self.broadcast is not None:
+            raise CubenocError("the table walk follows unicast routes: broadcast turns come from the pair walk")
+        row, xor = tables.row_and_xor()
+        P = tables.max_ports
+        local = tables.nports.astype(np.int64) - 1
+        bits = np.zeros((int(row.max()) + 1, P), dtype=np.int64)
+        node, word = np.asarray(nodes, dtype=np.int64), np.asarray(words, dtype=np.int64)
+        in_port = local[node]
+        for _ in range(self.hop_limit):
+            if node.size == 0:
+                break
+            x = xor[node]
+            e = tables.route[row[node], word ^ x].astype(np.int64)
+            if (e < 0).any():
+                raise CubenocError(f"{self.routing.name}: a walk reached a route word the function does not define")
+            port = e & 0xFF
+            np.bitwise_or.at(bits, (row[node], in_port), np.left_shift(1, port))
+            go = port != local[node]
+            nxt = tables.link[node[go] * P + port[go]]
+            node, word, in_port = nxt // P, ((e >> PORT_BITS) ^ x)[go], nxt % P
+        if node.size:
+            raise CubenocError(f"{self.routing.name}: routes do not all eject within {self.hop_limit} hops")
+        if not self.config.loopback:              # docs/router.md "Loopback"
+            lp = local[np.unique(row, return_index=True)[1]]       # each row's local port (a node's of it)
+            bits[np.arange(bits.shape[0]), lp] &= ~(np.int64(1) << lp)
+        return bits
 
     def allowed_matrix(self, node: int) -> list[list[bool]]:
         """``m[i][o]``: input ``i`` of ``node`` may request output ``o`` (docs/router.md "Requests")."""

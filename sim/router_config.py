@@ -76,13 +76,21 @@ class RouterConfig:
     def has_broadcast(self) -> bool:
         return self.broadcast is not False and self.broadcast is not None
 
-    def adaptive(self, routing) -> bool:
-        """The candidate route stage: run-time faults or a routing function with a run-time selection."""
-        return self.faults or getattr(routing, "selection", None) is not None
+    def candidate_stage(self, routing) -> bool:
+        """The candidate route stage (docs/router.md "Adaptive selection and run-time faults"): run-time
+        faults, or adaptive routing (:func:`~.routing.base.is_adaptive`)."""
+        from .routing.base import is_adaptive
+        return self.faults or is_adaptive(routing)
+
+    def as_dict(self) -> dict:
+        """Every field, as JSON takes it (a broadcast algorithm by its name): what a result records of the
+        routers it ran or measured."""
+        return {f.name: _word(v) if f.name == "broadcast" and not isinstance(v, bool) else v
+                for f in fields(self) for v in [getattr(self, f.name)]}
 
     def route_at_write(self, routing) -> bool:
         """docs/router.md "Route at the write": oblivious unicast routing with one FIFO per input (or VC)."""
-        return not self.adaptive(routing) and not self.has_broadcast and self.queues == "fifo"
+        return not self.candidate_stage(routing) and not self.has_broadcast and self.queues == "fifo"
 
     def check(self, routing) -> "RouterConfig":
         """The rules that need the routing function (a run-time selection is adaptive; one-VC options)."""
@@ -141,10 +149,11 @@ def _word(v) -> str:
 
 def _features(c: RouterConfig, routing=None) -> dict[str, str]:
     """The options a config turns on that some other option refuses, each with the words that name it."""
+    from .routing.base import is_adaptive
     on = {"broadcast": "broadcast" if c.has_broadcast else None,
           "faults": "faults=True (run-time faults)" if c.faults else None,
           "selection": (f"a run-time selection ({routing.name} routing: adaptive selection)"
-                        if getattr(routing, "selection", None) is not None else None),
+                        if routing is not None and is_adaptive(routing) else None),
           "voq": "queues='voq' (per-output queues)" if c.queues == "voq" else None,
           "pipeline": "pipeline=True (the pipelined router)" if c.pipeline else None,
           "no-loopback": "loopback=False (--no-loopback)" if not c.loopback else None,

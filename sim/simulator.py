@@ -71,16 +71,18 @@ def build_network(spec) -> tuple:
 @lru_cache(maxsize=8)
 def _model(spec: str, config: RouterConfig):
     from .model.network import NetworkModel
+    from .network_plan import plan_of
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
+    plan = plan_of(topo, routing, config)
     if config.queues != "fifo" or config.pipeline:   # per-output queues, pipelined (docs/router.md): the plain tables
-        return NetworkModel(topo, routing, config), label
+        return NetworkModel(plan), label
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
         from .model.ecube import ecube_model
-        return ecube_model(topo, routing, config), label
+        return ecube_model(plan), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
-        return symmetric_model(topo, routing, config), label
-    return NetworkModel(topo, routing, config), label
+        return symmetric_model(plan), label
+    return NetworkModel(plan), label
 
 
 def release_models() -> None:
@@ -158,7 +160,7 @@ class PointResult:
         """Every field; the router as its arbitration and its description in words, and (JSON) every field
         of the resolved router configuration."""
         d = asdict(self)
-        d["router_config"] = d.pop("router")
+        d["router_config"] = self.router.as_dict()
         d["arbitration"], d["router"] = self.router.arbitration, self.router.describe()
         return d
 
@@ -244,7 +246,7 @@ def _why_empty(res: PointResult, cfg: SimConfig, trace_source, trace) -> str:
 def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun, bar):
     N = model.num_nodes
     W, M = cfg.warmup, cfg.measure
-    deterministic = getattr(model.routing, "selection", None) is None   # the routes are known
+    deterministic = not model.adaptive   # the routes are known
     sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
     res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok", router=model.config)
     fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
@@ -413,22 +415,20 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         from tqdm import tqdm
 
         results = []
-        # smoothing=0: the ETA is the mean over the points since the first (which may include the compile)
+        # smoothing=0: the ETA is the mean over the points since the last compile
         bar = tqdm(total=len(specs) * len(loads), disable=not progress, unit="point", desc="simulate", smoothing=0)
-        if progress and not _loop_cached():
-            tqdm.write("simulate: compiling the model's cycle loop once (about 13 s of CPU: 12.6 s user, 43 s "
-                       "wall at load 14 on 2 cores); later runs reuse it", file=sys.stderr)
-        for s in specs:
-            for r in loads:
-                bar.set_postfix_str(f"{model_for(s, cfg.router)[1]} @ {r if r is not None else 'trace'}")
-                p = simulate_point(s, r, cfg, trace=trace, record=record, progress=progress)
-                results.append(p)
-                bar.update(1)
-                if bar.n == 1:                      # the ETA from here on, without the first point's compile
-                    bar.initial, bar.start_t = 1, bar._time()
-                if p.saturated and stop_at_saturation:
-                    bar.update(len(loads) - loads.index(r) - 1)
-                    break
+        with CompileWatch(bar if progress else None) as watch:
+            for s in specs:
+                for r in loads:
+                    watch.point(f"{model_for(s, cfg.router)[1]} @ {r if r is not None else 'trace'}")
+                    p = simulate_point(s, r, cfg, trace=trace, record=record, progress=progress)
+                    results.append(p)
+                    bar.update(1)
+                    if watch.compiled():               # the ETA from here on, without the compile
+                        bar.initial, bar.start_t = bar.n, bar._time()
+                    if p.saturated and stop_at_saturation:
+                        bar.update(len(loads) - loads.index(r) - 1)
+                        break
         bar.close()
         return results
     if not stop_at_saturation:
@@ -443,14 +443,60 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     return out
 
 
-def _loop_cached() -> bool:
-    """Whether numba's on-disk cache holds the model's unicast loop (what a first run compiles: 12.6 s user,
-    docs/simulator.md "Start-up"; later runs load it in well under a second)."""
-    from pathlib import Path
+class CompileWatch:
+    """While a sweep runs: every second, the progress bar says what is going on, so no step is silent. When
+    numba compiles one of the model's cycle loops (the first run of a kernel shape, whatever the on-disk
+    cache holds for other shapes: about 13 s of CPU, docs/simulator.md "Start-up") it says so, once on its
+    own line and then with the seconds on the bar; :meth:`compiled` tells the caller to leave that time out
+    of the ETA."""
 
-    from .model import kernel
-    index = getattr(getattr(getattr(kernel.run_unicast, "_cache", None), "_cache_file", None), "_index_path", None)
-    return index is None or Path(index).exists()
+    def __init__(self, bar):
+        self.bar, self.what, self._compiled, self._said = bar, "", False, False
+        self._stop = None
+
+    def __enter__(self):
+        import threading
+        if self.bar is not None:
+            self._stop = threading.Event()
+            threading.Thread(target=self._tick, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._stop is not None:
+            self._stop.set()
+
+    def point(self, what: str) -> None:
+        self.what = what
+        if self.bar is not None:
+            self.bar.set_postfix_str(what)
+
+    def compiled(self) -> bool:
+        """Whether a compile ran since the last call."""
+        done, self._compiled = self._compiled, False
+        return done
+
+    def _tick(self) -> None:
+        import time
+
+        from tqdm import tqdm
+
+        from .model import kernel
+        loops = [getattr(kernel, n) for n in dir(kernel) if n.startswith("run_")]
+        start = None
+        while not self._stop.wait(1.0):
+            if any(getattr(d, "_compiling_counter", False) for d in loops):
+                start = start or time.monotonic()
+                self._compiled = True
+                if not self._said:
+                    self._said = True
+                    tqdm.write("simulate: compiling the model's cycle loop for this kind of network (once per kind: "
+                               "about 13 s of CPU; later runs reuse it)", file=sys.stderr)
+                self.bar.set_postfix_str(f"{self.what}: compiling the cycle loop, {time.monotonic() - start:.0f} s")
+            else:
+                if start is not None:
+                    start = None
+                    self.bar.set_postfix_str(self.what)
+                self.bar.refresh()                  # the elapsed time moves: never silent
 
 
 #: seconds to wait for a --scheduler to answer (Dask's own default is 30)

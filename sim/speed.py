@@ -11,6 +11,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from .catalog import recorded
 from .router_config import RouterConfig
 
 
@@ -33,7 +34,8 @@ def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4
         best = max(best, cycles / (time.perf_counter() - t))
         best_cpu = max(best_cpu, cycles / max(time.process_time() - c, 1e-9))
     return {"network": label, "nodes": n, "rate": rate, "cycles": cycles, "cycles_per_s": best,
-            "cpu_cycles_per_s": best_cpu, "node_cycles_per_s": best_cpu * n, "build_s": build}
+            "cpu_cycles_per_s": best_cpu, "node_cycles_per_s": best_cpu * n, "build_s": build,
+            **recorded(spec, model.config)}
 
 
 # ---- `cubenoc bench model-speed`: whole run and loop only, 64 to 2^20 nodes ----------------------
@@ -92,7 +94,7 @@ class LoopRun:
         from .simulator import model_for
         from .traffic import generate, make_pattern
         self.model, self.label = model_for(spec, RouterConfig(fifo_depth=depth))
-        self.rate, self.cycles = rate, cycles
+        self.spec, self.rate, self.cycles = spec, rate, cycles
         N = self.model.num_nodes
         rng = np.random.default_rng(seed)
         src, dst = rng.integers(0, N, 100_000), rng.integers(0, N - 1, 100_000)
@@ -115,7 +117,8 @@ class LoopRun:
         N, cycles = self.model.num_nodes, self.cycles
         return {"network": self.label, "nodes": N, "rate": self.rate, "cycles": cycles, "hops": self.hops,
                 "loop_wall_s": wall, "loop_cpu_s": cpu, "loop_cycles_per_s": cycles / wall,
-                "loop_cpu_cycles_per_s": cycles / cpu, "ns_per_node_cycle_hop": cpu * 1e9 / (N * cycles * self.hops)}
+                "loop_cpu_cycles_per_s": cycles / cpu, "ns_per_node_cycle_hop": cpu * 1e9 / (N * cycles * self.hops),
+                **recorded(self.spec, self.model.config)}
 
 
 def loop_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4, repeat: int = 1) -> dict:

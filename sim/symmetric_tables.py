@@ -16,7 +16,8 @@ destination in a ``dest`` field that moves with the node (metacube, Li, Peng and
   (sim/model/tables.py), so the tables hold one row per orbit (2**R entries each);
 * ``inject(v, d) = inject(r, d ^ x) ^ X``;
 * the allowed turns of v are those of r: the walks from the representatives to every destination,
-  translated, are all the walks.
+  translated, are all the walks (the plan walks them through these tables,
+  :meth:`~cubenoc.sim.network_plan.NetworkPlan.table_turns`).
 
 Each property is *checked* on sampled nodes and words before it is used, and tests
 (tests/test_simulate_speed.py) hold the resulting model to the generic one (:class:`NetworkModel` with
@@ -29,14 +30,13 @@ with 5 lanes has 128 rows of 2^20 words (:data:`SYMMETRIC_MAX_ENTRIES`): 14 s to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from cubenoc.errors import CubenocError
 
 from .model.network import NetworkModel
-from .router_config import RouterConfig
 from .model.tables import MAX_TABLE_ENTRIES, NetworkTables
 from .model.word import PORT_BITS, check_route_width, route_entry
 
@@ -124,8 +124,9 @@ class TranslatedInjectCache:
         pass
 
 
-def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int = 0) -> NetworkModel:
-    """A :class:`NetworkModel` whose tables hold one row per orbit (see the module docstring)."""
+def symmetric_model(plan, samples: int = 8, seed: int = 0) -> NetworkModel:
+    """The :class:`NetworkModel` of ``plan`` with tables of one row per orbit (see the module docstring)."""
+    topology, routing = plan.topology, plan.routing
     sym = symmetry_of(topology, routing)
     if sym is None:
         raise CubenocError(f"no translation symmetry known for {topology!r} with {routing.name}")
@@ -180,32 +181,12 @@ def symmetric_model(topology, routing, config=None, samples: int = 8, seed: int 
             link[v * P + p] = far[0] * P + far[1]
         link[v * P + int(local_of[v])] = -1
     _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed)
-    # turns: walks from every representative to every destination
-    in_bits = np.zeros((len(reps), P), dtype=np.int64)
-    node = np.repeat(np.array(reps, dtype=np.int64), N)
-    word = np.concatenate([inj[r] for r in reps])
-    in_port = local_of[node]
-    for _ in range(4 * N.bit_length() + 8 * P + 8):
-        if node.size == 0:
-            break
-        x = route_xor[node]
-        e = route[route_row[node], word ^ x].astype(np.int64)
-        if (e < 0).any():
-            raise CubenocError(f"{routing.name}: a walk reached a route word the function does not define")
-        port = e & 0xFF
-        np.bitwise_or.at(in_bits, (route_row[node], in_port), np.left_shift(1, port))
-        go = port != local_of[node]
-        nxt = link[node[go] * P + port[go]]
-        node, word, in_port = nxt // P, ((e >> PORT_BITS) ^ x)[go], nxt % P
-    if node.size:
-        raise CubenocError(f"{routing.name}: routes from the representatives do not all eject")
-    allowed = in_bits[route_row].ravel()
-    tables = NetworkTables(N, P, nports, link, route, R, allowed, vc, V, route_row, route_xor)
-    model = NetworkModel.__new__(NetworkModel)
-    model.topology, model.routing, model.tables = topology, routing, tables
-    model.config, model.broadcast = (config or RouterConfig()).check(routing), None
-    model._inject_cache = TranslatedInjectCache(inj, N, sym)
-    return model
+    tables = NetworkTables(N, P, nports, link, route, R, np.zeros(N * P, dtype=np.int64), vc, V, route_row, route_xor)
+    # turns: the plan's walks from every representative to every destination
+    starts = np.repeat(np.array(reps, dtype=np.int64), N)
+    turns = plan.table_turns(tables, starts, np.concatenate([inj[r] for r in reps]))
+    return NetworkModel(plan, tables=replace(tables, allowed=turns[route_row].ravel()),
+                        inject_cache=TranslatedInjectCache(inj, N, sym))
 
 
 def _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from cubenoc.errors import CubenocError
+from ..sim.network_plan import plan_of
 
 SIMULATORS = ("verilator", "icarus")
 
@@ -112,7 +113,7 @@ def check_against_model(rec: Recorder, spec_text: str, limit: int = 8) -> KitRep
             problems.append(f"node {src}: a frame was still being sent when the recording stopped")
     ready = np.array([[(row >> v) & 1 for v in range(n)] for row in rec.ready], dtype=np.uint8).reshape(-1, n)
     stim = frames_stimulus(n, config.payload_width, frames, ready, bc)
-    res = NetworkModel(topo, routing, config).run(stim, cycles=rec.cycles)
+    res = NetworkModel(plan_of(topo, routing, config)).run(stim, cycles=rec.cycles)
     want = []                                  # the beats the users take (the model's trace: no headers)
     for c, v, f in zip(res.tr_cycle.tolist(), res.tr_node.tolist(), res.tr_flit.tolist()):
         header = int(stim.pkt_first[stim.packet[f]])          # its frame's header: the source in tid

@@ -30,10 +30,10 @@ def _u(handle) -> int:
     return handle.value.to_unsigned()
 
 
-async def _reset(dut, cycles: int = 2, adaptive: bool = False) -> None:
+async def _reset(dut, cycles: int = 2, candidate_stage: bool = False) -> None:
     dut.in_valid.value = 0
     dut.out_ready.value = 0
-    if adaptive:                       # docs/router.md "Run-time faults": nothing faulty before a change
+    if candidate_stage:                       # docs/router.md "Run-time faults": nothing faulty before a change
         dut.link_fault.value = 0
         dut.node_fault.value = 0
     dut.rst.value = 1
@@ -42,7 +42,7 @@ async def _reset(dut, cycles: int = 2, adaptive: bool = False) -> None:
     dut.rst.value = 0
 
 
-async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
+async def _play(dut, sc: dict, n: int, fw: int, candidate_stage: bool = False) -> dict:
     st = np.load(sc["stim"])
     start = st["node_start"].tolist()
     words = pack_local(st["head"].astype(object), st["tail"].astype(object), st["data"].astype(object)).tolist()
@@ -129,7 +129,7 @@ async def _play(dut, sc: dict, n: int, fw: int, adaptive: bool = False) -> dict:
         word = _u(getattr(dut, name))
         counters[name] = [(word >> (16 * v)) & 0xFFFF for v in range(n)]
     extra = {}
-    if adaptive and hasattr(dut, "discarded"):     # (fault inputs without the adaptive router: no counter)
+    if candidate_stage and hasattr(dut, "discarded"):     # (fault inputs without the candidate stage: no counter)
         word = _u(dut.discarded)
         extra["discarded"] = np.array([(word >> (16 * v)) & 0xFFFF for v in range(n)], dtype=np.int64)
     head, tail, data = zip(*map(unpack_local, tr_w)) if tr_w else ((), (), ())
@@ -152,7 +152,7 @@ async def run_scenarios(dut):
     n, fw = int(job["num_nodes"]), int(job["payload_width"]) + 2
     Clock(dut.clk, 10, unit="ns").start(start_high=False)
     for sc in job["scenarios"]:
-        adaptive = bool(job.get("adaptive", False))
-        await _reset(dut, adaptive=adaptive)
-        out = await _play(dut, sc, n, fw, adaptive)
+        candidate_stage = bool(job.get("candidate_stage", False))
+        await _reset(dut, candidate_stage=candidate_stage)
+        out = await _play(dut, sc, n, fw, candidate_stage)
         np.savez(sc["out"], **out)

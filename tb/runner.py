@@ -1,6 +1,6 @@
 """Build a generated network with Verilator (cocotb_tools.runner) and play Stimulus scenarios on it.
 
-``design = build_network(topology)`` generates the flat-top Verilog into ``build/<design>/src`` (a file
+``design = build_network(plan)`` generates the flat-top Verilog into ``build/<design>/src`` (a file
 is rewritten only when its text changes) and builds it in ``build/<design>/sim`` (make does nothing
 when nothing changed; ccache makes a changed design cheap). ``run_scenarios(design, [(name, stim,
 cycles), ...])`` runs them all in one simulator process (reset between scenarios) and returns each
@@ -81,7 +81,7 @@ class Design:
     top: str
     dir: Path
     waves: bool
-    adaptive: bool = False      # fault inputs and discarded counters (docs/router.md)
+    candidate_stage: bool = False   # fault inputs and discarded counters (docs/router.md)
 
 
 @dataclass
@@ -104,21 +104,14 @@ class RtlTrace:
                         [int(x) for x in self.data.tolist()]))
 
 
-def build_network(topology, routing=None, config: RouterConfig | None = None, waves: bool | None = None,
-                  build_dir=None) -> Design:
-    """The Verilog of ``topology`` under ``routing`` (default: the family's) with ``config``'s routers, built
-    by Verilator in its own folder under ``build_dir`` (default :func:`build_root`; named by the network and
-    the config, rebuilt only when the text changes)."""
+def build_network(plan, waves: bool | None = None, build_dir=None) -> Design:
+    """The Verilog of ``plan``'s network and routers, built by Verilator in its own folder under ``build_dir``
+    (default :func:`build_root`; named by the network and the config, rebuilt only when the text changes)."""
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
     from ..rtl.tools import use_builtin_yosys, use_verilator
-    from ..sim.model.network import default_routing
-    from ..sim.network_plan import NetworkPlan
-
-    routing = routing if routing is not None else default_routing(topology)
-    plan = NetworkPlan(topology, routing, config)
-    c = plan.config
+    topology, routing, c = plan.topology, plan.routing, plan.config
     waves = waves_requested() if waves is None else waves
     use_verilator()
     use_builtin_yosys()
@@ -130,13 +123,13 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
     root = Path(build_dir) if build_dir is not None else build_root()
     d = root / name
     with _locked(root / f".{name}.lock"), cheap_cxx():
-        g = write_network(topology, routing, d / "src", c, flat=True)
-        adaptive = g.network.adaptive
+        g = write_network(plan, d / "src", flat=True)
+        candidate_stage = g.network.candidate_stage
         runner = get_runner("verilator")
         # only the top's ports are visible to cocotb (a "*" would also match the inlined routers' signals)
         vlt = d / "src" / "public_ports.vlt"
         text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{g.top}" -var "{port}"\n'
-                                                 for port in TOP_PORTS + (FAULT_PORTS if adaptive else ()))
+                                                 for port in TOP_PORTS + (FAULT_PORTS if candidate_stage else ()))
         if not vlt.exists() or vlt.read_text() != text:
             vlt.write_text(text)
         check = d / "src" / "stream_check.sv"          # the stream rule on every link (tb/stream_check.py)
@@ -146,7 +139,7 @@ def build_network(topology, routing=None, config: RouterConfig | None = None, wa
         args = BUILD_ARGS + [str(vlt)] + (["--trace", "--trace-structs"] if waves else [])
         runner.build(sources=[str(p) for p in g.verilog] + [str(check)], hdl_toplevel=g.top, build_dir=str(d / "sim"),
                      build_args=args, waves=waves, log_file=str(d / "build.log"))
-    return Design(topology, routing, c.payload_width, c.fifo_depth, g.top, d, waves, adaptive)
+    return Design(topology, routing, c.payload_width, c.fifo_depth, g.top, d, waves, candidate_stage)
 
 
 def _config_tag(c: RouterConfig, broadcast) -> str:
@@ -174,7 +167,8 @@ def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
     use_verilator()
     n = design.topology.num_nodes
     work = Path(tempfile.mkdtemp(prefix="run_", dir=design.dir))
-    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [], "adaptive": design.adaptive}
+    job = {"num_nodes": n, "payload_width": design.payload_width, "scenarios": [],
+           "candidate_stage": design.candidate_stage}
     scenarios = [tuple(sc) + (None,) * (4 - len(sc)) for sc in scenarios]   # (name, stim, cycles[, faults])
     for name, stim, cycles, faults in scenarios:
         if stim.num_nodes != n or stim.data_width != design.payload_width:

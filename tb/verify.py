@@ -14,6 +14,7 @@ from ..sim.model.network import ModelResult, NetworkModel
 from ..sim.router_config import RouterConfig
 from .runner import RtlTrace, build_network, run_scenarios
 from .scoreboard import compare
+from ..sim.network_plan import plan_of
 
 
 @dataclass
@@ -31,12 +32,12 @@ class Verdict:
 
 def verify_network(topology, scenarios, routing=None, config: RouterConfig | None = None, margin: int = 16,
                   max_cycles: int = 200_000, build_dir=None) -> list[Verdict]:
-    model = NetworkModel(topology, routing, config)
+    model = NetworkModel(plan_of(topology, routing, config))
     runs = []
     for name, stim in scenarios:
         first = model.run(stim, max_cycles=max_cycles)
         runs.append((name, stim, first.cycles + margin, first.drained))
-    design = build_network(topology, model.routing, model.config, build_dir=build_dir)
+    design = build_network(model.plan, build_dir=build_dir)
     traces = run_scenarios(design, [(name, stim, cycles) for name, stim, cycles, _ in runs])
     out = []
     for name, stim, cycles, drained in runs:

@@ -17,6 +17,7 @@ from ..sim.router_config import RouterConfig
 from .runner import build_network, run_scenarios
 from .scoreboard import compare
 from .verify import Verdict
+from ..sim.network_plan import plan_of
 
 
 def accounting_problems(res) -> list[str]:
@@ -43,12 +44,12 @@ def verify_adaptive(topology, routing, scenarios, config: RouterConfig | None = 
                     margin: int = 16, max_cycles: int = 200_000) -> list[Verdict]:
     """``config``: the routers' options (run-time faults always on: the fault inputs are driven)."""
     config = (config or RouterConfig()).replace(faults=True)
-    model = NetworkModel(topology, routing, config)
+    model = NetworkModel(plan_of(topology, routing, config))
     runs = []
     for name, stim, faults in scenarios:
         first = model.run(stim, max_cycles=max_cycles, faults=faults)
         runs.append((name, stim, faults, first.cycles + margin, first.drained))
-    design = build_network(topology, routing, config)
+    design = build_network(model.plan)
     traces = run_scenarios(design, [(name, stim, cycles, faults) for name, stim, faults, cycles, _ in runs])
     out = []
     for name, stim, faults, cycles, drained in runs:

@@ -20,13 +20,14 @@ from cubenoc.sim.routing.pdn import AdaptivePDNRouting, two_hop_pair
 from cubenoc.sim.topology.hierarchical import hierarchical_from_spec
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
 from cubenoc.tb.verify_adaptive import accounting_problems
+from cubenoc.sim.network_plan import plan_of
 
 
 def test_selection_is_opt_in_and_checked():
     t = PerfectDifferenceNetwork((0, 1, 3))
     stim = random_traffic(7, 2, 2, 0)
-    assert type(NetworkModel(t, AdaptivePDNRouting(t)).start(stim)) is Simulation
-    assert isinstance(NetworkModel(t, AdaptivePDNRouting(t, selection="availability")).start(stim), AdaptiveSimulation)
+    assert type(NetworkModel(plan_of(t, AdaptivePDNRouting(t))).start(stim)) is Simulation
+    assert isinstance(NetworkModel(plan_of(t, AdaptivePDNRouting(t, selection="availability"))).start(stim), AdaptiveSimulation)
     with pytest.raises(CubenocError, match="selection must be"):
         AdaptivePDNRouting(t, selection="random")
 
@@ -57,7 +58,7 @@ def _pdn_blocked_forward(selection):
                     k = b.packet(0, d, 1, release=8)
                     ready = np.ones((60, 7), dtype=np.uint8)
                     ready[:, dst] = 0
-                    res = NetworkModel(t, AdaptivePDNRouting(t, selection=selection)).run(b.build(ready))
+                    res = NetworkModel(plan_of(t, AdaptivePDNRouting(t, selection=selection))).run(b.build(ready))
                     assert res.drained and not delivery_problems(res)
                     return int(res.head_latency(np.array([k]))[0])
     raise AssertionError("no blocking scenario found")
@@ -73,7 +74,7 @@ def test_least_used_alternates_between_equal_links():
     for sel in ("least_used", None):
         routing = BalancedHierarchicalRouting(topo, selection=sel)
         assert [h.port for h in routing.candidates(3, routing.inject(3, 8))] == [1, 0]
-        model = NetworkModel(topo, routing)
+        model = NetworkModel(plan_of(topo, routing))
         if sel is None:
             res = model.run(stim)
             assert res.drained
@@ -90,7 +91,7 @@ def test_least_used_alternates_between_equal_links():
 def test_faults_discard_whole_packets_and_never_wedge(pds):
     t = PerfectDifferenceNetwork(pds)
     routing = AdaptivePDNRouting(t, selection="availability")
-    model = NetworkModel(t, routing)
+    model = NetworkModel(plan_of(t, routing))
     stim = random_traffic(t.n, 80, 6, 7, mean_gap=0, p_ready=0.7, ready_cycles=20_000)
     faults = random_fault_schedule(t, 1500, 5, 11, p_link=0.15, p_node=0.1)
     res = model.run(stim, faults=faults)
@@ -105,7 +106,7 @@ def test_faulty_node_refuses_injection_and_nothing_uses_its_links():
     routing = AdaptivePDNRouting(t, selection="availability")
     stim = random_traffic(7, 30, 3, 3, mean_gap=1)
     faults = FaultSchedule(7).at(0, [], [2]).at(400, [], [])
-    res = NetworkModel(t, routing).run(stim, faults=faults)
+    res = NetworkModel(plan_of(t, routing)).run(stim, faults=faults)
     assert res.drained
     src2 = stim.flits_of(2)
     assert res.accept_cycle[src2.start:src2.stop].min() >= 400       # nothing accepted while faulty

@@ -20,6 +20,7 @@ from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.tb.axis_kit import run_kit
 from cubenoc.tb.axis_partners import write_partner_top
+from cubenoc.sim.network_plan import plan_of
 
 Q4 = "enhanced:n=4,k=0,interface=axis"
 Q3B = "enhanced:n=3,k=1,broadcast=1,interface=axis"
@@ -32,7 +33,7 @@ def zero_load_latency(spec: str, src: int, tdest: int, beats: int) -> int:
     c = s.router_config()
     stim = frames_stimulus(topo.num_nodes, c.payload_width, [(src, tdest, [(0, j) for j in range(beats)])],
                            None, c.has_broadcast)
-    res = NetworkModel(topo, routing, c).run(stim)
+    res = NetworkModel(plan_of(topo, routing, c)).run(stim)
     return int(res.eject_cycle[stim.num_flits - 1])
 
 
@@ -42,7 +43,7 @@ def run_partners(tmp_path, monkeypatch, spec, sim, sinks, frames, chain=None, af
     s = NetworkSpec.parse(spec)
     topo, routing = s.build("rtl")
     config = s.router_config()
-    gen = write_network(topo, routing, tmp_path, config)
+    gen = write_network(plan_of(topo, routing, config), tmp_path)
     wrapper = write_partner_top(gen.network, gen.top, tmp_path, chain[:2] if chain else None)
     job = {"spec": spec, "nodes": topo.num_nodes, "digits": axis_digits(topo.num_nodes),
            "bytes": config.payload_width // 8, "depth": config.fifo_depth, "broadcast": config.has_broadcast,

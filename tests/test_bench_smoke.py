@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import fields
 
 import pytest
 
 from cubenoc.bench import BENCHES
 from cubenoc.cli import main
+from cubenoc.sim.catalog import NetworkSpec
+from cubenoc.sim.router_config import RouterConfig
 
 #: name -> (arguments, a line of the Markdown, (key, value) of a JSON row)
 SMALLEST = {
@@ -40,6 +43,11 @@ SMALLEST = {
 }
 
 
+#: the benchmarks that measure no router (the safety-level unit and fork alone)
+NO_ROUTER = {"safety-area"}
+CONFIG_FIELDS = {f.name for f in fields(RouterConfig)}
+
+
 def test_every_benchmark_has_a_smoke_case():
     assert set(SMALLEST) == set(BENCHES)
 
@@ -60,9 +68,21 @@ def test_benchmark_runs_at_its_smallest_size_in_md_and_json(name, capsys, monkey
     out = json.loads(capsys.readouterr().out)
     rows = out if isinstance(out, list) else [r for rs in out.values() for r in rs]
     assert rows and any(r.get(key) == value for r in rows), rows
+    if name not in NO_ROUTER:                   # every row says which routers it measured: every field, resolved
+        assert all(set(r["router_config"]) == CONFIG_FIELDS for r in rows), rows
     assert line in "\n\n".join(t.markdown() for t in tables)
     # and the run's results file (build/results/) holds the same rows, with its command and provenance
     saved = [json.loads(f.read_text()) for f in (tmp_path / "build" / "results").glob("*.json")]
     assert saved and all(s["command"].startswith(f"cubenoc bench {name}") and s["tools"] for s in saved)
     assert sorted(json.dumps(r, sort_keys=True, default=str) for s in saved for t in s["tables"] for r in t["rows"]) \
         == sorted(json.dumps(r, sort_keys=True, default=str) for r in json.loads(json.dumps(rows, default=str)))
+
+
+def test_model_benchmark_rows_record_the_spec_and_the_resolved_depth(capsys, monkeypatch, tmp_path):
+    """``--depth 3`` reaches every row's router_config, and its spec builds the same network and routers."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "latency", "--network", "hypercube:n=2", "--depth", "3", "--packet-len", "1",
+                 "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all(RouterConfig(**r["router_config"]) == RouterConfig(fifo_depth=3) for r in rows)
+    assert {NetworkSpec.parse(r["spec"]) for r in rows} == {NetworkSpec.parse("hypercube:n=2,depth=3")}

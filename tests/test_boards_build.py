@@ -14,6 +14,7 @@ from cubenoc.cli import main
 from cubenoc.errors import CubenocError
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube, Hypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def _cli(capsys, *argv):
@@ -41,13 +42,15 @@ def test_network_too_large_for_the_device_fails_before_any_tool(capsys, monkeypa
 
 def test_estimate_grows_with_the_network():
     small, big = Hypercube(2), EnhancedHypercube(4, 0)
-    l1, f1 = estimate(small, EcubeRouting(small), 16, 4, "ice40")
-    l2, f2 = estimate(big, EcubeRouting(big), 16, 4, "ice40")
-    l3, f3 = estimate(big, EcubeRouting(big), 32, 4, "ice40")
+    def plan(topo, w):
+        return plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=w, fifo_depth=4))
+    l1, f1 = estimate(plan(small, 16), "ice40")
+    l2, f2 = estimate(plan(big, 16), "ice40")
+    l3, f3 = estimate(plan(big, 32), "ice40")
     assert l1 < l2 < l3 and f1 < f2 < f3
-    assert check_fits(get_board("ulx3s-85f"), big, EcubeRouting(big), 32, 4)
+    assert check_fits(get_board("ulx3s-85f"), plan(big, 32))
     with pytest.raises(CubenocError, match="more than the iCE40UP5K"):
-        check_fits(get_board("icebreaker"), big, EcubeRouting(big), 16, 4)
+        check_fits(get_board("icebreaker"), plan(big, 16))
 
 
 def test_yowasp_tools_are_found_by_absolute_path():
@@ -73,7 +76,7 @@ def test_system_toolchain_missing_is_a_clear_error(monkeypatch):
 
 
 def test_synth_report_section_replaces_only_its_own_markers(tmp_path):
-    from cubenoc.synth_report import BEGIN, END, write_section
+    from cubenoc.bench.synth_shapes import BEGIN, END, write_section
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\n## Area\nkeep me\n")
     write_section(doc, "## Synthesis report\nfirst")
@@ -93,7 +96,7 @@ def test_synth_router_counts_cells(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(2)
     routing = EcubeRouting(topo)
-    res = synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr=False)
+    res = synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0), "up5k", tmp_path, pnr=False)
     flit = link_flit_layout(routing, 16).size
     assert res.lut4 > 0 and res.fmax_mhz is None
     assert 3 * 4 * flit <= res.ff <= 3 * 4 * flit + 200
@@ -136,7 +139,7 @@ def test_area_goal_uses_fewer_luts_and_no_wide_lut_muxes(tmp_path):
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
     for target in ("up5k", "ecp5-25f"):
-        speed, area = (synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16)), target, tmp_path / f"{target}-{goal}",
+        speed, area = (synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0), target, tmp_path / f"{target}-{goal}",
                                     pnr=False, goal=goal) for goal in ("speed", "area"))
         assert area.lut4 < speed.lut4 and area.ff == speed.ff
         wide = ("PFUMX", "L6MUX21")
@@ -165,14 +168,15 @@ def test_build_passes_the_synthesis_goal_to_the_board_flow(tmp_path, monkeypatch
                              ("icebreaker", "area", "scratchpad -set abc9.D")):
         scripts.clear()
         with pytest.raises(Stop):
-            build_demo(get_board(name), topo, EcubeRouting(topo), build_dir=tmp_path,
-                       goal=goal, config=RouterConfig(payload_width=16, fifo_depth=2))
+            build_demo(get_board(name), plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16, fifo_depth=2)),
+                       build_dir=tmp_path, goal=goal)
         assert text in scripts["top.ys"]
         nextpnr = next(line for line in scripts["build_top.sh"].splitlines() if "--seed" in line)
         # boards/synth.py PNR_PLACE: the iCE40's clock enables stay on the fabric, as in synth-report
         assert ("--no-promote-ce" in nextpnr) == (name == "icebreaker")
     with pytest.raises(CubenocError, match="synthesis goal"):
-        build_demo(get_board("icebreaker"), topo, EcubeRouting(topo), build_dir=tmp_path, goal="fast")
+        build_demo(get_board("icebreaker"), plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16)),
+                   build_dir=tmp_path, goal="fast")
 
 
 def _check_build(rep, board, estimate_bound=True):
@@ -196,9 +200,8 @@ def test_icebreaker_demo_bitstream_end_to_end(tmp_path):
     from cubenoc.build import network_for
     import argparse
     board = get_board("icebreaker")
-    topo, routing, config = network_for(board, argparse.Namespace(family=None, n=None, k=None,
-                                                                  payload=None, depth=None))
-    rep = build_demo(board, topo, routing, config, build_dir=tmp_path)
+    plan = network_for(board, argparse.Namespace(family=None, n=None, k=None, payload=None, depth=None))
+    rep = build_demo(board, plan, build_dir=tmp_path)
     _check_build(rep, board)
     assert rep.bitstream.suffix == ".bin" and rep.bitstream.stat().st_size == 104090   # a UP5K image
     report = json.loads((tmp_path / "icebreaker" / "top.report.json").read_text())
@@ -211,8 +214,9 @@ def _smallest(name, tmp_path):
     from cubenoc.boards.flow import build_demo
     board = get_board(name)
     topo = Hypercube(1)
-    rep = build_demo(board, topo, EcubeRouting(topo), build_dir=tmp_path,
-                     config=RouterConfig(payload_width=16, fifo_depth=demo_depth(board.family)))
+    rep = build_demo(board, plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16,
+                                                                           fifo_depth=demo_depth(board.family))),
+                     build_dir=tmp_path)
     _check_build(rep, board, estimate_bound=False)
     assert rep.bitstream.suffix == "." + board.bitstream
     assert "Fmax (nextpnr)" in rep.text()       # what cubenoc build prints
@@ -248,9 +252,8 @@ def test_every_board_builds_its_default_demo(tmp_path, name):
     from cubenoc.boards.flow import build_demo
     from cubenoc.build import network_for
     board = get_board(name)
-    topo, routing, config = network_for(board, argparse.Namespace(family=None, n=None, k=None, payload=None,
-                                                                  depth=None))
-    _check_build(build_demo(board, topo, routing, config, build_dir=tmp_path), board)
+    plan = network_for(board, argparse.Namespace(family=None, n=None, k=None, payload=None, depth=None))
+    _check_build(build_demo(board, plan, build_dir=tmp_path), board)
 
 
 @pytest.mark.slow
@@ -262,7 +265,8 @@ def test_ecp5_demo_bitstreams(tmp_path, name):
     from cubenoc.boards.flow import build_demo
     board = get_board(name)
     topo = Hypercube(2)
-    rep = build_demo(board, topo, EcubeRouting(topo), build_dir=tmp_path, config=RouterConfig(payload_width=16, fifo_depth=4))
+    rep = build_demo(board, plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16, fifo_depth=4)),
+                     build_dir=tmp_path)
     _check_build(rep, board)
     assert rep.bitstream.suffix == ".bit"
 
@@ -275,10 +279,10 @@ def test_fixed_route_bits_take_logic_out_of_the_router(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
-    plain = Router(topo, routing, 0, config=RouterConfig(payload_width=16))
+    plain = Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0)
     plain.fixed_bits = {}
     fixed, none = (synth_router(r, "up5k", tmp_path / name, pnr=False)
-                   for name, r in (("fixed", Router(topo, routing, 0, config=RouterConfig(payload_width=16))), ("none", plain)))
+                   for name, r in (("fixed", Router(plan_of(topo, routing, RouterConfig(payload_width=16)), 0)), ("none", plain)))
     assert fixed.lut4 < none.lut4 and fixed.ff < none.ff
 
 
@@ -290,7 +294,7 @@ def test_balanced_goal_sits_between_speed_and_area_on_the_ice40(tmp_path):
     from cubenoc.rtl.router import Router
     topo = Hypercube(3)
     routing = EcubeRouting(topo)
-    speed, balanced, area = (synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16, counters=False)), "up5k",
+    speed, balanced, area = (synth_router(Router(plan_of(topo, routing, RouterConfig(payload_width=16, counters=False)), 0), "up5k",
                                           tmp_path / goal, pnr=False, goal=goal) for goal in ("speed", "balanced", "area"))
     assert area.lut4 <= balanced.lut4 < speed.lut4
     assert area.ff == balanced.ff == speed.ff
@@ -302,7 +306,7 @@ def test_nextpnr_that_runs_past_its_limit_is_stopped_with_a_note(tmp_path):
     from cubenoc.boards.synth import synth_router
     from cubenoc.rtl.router import Router
     topo = Hypercube(2)
-    res = synth_router(Router(topo, EcubeRouting(topo), 0, config=RouterConfig(payload_width=16)), "up5k", tmp_path, pnr_timeout=0.05)
+    res = synth_router(Router(plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16)), 0), "up5k", tmp_path, pnr_timeout=0.05)
     assert res.fmax_mhz is None and res.lut4 > 0
     assert res.note == "nextpnr did not finish in 0.05 s at seed 1 (stopped)"
 
@@ -323,6 +327,6 @@ def test_gowin_board_demo_routers_start_from_the_gowin_default():
     import argparse
 
     from cubenoc.build import network_for
-    _, _, config = network_for(get_board("tang-nano-9k"), argparse.Namespace(family=None, n=None, k=None,
-                                                                             payload=None, depth=None))
+    config = network_for(get_board("tang-nano-9k"), argparse.Namespace(family=None, n=None, k=None, payload=None,
+                                                                       depth=None)).config
     assert config.fifo_memory is True and config.counters is False and config.loopback is True

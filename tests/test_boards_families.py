@@ -14,6 +14,7 @@ from cubenoc.boards.demo import TrafficSystem
 from cubenoc.build import network_for
 from cubenoc.boards.boards import get_board
 from cubenoc.cli import main
+from cubenoc.sim.network_plan import plan_of
 
 
 def _cli(capsys, *argv):
@@ -61,10 +62,9 @@ def test_unsupported_combinations_say_so(capsys, no_tools, argv, message):
 def test_safety_panel_is_in_the_estimate(capsys, no_tools):
     code, out, _ = _cli(capsys, "build", "--board", "ulx3s-25f", "--safety", "--estimate-only")
     assert code == 0 and "+ safety panel" in out
-    topo, routing, config = network_for(get_board("ulx3s-25f"), argparse.Namespace(family=None, n=None, k=None,
-                                                                                   payload=None, depth=None))
-    w, d = config.payload_width, config.fifo_depth
-    plain, with_panel = estimate(topo, routing, w, d, "ecp5"), estimate(topo, routing, w, d, "ecp5", True)
+    plan = network_for(get_board("ulx3s-25f"), argparse.Namespace(family=None, n=None, k=None, payload=None,
+                                                                  depth=None))
+    plain, with_panel = estimate(plan, "ecp5"), estimate(plan, "ecp5", True)
     assert with_panel[0] - plain[0] >= 16 * 30          # at least an SL(1) unit per node (safety-area table)
 
 
@@ -72,16 +72,17 @@ def test_estimate_does_not_undershoot_yosys_on_a_vc_router(tmp_path):
     """yosys synth_ice40 on the MC(1,1) router (V = 2, W = 16): the estimate is within -10 % .. +60 %."""
     from cubenoc.boards.synth import synth_router
     from cubenoc.rtl.router import Router
-    topo, routing, _ = network_for(get_board("ulx3s-85f"), argparse.Namespace(family="metacube", n=None, k=1,
-                                                                              m=1, payload=16, depth=4))
-    res = synth_router(Router(topo, routing, 0, config=RouterConfig(payload_width=16, fifo_depth=4)), "up5k", tmp_path, pnr=False)
-    lut, ff = router_estimate(topo, routing, 0, 16, 4, "ice40")
+    net = network_for(get_board("ulx3s-85f"), argparse.Namespace(family="metacube", n=None, k=1, m=1, payload=16,
+                                                                 depth=4))
+    plan = plan_of(net.topology, net.routing, RouterConfig(payload_width=16, fifo_depth=4))
+    res = synth_router(Router(plan, 0), "up5k", tmp_path, pnr=False)
+    lut, ff = router_estimate(plan, 0, "ice40")
     cells, est_cells = res.lut4 + ICE40_FF_CELLS * res.ff, lut + ICE40_FF_CELLS * ff
     assert 0.9 * cells <= est_cells <= 1.6 * cells, (res.lut4, res.ff, lut, ff)
 
 
 def _traffic(topo, routing, cycles, drain):
-    dut = TrafficSystem(topo, routing, rate=96, config=RouterConfig(payload_width=16, fifo_depth=4))
+    dut = TrafficSystem(plan_of(topo, routing, RouterConfig(payload_width=16, fifo_depth=4)), rate=96)
     res = {}
 
     async def bench(ctx):
@@ -103,8 +104,8 @@ def _family_network(argv):
     from cubenoc.build import add_arguments
     add_arguments(p)
     args = p.parse_args(["--board", "ulx3s-85f", *argv])
-    topo, routing, _ = network_for(get_board("ulx3s-85f"), args)
-    return topo, routing
+    plan = network_for(get_board("ulx3s-85f"), args)
+    return plan.topology, plan.routing
 
 
 @pytest.mark.parametrize("name", ["pdn", pytest.param("metacube", marks=pytest.mark.slow),

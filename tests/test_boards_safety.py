@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
+from cubenoc.sim.network_plan import plan_of
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.boards.demo import DemoTop
 from cubenoc.boards.safety_demo import Debouncer, SafetyPanel
@@ -106,8 +107,8 @@ def test_uart_line_reports_the_levels_of_the_injected_faults():
     """A Q_2 demo with the panel, a tiny clock: toggle nodes 1 and 2 by the buttons; the next UART line
     carries the selected node, the fault bits and the SL(1) digits, equal to sim/safety.py."""
     topo = Hypercube(2)
-    top = DemoTop(topo, EcubeRouting(topo), clk_freq=40_000, baud=10_000,
-                  rate=32, report_period=0.025, safety=True, debounce_cycles=DEB, config=RouterConfig(payload_width=16, fifo_depth=2))
+    top = DemoTop(plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16, fifo_depth=2)), clk_freq=40_000,
+                  baud=10_000, rate=32, report_period=0.025, safety=True, debounce_cycles=DEB)
     bits, leds = [], {}
 
     async def bench(ctx):
@@ -136,7 +137,7 @@ def test_uart_line_reports_the_levels_of_the_injected_faults():
 def test_safety_needs_a_hypercube():
     topo = EnhancedHypercube(3, 0)
     with pytest.raises(CubenocError, match="--safety needs a hypercube"):
-        DemoTop(topo, EcubeRouting(topo), clk_freq=12e6, safety=True)
+        DemoTop(plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16)), clk_freq=12e6, safety=True)
 
 
 @pytest.mark.slow
@@ -147,8 +148,8 @@ def test_icebreaker_safety_demo_bitstream(tmp_path):
     from cubenoc.boards.flow import build_demo
     board = get_board("icebreaker")
     topo = Hypercube(2)
-    rep = build_demo(board, topo, EcubeRouting(topo), build_dir=tmp_path,
-                     safety=True, config=RouterConfig(payload_width=16, fifo_depth=2))
+    rep = build_demo(board, plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16, fifo_depth=2)),
+                     build_dir=tmp_path, safety=True)
     cells = rep.utilisation["ICESTORM_LC"][0]
     assert rep.bitstream.exists() and rep.fmax_mhz >= rep.clock_mhz and cells <= board.lut4
     assert rep.estimate[0] + ICE40_FF_CELLS * rep.estimate[1] >= cells

@@ -11,6 +11,7 @@ from amaranth.lib.wiring import Out
 from cubenoc.boards.boards import (DEMO_LADDER, FAMILIES, all_boards, board_table, capacity, derived_name, get_board,
                                    led_roles)
 from cubenoc.cli import main
+from cubenoc.sim.network_plan import plan_of
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "boards.md"
 
@@ -73,7 +74,7 @@ def test_a_divided_clock_gets_its_own_domain():
     topo = Hypercube(1)
     for name, divided in (("blackice", True), ("icebreaker", False)):
         board = get_board(name)
-        top = BoardDemo(board, topo, EcubeRouting(topo), None, rate=64)
+        top = BoardDemo(board, plan_of(topo, EcubeRouting(topo)), rate=64)
         top.make_demo = lambda platform: _Pins()
         assert ("demo" in Fragment.get(top, board.make_platform()).domains) == divided
 
@@ -130,7 +131,7 @@ def test_every_board_elaborates_with_its_pins(monkeypatch):
     config = RouterConfig(payload_width=16, fifo_depth=2)
     whole = {}
     for name, board in all_boards().items():
-        top = BoardDemo(board, topo, routing, config, rate=64)
+        top = BoardDemo(board, plan_of(topo, routing, config), rate=64)
         if board.family in whole:
             top.make_demo = lambda platform: _Pins()
         else:
@@ -255,7 +256,7 @@ def test_one_led_blink_code_follows_heartbeat_and_traffic():
     from cubenoc.sim.catalog import NetworkSpec
     from cubenoc.sim.router_config import RouterConfig
     topo, routing = NetworkSpec.of("hypercube", n=1).build("rtl")
-    dut = DemoTop(topo, routing, RouterConfig(payload_width=16, fifo_depth=2), clk_freq=200, baud=50, rate=16)
+    dut = DemoTop(plan_of(topo, routing, RouterConfig(payload_width=16, fifo_depth=2)), clk_freq=200, baud=50, rate=16)
     seen = []
 
     async def bench(ctx):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from amaranth.sim import Simulator
 
+from cubenoc.sim.network_plan import plan_of
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.boards.demo import DemoTop, MeanTenths, TrafficSystem
 from cubenoc.boards.traffic_gen import (ERROR_KINDS, MIN_LENGTH, TrafficChecker, TrafficGenerator, check_salt,
@@ -199,8 +200,8 @@ def test_mean_tenths_divider(num, den):
     _run(div, bench)
 
 
-def _system_totals(topo, cycles, drain, **kw):
-    dut = TrafficSystem(topo, EcubeRouting(topo), **kw)
+def _system_totals(topo, cycles, drain, config, **kw):
+    dut = TrafficSystem(plan_of(topo, EcubeRouting(topo), config), **kw)
     res = {}
 
     async def bench(ctx):
@@ -231,8 +232,8 @@ def test_q3_traffic_runs_without_errors():
 def test_demo_top_uart_line_matches_the_counters():
     """A 2-node demo with a tiny clock: the UART line's numbers equal the system's snapshot."""
     topo = Hypercube(1)
-    top = DemoTop(topo, EcubeRouting(topo), clk_freq=40_000, baud=10_000, rate=128,
-                  report_period=0.025, config=RouterConfig(payload_width=16))
+    top = DemoTop(plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16)), clk_freq=40_000, baud=10_000,
+                  rate=128, report_period=0.025)
     bits, snap = [], {}
 
     async def bench(ctx):
@@ -271,6 +272,7 @@ def test_enhanced_traffic_verilator_soak_with_backpressure():
     """20,000 cycles on Q(3, 0) under Verilator with random ejection stalls: zero errors, no loss."""
     from cubenoc.boards.sim_traffic import run_traffic
     topo = EnhancedHypercube(3, 0)
-    res = run_traffic(topo, EcubeRouting(topo), cycles=20000, drain=2000, rate=128, stall_rate=64)
+    res = run_traffic(plan_of(topo, EcubeRouting(topo), RouterConfig(payload_width=16)), cycles=20000, drain=2000,
+                      rate=128, stall_rate=64)
     assert res["errors"] == 0 and res["error_kinds"] == 0
     assert res["sent"] == res["received"] == res["lat_count"] > 8 * 20000 // 40

@@ -28,6 +28,7 @@ from cubenoc.sim.routing.pdn import DimensionOrderPDNRouting, ObliviousPDNRoutin
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN
+from cubenoc.sim.network_plan import plan_of
 
 
 def network(name):
@@ -70,7 +71,7 @@ def test_lone_broadcast_from_every_source(name):
     apart, one run): every other node ejects it once, the last head at accept + the paper's steps + 1."""
     topo, routing = network(name)
     alg = broadcast_algorithm_for(topo)
-    model = NetworkModel(topo, routing, config=RouterConfig(broadcast=alg))
+    model = NetworkModel(plan_of(topo, routing, RouterConfig(broadcast=alg)))
     n = topo.num_nodes
     steps = paper_steps(topo)
     b = StimulusBuilder(n, seed=1)
@@ -113,7 +114,7 @@ def test_deadlock_check_agrees_with_the_model(name):
     alg = broadcast_algorithm_for(topo)
     report = check_broadcast_deadlock(routing, alg, pairs=[] if isinstance(topo, Metacube) else None)
     assert report.deadlock_free == LOADED[name], report.describe(topo)
-    model = NetworkModel(topo, routing, config=RouterConfig(broadcast=alg))
+    model = NetworkModel(plan_of(topo, routing, RouterConfig(broadcast=alg)))
     drained = []
     for seed in range(4):
         stim = random_traffic(topo.num_nodes, 10, 4, seed, mean_gap=seed, p_ready=0.7, ready_cycles=3000,
@@ -140,8 +141,8 @@ def test_unicast_traffic_is_unchanged_by_broadcast_support():
     for topo in (Hypercube(4), EnhancedHypercube(5, 1)):
         for seed in range(2):
             stim = random_traffic(topo.num_nodes, 15, 5, seed, mean_gap=seed, p_ready=0.5, ready_cycles=3000)
-            a = NetworkModel(topo).run(stim)
-            b = NetworkModel(topo, config=RouterConfig(broadcast=broadcast_algorithm_for(topo))).run(stim)
+            a = NetworkModel(plan_of(topo)).run(stim)
+            b = NetworkModel(plan_of(topo, None, RouterConfig(broadcast=broadcast_algorithm_for(topo)))).run(stim)
             assert a.cycles == b.cycles and a.trace_tuples() == b.trace_tuples()
             assert np.array_equal(a.counters, b.counters)
 
@@ -153,7 +154,7 @@ def test_bad_parameters():
     with pytest.raises(CubenocError, match="topology object"):
         check_broadcast(broadcast_algorithm_for(Hypercube(3)), EcubeRouting(Hypercube(3)))
     t = Hypercube(3)
-    model = NetworkModel(t, config=RouterConfig(broadcast=broadcast_algorithm_for(t)))
+    model = NetworkModel(plan_of(t, None, RouterConfig(broadcast=broadcast_algorithm_for(t))))
     b = StimulusBuilder(8)
     b.packet(0, BROADCAST_DEST, 5)
     with pytest.raises(CubenocError, match="at most D = 4 flits"):

@@ -72,8 +72,9 @@ def test_an_external_tool_failure_is_exit_3(monkeypatch, capsys, tmp_path):
         raise ToolError("nextpnr-ice40 failed (exit 1); log build/top.tim\nlog tail ...")
     monkeypatch.setattr(flow, "build_demo", failing_build)
     assert main(["build", "--board", "icebreaker", "--build-dir", str(tmp_path)]) == 3
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["cubenoc: error: nextpnr-ice40 failed (exit 1); log build/top.tim"]
+    err = capsys.readouterr().err.strip().splitlines()       # (before it, the line saying the tools run)
+    assert err[-1] == "cubenoc: error: nextpnr-ice40 failed (exit 1); log build/top.tim"
+    assert [e for e in err if "error" in e] == err[-1:]
 
 
 def test_a_failed_check_is_exit_1(monkeypatch, capsys, tmp_path):
@@ -247,3 +248,20 @@ def test_generate_quiet_writes_the_files_and_says_nothing(tmp_path, capsys):
     assert main(["generate", "q4", "-o", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr()
     assert out.out == "" and out.err == "" and list(tmp_path.glob("*.v"))
+
+
+def test_a_long_step_says_what_runs_in_a_log(capsys, monkeypatch):
+    """Where stderr is not a terminal, a long step writes a line when it starts and one every LOG_EVERY
+    seconds while it runs (a terminal gets the spinner instead); --quiet silences both."""
+    import time
+
+    from cubenoc import outputs
+    outputs.quiet(False)
+    monkeypatch.setattr(outputs.working, "LOG_EVERY", 1)
+    with outputs.working("yosys on the router"):
+        time.sleep(2.3)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "cubenoc: yosys on the router ..." and len([e for e in err if "still running" in e]) >= 1
+    with outputs.working("yosys on the router", quiet=True):
+        time.sleep(1.2)
+    assert capsys.readouterr().err == ""

@@ -17,6 +17,7 @@ from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.tb.scenarios import network_scenarios
 from cubenoc.tb.verify import verify_network
+from cubenoc.sim.network_plan import plan_of
 
 
 def all_to_one(n: int, hot: int, packets: int, seed: int):
@@ -44,5 +45,5 @@ def test_fair_network_matches_model(name):
         assert v.model.drained and v.rtl.cycle.size > 0
     # the weights changed the schedule (else this would only repeat the round-robin comparison)
     hot = next(v for v in verdicts if v.name == "hotspot")
-    rr = NetworkModel(topo, routing, config=RouterConfig(arbitration="round-robin")).run(hot.model.stimulus, cycles=hot.model.cycles)
+    rr = NetworkModel(plan_of(topo, routing, RouterConfig(arbitration="round-robin"))).run(hot.model.stimulus, cycles=hot.model.cycles)
     assert rr.trace_tuples() != hot.model.trace_tuples()

@@ -18,6 +18,7 @@ from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, ProductPDN, registry_set
 from cubenoc.tb.scenarios import network_scenarios
 from cubenoc.tb.verify import verify_network
+from cubenoc.sim.network_plan import plan_of
 
 
 def _pdn(spec):
@@ -97,7 +98,7 @@ def test_degenerate_pdn_model_drains_at_saturation():
     topo, routing = _pdn("3,4,6")
     assert routing.num_vcs == 2 and sum(topo.port_connected) == 4
     stim = saturating(topo.num_nodes, seed=7, packets=60)[0][1]
-    res = NetworkModel(topo, routing).run(stim)
+    res = NetworkModel(plan_of(topo, routing)).run(stim)
     assert res.drained and not delivery_problems(res)
     assert res.counters[:, 1].sum() == stim.num_packets
 
@@ -106,7 +107,7 @@ def test_pdn_router_is_one_module():
     """Algorithm 1 is node-generic: one chord-switch module serves all 13 nodes."""
     from cubenoc.rtl.network_top import Network
     topo, routing = _pdn("0,1,3,9")
-    net = Network(topo, routing)
+    net = Network(plan_of(topo, routing))
     for r in net.routers:
         r._MustUse__silence = True
     assert len(set(net.module_names)) == 1
@@ -130,7 +131,7 @@ def test_generate_builds_vc_families_and_refuses_one_vc_options(argv, needs, tmp
     add_arguments(p)
     topo, routing = network_spec(p.parse_args(argv + ["-o", str(tmp_path)])).build()
     assert routing.num_vcs == needs
-    net = Network(topo, routing)
+    net = Network(plan_of(topo, routing))
     for r in net.routers:
         r._MustUse__silence = True
     assert {r.num_vcs for r in net.routers} == {needs}

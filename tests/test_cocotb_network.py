@@ -11,6 +11,7 @@ from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.tb.scenarios import network_scenarios
 from cubenoc.tb.verify import verify_network
+from cubenoc.sim.network_plan import plan_of
 
 NETWORKS = {
     "hypercube_n3": Hypercube(3),
@@ -100,9 +101,9 @@ def test_scoreboard_catches_a_wrong_model_on_real_verilog():
 
     topo = Hypercube(3)
     stim = random_traffic(8, 10, 6, seed=11, mean_gap=0, p_ready=0.6, ready_cycles=1000)
-    cycles = NetworkModel(topo).run(stim).cycles + 8
-    rtl = run_scenarios(build_network(topo), [("burst", stim, cycles)])["burst"]
-    assert compare(NetworkModel(topo).run(stim, cycles=cycles), rtl) == []
-    out = compare(NetworkModel(topo, config=RouterConfig(fifo_depth=2)).run(stim, cycles=cycles), rtl)
+    cycles = NetworkModel(plan_of(topo)).run(stim).cycles + 8
+    rtl = run_scenarios(build_network(plan_of(topo)), [("burst", stim, cycles)])["burst"]
+    assert compare(NetworkModel(plan_of(topo)).run(stim, cycles=cycles), rtl) == []
+    out = compare(NetworkModel(plan_of(topo, None, RouterConfig(fifo_depth=2))).run(stim, cycles=cycles), rtl)
     assert out and out[0].startswith("first divergence at cycle ")
     assert " seq " in out[0] and "packet " in out[0]

@@ -15,6 +15,7 @@ import pytest
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.model.network import NetworkModel
 from network_checks import check_network_option
+from cubenoc.sim.network_plan import plan_of
 
 
 NETWORKS = {"q3": "hypercube:n=3", "pdn7_013": "pdn:set=0,1,3"}
@@ -26,5 +27,5 @@ def test_pipelined_network_matches_model(name):
     topo, routing, sat = check_network_option(NETWORKS[name], RouterConfig(pipeline=True), seed=5)
     sat_stim = sat.model.stimulus
     # the compared router is not the one-stage one: every flit of the saturating run is later or as late
-    one = NetworkModel(topo, routing).run(sat_stim, cycles=int(sat.model.cycles))
+    one = NetworkModel(plan_of(topo, routing)).run(sat_stim, cycles=int(sat.model.cycles))
     assert not np.array_equal(one.eject_cycle, sat.model.eject_cycle)

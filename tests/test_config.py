@@ -105,8 +105,8 @@ def test_the_readme_examples_run_from_any_folder(name, tmp_path, monkeypatch, ca
     import cubenoc.rtl.emit as emit
     seen = []
 
-    def stop(topo, *a, **k):
-        seen.append(repr(topo))
+    def stop(plan, *a, **k):
+        seen.append(repr(plan.topology))
         raise KeyboardInterrupt
     monkeypatch.setattr(emit, "write_network", stop)
     monkeypatch.chdir(tmp_path)

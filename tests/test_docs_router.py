@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.cli import main
+from cubenoc.sim.network_plan import plan_of
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -30,11 +31,11 @@ def test_packet_order_kept_by_fixed_routes_not_by_run_time_selection():
     exec(doc_block("order"), ns)
     share = ns["overtaken_share"]
     pdn, q3 = PerfectDifferenceNetwork((0, 1, 3)), Hypercube(3)
-    for model in (NetworkModel(pdn, ObliviousPDNRouting(pdn)), NetworkModel(pdn, AdaptivePDNRouting(pdn)),
-                  NetworkModel(q3, EcubeRouting(q3), config=RouterConfig(queues="voq"))):
+    for model in (NetworkModel(plan_of(pdn, ObliviousPDNRouting(pdn))), NetworkModel(plan_of(pdn, AdaptivePDNRouting(pdn))),
+                  NetworkModel(plan_of(q3, EcubeRouting(q3), RouterConfig(queues="voq")))):
         assert share(model, 1.0, 1, cycles=4000) == 0.0
         assert share(model, 1.0, 4, cycles=4000, p_ready=0.5) == 0.0
-    run_time = NetworkModel(pdn, AdaptivePDNRouting(pdn, selection="availability"))
+    run_time = NetworkModel(plan_of(pdn, AdaptivePDNRouting(pdn, selection="availability")))
     assert 0.0 < share(run_time, 1.0, 1, cycles=4000) < 0.1
     assert 0.0 < share(run_time, 1.0, 1, cycles=4000, p_ready=0.5) < 0.2
 

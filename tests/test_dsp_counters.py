@@ -18,6 +18,7 @@ from cubenoc.sim.router_config import RouterConfig
 from cubenoc.errors import CubenocError
 from cubenoc.boards.synth import TargetPlatform
 from cubenoc.rtl.gates import count_after
+from cubenoc.sim.network_plan import plan_of
 
 N = 3           # an odd count: one block with both halves, one with the bottom half alone
 
@@ -79,12 +80,12 @@ def test_router_with_dsp_counters(pipeline):
     from cubenoc.rtl.router import Router
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse("hypercube:n=4").build("rtl")
-    r = Router(topo, routing, 0, config=RouterConfig(counters="dsp", pipeline=pipeline))
+    r = Router(plan_of(topo, routing, RouterConfig(counters="dsp", pipeline=pipeline)), 0)
     assert _rtlil(r, "router", "up5k").count("cell \\SB_MAC16 ") == 3
     for target in ("ecp5-25f", None):
-        r = Router(topo, routing, 0, config=RouterConfig(counters="dsp", pipeline=pipeline))
+        r = Router(plan_of(topo, routing, RouterConfig(counters="dsp", pipeline=pipeline)), 0)
         assert "SB_MAC16" not in _rtlil(r, "router", target)
-    other = Router(topo, routing, 0, config=RouterConfig(pipeline=pipeline))
+    other = Router(plan_of(topo, routing, RouterConfig(pipeline=pipeline)), 0)
     r._MustUse__silence = other._MustUse__silence = True
     assert r.shape_key != other.shape_key
 
@@ -95,7 +96,7 @@ def test_bad_counters_option_is_a_clear_error():
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
     with pytest.raises(CubenocError, match="counters must be True, False or 'dsp'") as refused:
-        Router(topo, routing, 0, config=RouterConfig(counters="dps"))
+        Router(plan_of(topo, routing, RouterConfig(counters="dps")), 0)
     del refused
     gc.collect()                            # the refused router's warning here, where it is filtered
 
@@ -105,7 +106,8 @@ def test_synth_report_dsp_counters_option(capsys):
     import argparse
 
     from cubenoc.cli import main
-    from cubenoc.synth_report import add_arguments, shapes_for
+    from cubenoc.bench.synth_shapes import shapes_for
+    from cubenoc.synth_report import add_arguments
     p = argparse.ArgumentParser()
     add_arguments(p)
     for flags, dsp in (([], False), (["--dsp-counters"], True)):

@@ -9,6 +9,7 @@ from cubenoc.sim.router_config import RouterConfig
 from cubenoc.rtl.formal.arbiter import ArbiterHarness
 from cubenoc.rtl.formal.runner import prove
 from cubenoc.rtl.formal.mutations import MUTATIONS
+from cubenoc.sim.network_plan import plan_of
 
 SHAPES = {                       # (positions, size): the arbiters the routers build
     "q2_output_p3": ([0, 1, 2], 3),
@@ -73,11 +74,11 @@ def test_input_ready_never_waits_for_valid():
     from cubenoc.sim.routing.metacube import MetacubeRouting
     from cubenoc.sim.topology.metacube import Metacube
     t, r = _q2()
-    assert ready_dependencies(Router(t, r, 0)) == {"in_p0": set(), "in_p1": set(), "local_in": {"payload"}}
+    assert ready_dependencies(Router(plan_of(t, r), 0)) == {"in_p0": set(), "in_p1": set(), "local_in": {"payload"}}
     mc = Metacube(1, 1)
-    deps = ready_dependencies(Router(mc, MetacubeRouting(mc), 0))
+    deps = ready_dependencies(Router(plan_of(mc, MetacubeRouting(mc)), 0))
     assert not any("valid" in d for d in deps.values()) and len(deps) == 3
-    bad = ready_dependencies(Router(t, r, 0), seeded_bug="ready-waits-for-valid")
+    bad = ready_dependencies(Router(plan_of(t, r), 0), seeded_bug="ready-waits-for-valid")
     assert bad["in_p0"] == {"valid"} and bad["in_p1"] == {"valid"}
 
 
@@ -149,7 +150,7 @@ def test_invariants_see_every_lane():
     t, r = _q2()
     mc = Metacube(1, 1)
     for topo, routing, n in ((t, r, 3), (mc, MetacubeRouting(mc), 5)):
-        router = Router(topo, routing, 0, RouterConfig(fifo_depth=4))
+        router = Router(plan_of(topo, routing, RouterConfig(fifo_depth=4)), 0)
         found = lanes(router, Fragment.get(router, None))
         assert len(found) == n and all(f.registers["occ"].shape().width == 3 for _i, _c, f, _r, _s in found)
     h = RouterHarness(_plan(t, r), 0, groups=("wormhole",))
@@ -240,13 +241,13 @@ def test_every_seeded_bug_is_caught_by_its_property(bug, tmp_path):
     mu = MUTATIONS[bug]
     t, r = _q2()
     if mu.check == "ready":
-        assert ready_dependencies(Router(t, r, 0), seeded_bug=bug)["in_p0"] == {"valid"}
+        assert ready_dependencies(Router(plan_of(t, r), 0), seeded_bug=bug)["in_p0"] == {"valid"}
         return
     if mu.check.startswith("axis"):          # the AXI4-Stream interface: a subclass in rtl/formal/axis_ni.py
         from cubenoc.rtl.axis_ni import AxisParams
         from cubenoc.rtl.formal.axis_ni import AxisHarness, node_paths
         if mu.check == "axis-paths":         # structural, the node as a whole
-            holds = node_paths(Router(t, r, 0), AxisParams(32, 4), seeded_bug=bug)
+            holds = node_paths(Router(plan_of(t, r), 0), AxisParams(32, 4), seeded_bug=bug)
             assert [title for title, ok in holds.items() if not ok] == [f"7 {mu.caught_by}"]
             return
         res = prove(AxisHarness(AxisParams(32, 4), seeded_bug=bug, invariants=False), "bug", tmp_path, depth=8,

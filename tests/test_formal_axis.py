@@ -13,6 +13,7 @@ from amaranth import Const
 from cubenoc.rtl.axis_ni import AxisNetworkInterface, AxisParams
 from cubenoc.rtl.formal.axis_ni import AXIS_GROUPS, NODE_PATHS, AxisHarness, node_paths
 from cubenoc.rtl.formal.runner import prove
+from cubenoc.sim.network_plan import plan_of
 
 NO_WAITING = "tvalid independent of tready (no waiting): a header is taken whatever tready"
 
@@ -23,7 +24,7 @@ def _q2_router(**options):
     from cubenoc.sim.routing.hypercube import EcubeRouting
     from cubenoc.sim.topology.hypercube import Hypercube
     t = Hypercube(2)
-    return Router(t, EcubeRouting(t), 0, RouterConfig(**options))
+    return Router(plan_of(t, EcubeRouting(t), RouterConfig(**options)), 0)
 
 
 @pytest.mark.parametrize("params", [AxisParams(32, 4), AxisParams(32, 4, broadcast=True, fifo_depth=2),
@@ -141,7 +142,7 @@ def test_prove_takes_broadcast_from_the_spec():
     from types import SimpleNamespace
 
     from cubenoc.errors import CubenocError
-    from cubenoc.synth_report import network_specs
+    from cubenoc.bench.synth_shapes import network_specs
     args = dict(family=["hypercube"], size=None, n=None, network=["enhanced:n=3,k=1,broadcast=1,interface=axis"])
     (_fam, _label, _topo, _routing, spec), = network_specs(SimpleNamespace(**args, command="prove"))
     assert spec.broadcast

@@ -38,7 +38,7 @@ WORK = ["cubenoc.sim.simulator.sweep", "cubenoc.sim.simulator.model_for", "cuben
 SPECS = ["q4", "hypercube:n=3", "pdn:set=0,1,3", "metacube:k=1,m=2", "hin:level1=bh:2,level2=bh:2",
          "enhanced:n=3,k=1,broadcast=1", "hypercube:n=3,depth=0", "bogus:n=1", "hypercube:n=40", "", "q4,,"]
 TEXT = ["", "x", "-1", "0", "1", "2", "1..3", "0,1,3,9", "bh:2", "uniform:1:4", "exp:0", "\x00", "nan", "9" * 30]
-PATHS = ["",  "/nonexistent/dir/f.csv", "{tmp}/out.csv", "{tmp}/out.png", "{tmp}/d"]
+PATHS = ["/dev/full", "/dev/zero", "",  "/nonexistent/dir/f.csv", "{tmp}/out.csv", "{tmp}/out.png", "{tmp}/d"]
 INTS = [-3, -1, 0, 1, 2, 3, 4, 6, 17, 10 ** 9]
 FLOATS = [-1.0, 0.0, 0.05, 0.5, 1.0, 2.0, 1e12, math.nan, math.inf]
 

@@ -15,6 +15,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from cubenoc.rtl.gates import LUT4_PRIMITIVES, MUX4_OUT, MUX4_T, SB_LUT4, lut_onehot_mux, lut_primitive, onehot_mux
+from cubenoc.sim.network_plan import plan_of
 
 W = 6
 
@@ -119,5 +120,5 @@ def test_router_elaborated_for_a_target_has_its_primitives(target):
     from cubenoc.sim.catalog import NetworkSpec
     topo, routing = NetworkSpec.parse("hypercube:n=4").build("rtl")
     cell = LUT4_PRIMITIVES[TARGET_FAMILY[target]][0]
-    assert _rtlil(Router(topo, routing, 0), "router", target).count(f"cell \\{cell} ") == 2 * 38
-    assert f"cell \\{cell} " not in _rtlil(Router(topo, routing, 0), "router")
+    assert _rtlil(Router(plan_of(topo, routing), 0), "router", target).count(f"cell \\{cell} ") == 2 * 38
+    assert f"cell \\{cell} " not in _rtlil(Router(plan_of(topo, routing), 0), "router")

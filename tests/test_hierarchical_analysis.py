@@ -245,3 +245,41 @@ def test_the_saturation_footnote_only_when_a_row_saturates(capsys):
     assert main(["analyze", "hin", "--level2", "br"]) == 0
     out = capsys.readouterr().out
     assert "inf" in out.split("R = inf")[0] and "R = inf: some link saturated" in out
+
+
+def test_the_flat_reference_says_it_has_no_level_2_links(capsys):
+    from cubenoc.cli import main
+    assert main(["analyze", "hin", "--level2", "bh", "--mu-ncl", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "BH(10): the flat reference has no level-2 links; all its links serve at mu_CL = 3.0" in out
+    assert main(["analyze", "hin", "--level2", "bh"]) == 0
+    assert "flat reference" not in capsys.readouterr().out
+
+
+def test_enhanced_figure_titles_name_the_measure(capsys):
+    from cubenoc.cli import main
+    for fig, measure in ((6, "minimum D_mean"), (7, "minimum TD_r"), (8, "minimum TD_r")):
+        assert main(["analyze", "enhanced", "--figure", str(fig)]) == 0
+        assert capsys.readouterr().out.splitlines()[0].startswith(f"Fig. {fig}: {measure}")
+
+
+@pytest.mark.parametrize("iface", [0, 3, 5, 6])
+def test_the_path_length_formula_holds_whatever_node_is_the_interface(iface):
+    """Eq. (7)'s P (Dandamudi and Eager) does not depend on which node of a BH(d) cluster is its interface
+    node: on explicit BH(3)/BH(2) graphs with the level-2 links at node ``iface`` of every cluster, the BFS
+    mean distances within and between clusters give the formula's P for every alpha."""
+    import networkx as nx
+
+    from cubenoc.sim.analysis.hierarchical_formulas import p_hin
+    d, m = 3, 2
+    g = nx.Graph()
+    for c in range(2 ** m):
+        g.add_edges_from(((c, v), (c, v ^ 1 << i)) for v in range(2 ** d) for i in range(d))
+        g.add_edges_from(((c, iface), (c ^ 1 << j, iface)) for j in range(m))
+    dist = dict(nx.all_pairs_shortest_path_length(g))
+    nodes = list(g)
+    intra = [dist[a][b] for a in nodes for b in nodes if a[0] == b[0]]
+    inter = [dist[a][b] for a in nodes for b in nodes if a[0] != b[0]]
+    for alpha in (0.0, 0.5, 0.8, 1.0):
+        p = alpha * sum(intra) / len(intra) + (1 - alpha) * sum(inter) / len(inter)
+        assert p == pytest.approx(p_hin("BH/BH", alpha, d, 2 ** m))

@@ -9,6 +9,7 @@ import pytest
 from cubenoc.rtl.emit import write_network
 from cubenoc.rtl.tools import iverilog_compile
 from cubenoc.sim.catalog import FAMILIES, NetworkSpec
+from cubenoc.sim.network_plan import plan_of
 
 
 def need_iverilog():
@@ -34,7 +35,7 @@ def test_iverilog_compiles_every_family(family, tmp_path):
     need_iverilog()
     spec = NetworkSpec.parse(NETWORKS[family])
     topo, routing = spec.build("rtl")
-    gen = write_network(topo, routing, tmp_path, spec.router_config())
+    gen = write_network(plan_of(topo, routing, spec.router_config()), tmp_path)
     res = iverilog_compile(gen.verilog, gen.top, tmp_path / "net.vvp")
     assert res.returncode == 0 and not res.stderr.strip(), res.stderr[-3000:]
     assert (tmp_path / "net.vvp").stat().st_size > 0

@@ -17,6 +17,7 @@ from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.model.stimulus import random_traffic
 from cubenoc.sim.network_plan import NetworkPlan
 from cubenoc.sim.routing.turns import turns_at
+from cubenoc.sim.network_plan import plan_of
 
 DROPPED = 2
 
@@ -39,8 +40,8 @@ def test_model_drops_packets_to_their_own_node(spec, pipeline):
     stim = random_traffic(topo.num_nodes, 12, 3, seed=7, mean_gap=2)
     mine = self_packets(stim)
     assert mine.sum() > 0
-    on = NetworkModel(topo, routing, config=RouterConfig(pipeline=pipeline)).run(stim)
-    off = NetworkModel(topo, routing, config=RouterConfig(pipeline=pipeline, loopback=False)).run(stim)
+    on = NetworkModel(plan_of(topo, routing, RouterConfig(pipeline=pipeline))).run(stim)
+    off = NetworkModel(plan_of(topo, routing, RouterConfig(pipeline=pipeline, loopback=False))).run(stim)
     assert delivery_problems(on) == [] and delivery_problems(off) == []
     assert np.array_equal(off.counters[:, DROPPED] - on.counters[:, DROPPED], mine)
     home = stim.pkt_dst == stim.pkt_src
@@ -56,7 +57,7 @@ def test_every_family_builds_a_router_without_loopback(spec):
     from cubenoc.rtl.router import Router
     topo, routing = NetworkSpec.parse(spec).build("rtl")
     for loopback in (True, False):
-        r = Router(topo, routing, 0, config=RouterConfig(fifo_depth=2, loopback=loopback))
+        r = Router(plan_of(topo, routing, RouterConfig(fifo_depth=2, loopback=loopback)), 0)
         assert r.allowed[r.local][r.local] == loopback
         assert "module" in rtlil.convert(r, name="router")
 
@@ -78,12 +79,12 @@ def test_loopback_option_errors():
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
     for kw in ({"queues": "voq"}, {"faults": True}):
         with pytest.raises(CubenocError, match="--no-loopback is built for unicast oblivious routing") as refused:
-            Router(topo, routing, 0, config=RouterConfig(loopback=False, **kw))
+            Router(plan_of(topo, routing, RouterConfig(loopback=False, **kw)), 0)
         del refused
     with pytest.raises(CubenocError, match="loopback must be True or False"):
         RouterConfig(loopback="no")
     with pytest.raises(CubenocError, match="--no-loopback is built for"):
-        NetworkModel(topo, config=RouterConfig(loopback=False, queues="voq"))
+        NetworkModel(plan_of(topo, None, RouterConfig(loopback=False, queues="voq")))
     gc.collect()                            # the refused routers' warnings here, where they are filtered
 
 
@@ -101,7 +102,8 @@ def test_cli_no_loopback(tmp_path, capsys):
 def test_synth_report_no_loopback_option():
     import argparse
 
-    from cubenoc.synth_report import add_arguments, shapes_for
+    from cubenoc.bench.synth_shapes import shapes_for
+    from cubenoc.synth_report import add_arguments
     p = argparse.ArgumentParser()
     add_arguments(p)
     for flags, loopback in (([], True), (["--no-loopback"], False)):
@@ -118,6 +120,6 @@ def test_router_without_loopback_is_smaller(tmp_path):
     from cubenoc.boards.synth import synth_router
     from cubenoc.rtl.router import Router
     topo, routing = NetworkSpec.parse("hypercube:n=3").build("rtl")
-    luts = {loopback: synth_router(Router(topo, routing, 0, config=RouterConfig(fifo_depth=2, counters=False, loopback=loopback)), "up5k",
+    luts = {loopback: synth_router(Router(plan_of(topo, routing, RouterConfig(fifo_depth=2, counters=False, loopback=loopback)), 0), "up5k",
                                    tmp_path / str(loopback), pnr=False).lut4 for loopback in (True, False)}
     assert luts[False] < luts[True] - 10, luts        # 466 -> 447 when written

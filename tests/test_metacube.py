@@ -310,3 +310,16 @@ def test_cli_json_and_plot(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["table2"][0]["bfs_diameter"] == 6 and data["broadcast"][0]["steps"] == 6
     assert data["routing"][0]["skip"]["worst_excess"] == 0 and png.stat().st_size > 1000
+
+
+def test_routes_within_the_n_cube_shortest_path_plus_8():
+    """Sec. 4.1: for k <= 3 a route is at most the n-cube's shortest path (the Hamming distance of the two
+    addresses) + 8; checked by walking every route of MC(1,2) and MC(2,1), and by the analysis up to MC(3,1)."""
+    from cubenoc.sim.analysis.metacube import measure
+    for k, m in ((1, 2), (2, 1)):
+        topo = Metacube(k, m)
+        r = MetacubeRouting(topo)
+        worst = max(len(r.path(s, t)) - 1 - bin(s ^ t).count("1")
+                    for s in range(topo.num_nodes) for t in range(topo.num_nodes))
+        assert 0 < worst <= 8 and worst == measure(topo)["whp"]["worst_over_hamming"]
+    assert measure(Metacube(3, 1))["whp"]["worst_over_hamming"] <= 8

@@ -18,6 +18,7 @@ from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 NETS = [Hypercube(3), EnhancedHypercube(4, 0), EnhancedHypercube(5, 1)]
 
@@ -33,7 +34,7 @@ def test_zero_load_latency_is_hops_plus_one(topo):
     for j, (s, d) in enumerate((s, d) for s in range(n) for d in range(n)):
         b.packet(s, d, 3, release=j * gap)
         expect.append(routing.hops(s, d) + 1)
-    res = NetworkModel(topo).run(b.build())
+    res = NetworkModel(plan_of(topo)).run(b.build())
     assert res.drained and not delivery_problems(res)
     assert res.head_latency().tolist() == expect
     first = res.stimulus.pkt_first
@@ -52,7 +53,7 @@ def test_round_robin_order_and_pointer_update():
     b = StimulusBuilder(8, seed=2)
     b.packet(2, 0, 2, release=0)
     _contend(b, [1, 2, 4], 0, 3, release=20)
-    res = NetworkModel(Hypercube(3)).run(b.build())
+    res = NetworkModel(plan_of(Hypercube(3))).run(b.build())
     s = res.stimulus
     heads = res.tr_flit[(res.tr_node == 0) & (res.tr_head == 1)]
     assert s.pkt_src[s.packet[heads]].tolist() == [2, 4, 1, 2]
@@ -64,7 +65,7 @@ def test_round_robin_order_and_pointer_update():
 def test_wormhole_no_interleave_and_no_loss_under_backpressure():
     topo = EnhancedHypercube(5, 1)
     stim = random_traffic(32, 40, 6, seed=5, mean_gap=3, p_ready=0.4, ready_cycles=4000)
-    res = NetworkModel(topo).run(stim)
+    res = NetworkModel(plan_of(topo)).run(stim)
     assert res.drained
     assert delivery_problems(res) == []
     assert res.delivered.size == stim.num_packets
@@ -84,12 +85,12 @@ def test_fifo_depth_and_ready_rule(depth):
     b.packet(0, 1, 20, release=0)
     ready = np.ones((200, 8), dtype=np.uint8)
     ready[:, 1] = 0
-    res = NetworkModel(Hypercube(3), config=RouterConfig(fifo_depth=depth)).run(b.build(ready), cycles=100)
+    res = NetworkModel(plan_of(Hypercube(3), None, RouterConfig(fifo_depth=depth))).run(b.build(ready), cycles=100)
     assert (res.accept_cycle >= 0).sum() == 2 * depth
     assert res.tr_flit.size == 0
     # then ready again: everything drains
     ready[150:, 1] = 1
-    res = NetworkModel(Hypercube(3), config=RouterConfig(fifo_depth=depth)).run(b.build(ready))
+    res = NetworkModel(plan_of(Hypercube(3), None, RouterConfig(fifo_depth=depth))).run(b.build(ready))
     assert res.drained and res.delivered.size == 1 and res.eject_cycle.min() == 150
 
 
@@ -100,7 +101,7 @@ def test_out_of_range_destination_dropped_without_wedging():
     b.packet(3, 0xFFFF, 1, release=0)
     b.packet(3, 6, 2, release=0)          # then a good packet from the same source
     b.packet(5, 0x1234, 3, release=2)
-    res = NetworkModel(Hypercube(3)).run(b.build())
+    res = NetworkModel(plan_of(Hypercube(3))).run(b.build())
     assert res.drained
     assert res.counter("dropped").tolist() == [0, 0, 0, 2, 0, 1, 0, 0]
     assert res.counter("injected").sum() == 1 and res.counter("malformed").sum() == 0
@@ -115,7 +116,7 @@ def test_malformed_framing():
     b.raw(0, [(1, 0, 1), (1, 0, 0x50002), (0, 1, 13)])         # head inside a packet: joins it
     b.raw(0, [(1, 0, 9), (1, 0, 2), (0, 1, 14)])               # dropped packet with a head inside
     b.raw(0, [(1, 1, 4)])                                      # a good one-flit packet
-    res = NetworkModel(Hypercube(3)).run(b.build())
+    res = NetworkModel(plan_of(Hypercube(3))).run(b.build())
     assert res.drained
     assert res.counters[0].tolist() == [2, 0, 1, 4]
     assert res.trace_tuples() == [(4, 1, 1, 0, 1), (5, 1, 0, 0, 0x50002), (6, 1, 0, 1, 13),
@@ -136,7 +137,7 @@ def test_self_addressed_packet_ejects_at_its_own_router(make, topo):
     b = StimulusBuilder(topo.num_nodes, seed=6)
     b.packet(node, node, 2, release=3)
     routing = make(topo)
-    res = NetworkModel(topo, routing).run(b.build())
+    res = NetworkModel(plan_of(topo, routing)).run(b.build())
     assert res.head_latency().tolist() == [1]
     assert res.trace_tuples()[0][:4] == (4, node, 1, 0)
     assert routing.hops(node, node) == 0
@@ -146,7 +147,7 @@ def test_self_addressed_packet_ejects_at_its_own_router(make, topo):
 def test_saturating_bursts_drain_deadlock_free(topo):
     n = topo.num_nodes
     stim = random_traffic(n, 60, 8, seed=7, mean_gap=0, p_ready=0.7, ready_cycles=3000)
-    res = NetworkModel(topo, config=RouterConfig(fifo_depth=2)).run(stim, max_cycles=200_000)
+    res = NetworkModel(plan_of(topo, None, RouterConfig(fifo_depth=2))).run(stim, max_cycles=200_000)
     assert res.drained, f"{res.stimulus.num_packets} packets not drained in {res.cycles} cycles"
     assert delivery_problems(res) == []
 
@@ -154,7 +155,7 @@ def test_saturating_bursts_drain_deadlock_free(topo):
 def test_all_pairs_delivered_once():
     topo = EnhancedHypercube(4, 0)
     stim = all_pairs(16, length=3, seed=8, p_ready=0.5, ready_cycles=2000)
-    res = NetworkModel(topo).run(stim)
+    res = NetworkModel(plan_of(topo)).run(stim)
     assert res.drained and delivery_problems(res) == []
     got = sorted(zip(stim.pkt_src[stim.packet[res.tr_flit[res.tr_head == 1]]].tolist(),
                      res.tr_node[res.tr_head == 1].tolist()))
@@ -164,7 +165,7 @@ def test_all_pairs_delivered_once():
 def test_chunked_advance_equals_one_run():
     topo = Hypercube(4)
     stim = random_traffic(16, 30, 4, seed=9, mean_gap=2, p_ready=0.6, ready_cycles=1000)
-    model = NetworkModel(topo)
+    model = NetworkModel(plan_of(topo))
     whole = model.run(stim)
     sim = model.start(stim)
     while not sim.drained:
@@ -181,13 +182,13 @@ def test_bernoulli_offered_load():
 
 def test_bad_parameters():
     with pytest.raises(CubenocError, match="depth"):
-        NetworkModel(Hypercube(3), config=RouterConfig(fifo_depth=0))
+        NetworkModel(plan_of(Hypercube(3), None, RouterConfig(fifo_depth=0)))
     with pytest.raises(CubenocError, match="eject_ready"):
         StimulusBuilder(8).build(np.ones((3, 5)))
     with pytest.raises(CubenocError, match="rate"):
         bernoulli_traffic(8, 1.5, 1, 10, 0)
     with pytest.raises(CubenocError, match="stimulus is for 8 nodes"):
-        NetworkModel(Hypercube(4)).run(StimulusBuilder(8).build())
+        NetworkModel(plan_of(Hypercube(4))).run(StimulusBuilder(8).build())
     assert random_ready(4, 10, 1.0, 0).all()
 
 
@@ -199,7 +200,7 @@ def test_delivery_check_catches_reordered_and_duplicated_flits():
     from cubenoc.sim.topology.hypercube import Hypercube
     topo = Hypercube(3)
     stim = random_traffic(topo.num_nodes, 6, 4, seed=2, mean_gap=1.0, p_ready=1.0, ready_cycles=500)
-    res = NetworkModel(topo).run(stim)
+    res = NetworkModel(plan_of(topo)).run(stim)
     assert res.drained and delivery_problems(res) == []
     multi = next(j for j in range(res.tr_flit.size - 1)
                  if res.tr_flit[j + 1] == res.tr_flit[j] + 1 and res.tr_node[j + 1] == res.tr_node[j])

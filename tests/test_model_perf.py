@@ -6,17 +6,18 @@ from cubenoc.cli import main
 from cubenoc.sim.model import perf
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def test_zero_load_latency_fit_is_one_cycle_per_hop():
-    z = perf.zero_load_latency(NetworkModel(EnhancedHypercube(4, 1)), packet_len=3)
+    z = perf.zero_load_latency(NetworkModel(plan_of(EnhancedHypercube(4, 1))), packet_len=3)
     assert abs(z.per_hop - 1) < 1e-9 and abs(z.overhead - 1) < 1e-9
     assert (z.tail_latency - z.head_latency == 2).all()
     assert z.hops.max() == EnhancedHypercube(4, 1).diameter()
 
 
 def test_throughput_below_offered_and_saturates():
-    model = NetworkModel(Hypercube(4))
+    model = NetworkModel(plan_of(Hypercube(4)))
     low, high = perf.saturation_sweep(model, 2, [0.1, 1.0], warmup=500, window=2000)
     assert abs(low.accepted - 0.1) < 0.02 and low.delivered_fraction == 1.0
     assert high.accepted < 1.0 and high.latency > 10 * low.latency
@@ -34,7 +35,7 @@ def test_bench_write_section(tmp_path, capsys):
 
 
 def VoqModel(topo, depth=4):
-    return NetworkModel(topo, config=RouterConfig(fifo_depth=depth, queues="voq"))
+    return NetworkModel(plan_of(topo, None, RouterConfig(fifo_depth=depth, queues="voq")))
 
 
 def test_voq_keeps_one_cycle_per_hop_and_beats_head_of_line_blocking():
@@ -46,7 +47,7 @@ def test_voq_keeps_one_cycle_per_hop_and_beats_head_of_line_blocking():
     res = VoqModel(topo).run(b.build(), cycles=100)
     first = res.stimulus.pkt_first
     assert (res.eject_cycle[first] - res.accept_cycle[first]).tolist() == [6, 2, 1, 3]
-    v1 = perf.load_point(NetworkModel(topo), 1.0, 1, warmup=500, window=2000)
+    v1 = perf.load_point(NetworkModel(plan_of(topo)), 1.0, 1, warmup=500, window=2000)
     voq = perf.load_point(VoqModel(topo), 1.0, 1, warmup=500, window=2000)
     assert voq.accepted > v1.accepted + 0.05
 

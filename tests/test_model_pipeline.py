@@ -23,6 +23,7 @@ from cubenoc.sim.routing.metacube import MetacubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 
 #: one network of each family (catalog specs, docs/networks.md)
@@ -34,8 +35,8 @@ FAMILIES = [NetworkSpec.parse(s).build("model") for s in ("hypercube:n=4", "enha
 def test_zero_load_latency_is_2h_plus_2(topo, routing):
     """Every pair alone in the network: a head is ejected 2h + 2 cycles after its source interface took
     it (one-stage router: h + 1), the tail of a 4-flit packet 3 cycles after the head."""
-    pipe = zero_load_latency(NetworkModel(topo, routing, config=RouterConfig(pipeline=True)), packet_len=4)
-    one = zero_load_latency(NetworkModel(topo, routing), packet_len=4)
+    pipe = zero_load_latency(NetworkModel(plan_of(topo, routing, RouterConfig(pipeline=True))), packet_len=4)
+    one = zero_load_latency(NetworkModel(plan_of(topo, routing)), packet_len=4)
     assert (pipe.head_latency == 2 * pipe.hops + 2).all(), (pipe.hops, pipe.head_latency)
     assert (pipe.tail_latency == pipe.head_latency + 3).all()
     assert (one.head_latency == one.hops + 1).all()
@@ -49,7 +50,7 @@ def test_one_flit_per_cycle_per_lane():
     b.packet(0, 7, 40)
     stim = b.build()
     for pipeline in (False, True):
-        res = NetworkModel(Hypercube(3), config=RouterConfig(pipeline=pipeline)).run(stim)
+        res = NetworkModel(plan_of(Hypercube(3), None, RouterConfig(pipeline=pipeline))).run(stim)
         ej = res.eject_cycle[:40]
         assert (np.diff(ej) == 1).all() and ej[0] - res.accept_cycle[0] == (8 if pipeline else 4)
 
@@ -60,12 +61,12 @@ def test_pipelined_delivers_and_drains(topo, routing):
     once: the network drains (no deadlock), every good packet arrives whole, in order, at its destination,
     and the source-interface counters equal the one-stage router's (the same unit)."""
     stim = random_traffic(topo.num_nodes, 25, 5, 3, mean_gap=0, p_ready=0.6, ready_cycles=6000, p_bad_dest=0.1)
-    res = NetworkModel(topo, routing, config=RouterConfig(pipeline=True)).run(stim)
-    ref = NetworkModel(topo, routing).run(stim)
+    res = NetworkModel(plan_of(topo, routing, RouterConfig(pipeline=True))).run(stim)
+    ref = NetworkModel(plan_of(topo, routing)).run(stim)
     assert res.drained and not delivery_problems(res)
     assert (res.counters == ref.counters).all() and res.counters[:, 2].sum() > 0
     assert not np.array_equal(res.eject_cycle, ref.eject_cycle)
-    pairs = NetworkModel(topo, routing, config=RouterConfig(pipeline=True)).run(all_pairs(topo.num_nodes, length=3, p_ready=0.5,
+    pairs = NetworkModel(plan_of(topo, routing, RouterConfig(pipeline=True))).run(all_pairs(topo.num_nodes, length=3, p_ready=0.5,
                                                                      ready_cycles=4000))
     assert pairs.drained and not delivery_problems(pairs)
     assert pairs.counters[:, 1].sum() == topo.num_nodes ** 2
@@ -75,24 +76,24 @@ def test_pipeline_refuses_what_it_does_not_build():
     q = Hypercube(3)
     mc = Metacube(1, 1)
     with pytest.raises(CubenocError, match="one-VC routing function"):
-        NetworkModel(mc, MetacubeRouting(mc), config=RouterConfig(pipeline=True))
+        NetworkModel(plan_of(mc, MetacubeRouting(mc), RouterConfig(pipeline=True)))
     with pytest.raises(CubenocError, match="per-output queues"):
-        NetworkModel(q, config=RouterConfig(pipeline=True, queues="voq"))
+        NetworkModel(plan_of(q, None, RouterConfig(pipeline=True, queues="voq")))
     p = PerfectDifferenceNetwork((0, 1, 3))
     from cubenoc.sim.routing.pdn import AdaptivePDNRouting
     with pytest.raises(CubenocError, match="adaptive selection"):
-        NetworkModel(p, AdaptivePDNRouting(p, hop_vcs=False, selection="availability"), config=RouterConfig(pipeline=True))
+        NetworkModel(plan_of(p, AdaptivePDNRouting(p, hop_vcs=False, selection="availability"), RouterConfig(pipeline=True)))
     with pytest.raises(CubenocError, match="pipeline must be True or False"):
-        NetworkModel(q, config=RouterConfig(pipeline="yes"))
+        NetworkModel(plan_of(q, None, RouterConfig(pipeline="yes")))
     from cubenoc.rtl.router import Router
     with pytest.raises(CubenocError, match="run-time faults"):
-        Router(q, EcubeRouting(q), 0, config=RouterConfig(faults=True, pipeline=True))
+        Router(plan_of(q, EcubeRouting(q), RouterConfig(faults=True, pipeline=True)), 0)
     with pytest.raises(CubenocError, match="broadcast"):
         from cubenoc.sim.broadcast.fork import broadcast_algorithm_for
-        Router(q, EcubeRouting(q), 0, config=RouterConfig(broadcast=broadcast_algorithm_for(q), pipeline=True))
+        Router(plan_of(q, EcubeRouting(q), RouterConfig(broadcast=broadcast_algorithm_for(q), pipeline=True)), 0)
     from cubenoc.sim.model.faults import FaultSchedule  # noqa: F401  (faults are refused at start)
     with pytest.raises(CubenocError, match="run-time faults and the pipelined router"):
-        NetworkModel(q, config=RouterConfig(pipeline=True)).start(random_traffic(8, 1, 1, 0), faults=object())
+        NetworkModel(plan_of(q, None, RouterConfig(pipeline=True))).start(random_traffic(8, 1, 1, 0), faults=object())
 
 
 def test_cli_pipeline_flag(tmp_path, capsys):

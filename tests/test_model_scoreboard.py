@@ -8,11 +8,12 @@ from cubenoc.sim.model.stimulus import random_traffic
 from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.tb.runner import RtlTrace
 from cubenoc.tb.scoreboard import compare
+from cubenoc.sim.network_plan import plan_of
 
 
 def _run():
     stim = random_traffic(8, 10, 3, seed=3, mean_gap=2, p_ready=0.7, ready_cycles=500)
-    res = NetworkModel(Hypercube(3)).run(stim)
+    res = NetworkModel(plan_of(Hypercube(3))).run(stim)
     accepted = np.diff(stim.node_start)
     rtl = RtlTrace(res.tr_cycle.copy(), res.tr_node.copy(), res.tr_head.copy(), res.tr_tail.copy(),
                    res.tr_data.copy(), res.counters & 0xFFFF, accepted, res.cycles)

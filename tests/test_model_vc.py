@@ -18,6 +18,7 @@ from cubenoc.sim.routing.pdn import AdaptivePDNRouting
 from cubenoc.sim.topology.hierarchical import hierarchical_from_spec
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 CASES = {
     "mc11": (lambda: Metacube(1, 1), lambda t, vcs: MetacubeRouting(t, vcs=vcs)),
@@ -38,13 +39,13 @@ def test_vcs_drain_saturation_and_one_vc_wedges(case):
     for seed in range(3):
         # saturating: every node injects back to back, packets of 1..8 flits, ejection always ready
         stim = random_traffic(topo.num_nodes, 40, 8, seed, mean_gap=0)
-        good = NetworkModel(topo, with_vcs).run(stim, max_cycles=20_000)
+        good = NetworkModel(plan_of(topo, with_vcs)).run(stim, max_cycles=20_000)
         assert good.drained and not delivery_problems(good)
         assert good.counter("ejected").sum() == stim.num_packets
     wedged = 0
     for seed in range(3):
         stim = random_traffic(topo.num_nodes, 40, 8, seed, mean_gap=0)
-        bad = NetworkModel(topo, one_vc).run(stim, max_cycles=20_000)
+        bad = NetworkModel(plan_of(topo, one_vc)).run(stim, max_cycles=20_000)
         wedged += not bad.drained
     if case.startswith("pdn"):
         # Algorithm 2's deterministic first choice (forward first) is Algorithm 1, acyclic on one VC:
@@ -60,7 +61,7 @@ def test_vcs_random_backpressure_no_loss():
     routing = MetacubeRouting(topo)
     stim = random_traffic(topo.num_nodes, 30, 6, 7, mean_gap=1, p_ready=0.5, ready_cycles=4000,
                           p_bad_dest=0.05)
-    res = NetworkModel(topo, routing).run(stim)
+    res = NetworkModel(plan_of(topo, routing)).run(stim)
     assert res.drained and not delivery_problems(res)
     assert res.counter("dropped").sum() > 0
 
@@ -75,7 +76,7 @@ def test_vc_zero_load_latency_is_h_plus_1(shortest):
     for k, (s, d) in enumerate((s, d) for s in range(n) for d in range(n)):
         b.packet(s, d, 2, release=40 * k)        # one packet in the network at a time
         expect[k] = routing.hops(s, d) + 1
-    res = NetworkModel(topo, routing).run(b.build())
+    res = NetworkModel(plan_of(topo, routing)).run(b.build())
     lat = res.head_latency()
     assert res.drained and len(lat) == n * n
     assert lat.tolist() == [expect[k] for k in range(n * n)]
@@ -109,8 +110,8 @@ def test_lookahead_voq_on_the_vc_router():
     b = StimulusBuilder(n)
     for k, (s, d) in enumerate((s, d) for s in range(n) for d in range(n)):
         b.packet(s, d, 2, release=20 * k)
-    res = NetworkModel(topo, voq).run(b.build())
+    res = NetworkModel(plan_of(topo, voq)).run(b.build())
     assert res.head_latency().tolist() == [base.hops(s, d) + 1 for s in range(n) for d in range(n)]
     stim = random_traffic(n, 40, 8, 4, mean_gap=0, p_ready=0.6, ready_cycles=5000)
-    res = NetworkModel(topo, voq).run(stim)
+    res = NetworkModel(plan_of(topo, voq)).run(stim)
     assert res.drained and not delivery_problems(res)

@@ -20,6 +20,7 @@ from cubenoc.sim.routing.metacube import MetacubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 
 #: one network of each family (catalog specs, docs/networks.md)
@@ -30,7 +31,7 @@ FAMILIES = [NetworkSpec.parse(s).build("model") for s in ("hypercube:n=4", "enha
 @pytest.mark.parametrize("topo,routing", FAMILIES, ids=[repr(t) for t, _ in FAMILIES])
 def test_lookahead_table_is_the_next_routers_port(topo, routing):
     """vc[v, word] = the port the next router takes on the new header (LookaheadVoqRouting's Hop.vc)."""
-    tb = NetworkModel(topo, routing, config=RouterConfig(queues="voq")).tables
+    tb = NetworkModel(plan_of(topo, routing, RouterConfig(queues="voq"))).tables
     ahead = LookaheadVoqRouting(routing)
     assert tb.num_vcs == ahead.num_vcs == tb.max_ports
     checked = 0
@@ -51,8 +52,8 @@ def test_voq_delivers_and_counts_as_the_fifo_router(topo, routing):
     arrives whole, in order, at its destination; injected/ejected/dropped/malformed equal the
     single-FIFO router's on the same stimulus (the source interface is the same unit)."""
     stim = random_traffic(topo.num_nodes, 25, 5, 3, mean_gap=1, p_ready=0.6, ready_cycles=6000, p_bad_dest=0.1)
-    voq = NetworkModel(topo, routing, config=RouterConfig(queues="voq")).run(stim)
-    fifo = NetworkModel(topo, routing).run(stim)
+    voq = NetworkModel(plan_of(topo, routing, RouterConfig(queues="voq"))).run(stim)
+    fifo = NetworkModel(plan_of(topo, routing)).run(stim)
     assert voq.drained and not delivery_problems(voq)
     assert (voq.counters == fifo.counters).all()
     assert voq.counters[:, 2].sum() > 0
@@ -68,8 +69,8 @@ def test_voq_source_interface_on_malformed_input():
     b.packet(0, 3, 3, release=5)
     b.packet(0, 0, 2, release=5)                     # to itself: ejected at its own router (0 hops)
     stim = b.build()
-    res = NetworkModel(topo, config=RouterConfig(queues="voq")).run(stim)
-    ref = NetworkModel(topo).run(stim)
+    res = NetworkModel(plan_of(topo, None, RouterConfig(queues="voq"))).run(stim)
+    ref = NetworkModel(plan_of(topo)).run(stim)
     assert (res.counters == ref.counters).all() and res.counters[0, 3] == 3
     assert (res.eject_cycle >= 0).sum() == (ref.eject_cycle >= 0).sum() == 3 + 3 + 2
     assert (res.tr_node == ref.tr_node).all()
@@ -78,17 +79,17 @@ def test_voq_source_interface_on_malformed_input():
 def test_voq_refuses_what_it_does_not_build():
     q = Hypercube(3)
     with pytest.raises(CubenocError, match="queues must be one of"):
-        NetworkModel(q, config=RouterConfig(queues="vc"))
+        NetworkModel(plan_of(q, None, RouterConfig(queues="vc")))
     mc = Metacube(1, 1)
     with pytest.raises(CubenocError, match="one-VC routing function"):
-        NetworkModel(mc, MetacubeRouting(mc), config=RouterConfig(queues="voq"))
+        NetworkModel(plan_of(mc, MetacubeRouting(mc), RouterConfig(queues="voq")))
     p = PerfectDifferenceNetwork((0, 1, 3))
     from cubenoc.sim.routing.pdn import AdaptivePDNRouting
     with pytest.raises(CubenocError, match="unicast oblivious"):
-        NetworkModel(p, AdaptivePDNRouting(p, hop_vcs=False, selection="availability"), config=RouterConfig(queues="voq"))
+        NetworkModel(plan_of(p, AdaptivePDNRouting(p, hop_vcs=False, selection="availability"), RouterConfig(queues="voq")))
     from cubenoc.rtl.router import Router
     with pytest.raises(CubenocError, match="unicast oblivious"):
-        Router(q, EcubeRouting(q), 0, config=RouterConfig(faults=True, queues="voq"))
+        Router(plan_of(q, EcubeRouting(q), RouterConfig(faults=True, queues="voq")), 0)
 
 
 def test_bench_throughput_json_rows(capsys):

@@ -16,6 +16,7 @@ from cubenoc.sim.network_plan import NetworkPlan
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.facts import route_facts
 from cubenoc.sim.symmetric_tables import symmetric_model
+from cubenoc.sim.network_plan import plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["hypercube:n=3", "enhanced:n=4,k=1", "metacube:k=1,m=1", "pdn:set=0,1,3", "hin:level1=bh:1,level2=bh:2",
@@ -58,21 +59,22 @@ def test_the_model_tables_carry_the_plans_turns(spec):
     topo, routing = NetworkSpec.parse(spec).build("model")
     for loopback in (True, False):
         config = RouterConfig(loopback=loopback).check(routing)
-        plan, model = NetworkPlan(topo, routing, config), NetworkModel(topo, routing, config)
+        plan, model = NetworkPlan(topo, routing, config), NetworkModel(plan_of(topo, routing, config))
         P = model.tables.max_ports
         for v in topo.nodes():
             assert (model.tables.allowed[v * P:(v + 1) * P][:topo.local_port(v) + 1]
                     == _bits(plan.turns(v), topo.local_port(v) + 1)).all()
 
 
+@pytest.mark.parametrize("loopback", [True, False])
 @pytest.mark.parametrize("spec", ["hypercube:n=4", "enhanced:n=5,k=1"])
-def test_vectorised_builders_give_the_plans_turns(spec):
+def test_vectorised_builders_give_the_plans_turns(spec, loopback):
     """The table-free e-cube model and the one-row-per-orbit tables (built without walking every pair)
-    prune the same turns as the plan."""
+    prune the same turns as the plan, with and without loopback."""
     topo, routing = NetworkSpec.parse(spec).build("model")
-    plan = NetworkPlan(topo, routing)
+    plan = NetworkPlan(topo, routing, RouterConfig(loopback=loopback))
     P = topo.num_ports(0) + 1
-    for model in (ecube_model(topo, routing), symmetric_model(topo, routing)):
+    for model in (ecube_model(plan), symmetric_model(plan)):
         allowed = model.tables.allowed.reshape(-1)
         if allowed.size == P:                          # one row for every node
             allowed = np.tile(allowed, topo.num_nodes)
@@ -133,3 +135,16 @@ def test_the_hop_limit_is_written_once():
                 if re.search(r"4 \* [\w.]*(num_nodes|\bn\b)\w* \+ [48]\b", line):
                     hits.append(f"{path.relative_to(ROOT)}:{n}")
     assert len(hits) == 1 and hits[0].startswith("sim/routing/base.py:"), hits
+
+
+def test_the_plan_is_made_in_one_place_and_the_model_through_its_constructor():
+    """Library code makes a plan only through ``plan_of`` (commands once, then hand it on), and no model is
+    put together attribute by attribute (``NetworkModel.__new__``)."""
+    made, assembled = [], []
+    for folder in ("rtl", "sim", "tb", "boards", "cubenoc"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text()
+            made += [str(path.relative_to(ROOT))] * text.count("NetworkPlan(")
+            if "__new__" in text:
+                assembled.append(str(path.relative_to(ROOT)))
+    assert made == ["sim/network_plan.py"] and not assembled, (made, assembled)

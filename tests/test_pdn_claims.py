@@ -84,6 +84,21 @@ def test_bit_reversal_shift_rounds():
     assert reverse_bits(0b0100, 4) == 0b0010
 
 
+def test_bit_reversal_in_m_shift_rounds_depends_on_the_dimension_order():
+    """The paper's "log2 n shift steps" fixes no dimension order: an outside count found 8 of the 24 orders
+    for m = 4 (e.g. 0, 3, 1, 2) and 40 of the 120 for m = 5 finish in m shift rounds; ascending does not."""
+    from cubenoc.sim.broadcast.pdn_product import orders_in_m_rounds, shift_rounds
+    assert orders_in_m_rounds(4)[:2] == (8, 24) and orders_in_m_rounds(5)[:2] == (40, 120)
+    assert sum(shift_rounds(4, (0, 3, 1, 2))) == 4 and sum(shift_rounds(4)) > 4
+    topo = PerfectDifferenceNetwork(registry_set(4))               # n = 21: m = 4, replayed on the PDN
+    steps, init, rounds = bit_reversal(topo, (0, 3, 1, 2))
+    rep = run_schedule(topo, steps, init)
+    assert sum(rounds) == 4 and personalized_complete(rep, set().union(*init)) and rep.max_channel == 1
+    from cubenoc.sim.analysis.pdn_claims import bit_reversal_report
+    r = bit_reversal_report(registry_set(4))
+    assert r["verdict"].startswith("holds: 8 of 24") and r["shift_rounds"] == 4 and r["complete"]
+
+
 def test_h2_shearsort_sorts_in_snake_order():
     topo = PerfectDifferenceNetwork((0, 1, 3))
     rng = random.Random(5)

@@ -21,6 +21,7 @@ from cubenoc.sim.broadcast.fork import BROADCAST_DEST, broadcast_algorithm_for
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.pdn import DimensionOrderPDNRouting
+from cubenoc.sim.network_plan import plan_of
 
 SIZES = {(0, 1): (3, 2), (0, 1, 3): (7, 4)}        # set: (n, diameter of H^2 by hand)
 
@@ -28,7 +29,7 @@ SIZES = {(0, 1): (3, 2), (0, 1, 3): (7, 4)}        # set: (n, diameter of H^2 by
 def _run(pds, broadcast: bool):
     topo = R.h2_network(pds)
     cfg = RouterConfig(broadcast=broadcast_algorithm_for(topo)) if broadcast else None
-    model = NetworkModel(topo, DimensionOrderPDNRouting(topo), config=cfg)
+    model = NetworkModel(plan_of(topo, DimensionOrderPDNRouting(topo), cfg))
     stim = R.all_to_all_stimulus(topo) if broadcast else R.complete_exchange_stimulus(topo)
     return topo, model.run(stim)
 

@@ -17,6 +17,7 @@ from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.pdn import AdaptivePDNRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,11 +126,11 @@ def test_every_option_changes_the_router_shape():
     from cubenoc.rtl.router import Router
     q = Hypercube(2)
     routing = EcubeRouting(q)
-    base = Router(q, routing, 0).shape_key
+    base = Router(plan_of(q, routing), 0).shape_key
     variants = [{"payload_width": 48}, {"fifo_depth": 2}, {"faults": True}, {"broadcast": True},
                 {"queues": "voq"}, {"arbitration": "fair"}, {"pipeline": True}, {"fifo_memory": True},
                 {"fifo_memory": "block"}, {"counters": False}, {"counters": "dsp"}, {"loopback": False}]
-    keys = [Router(q, routing, 0, RouterConfig(**kw)).shape_key for kw in variants]
+    keys = [Router(plan_of(q, routing, RouterConfig(**kw)), 0).shape_key for kw in variants]
     assert base not in keys and len(set(keys)) == len(keys)
 
 
@@ -184,7 +185,7 @@ def test_board_builds_start_from_their_target_and_keep_loopback(capsys):
     from cubenoc.build import network_for
     from cubenoc.cli import main
     ns = argparse.Namespace(family=None, n=None, k=None, payload=None, depth=None)
-    _, _, config = network_for(get_board("icebreaker"), ns)
+    config = network_for(get_board("icebreaker"), ns).config
     assert config.counters == "dsp" and config.loopback is True
     assert main(["build", "--board", "icebreaker", "--no-loopback", "--estimate-only"]) == 2
     err = capsys.readouterr().err.strip()

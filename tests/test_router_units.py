@@ -19,6 +19,7 @@ from cubenoc.sim.routing.pdn import AdaptivePDNRouting
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.topology.metacube import Metacube
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 ROUTER = Path(__file__).resolve().parents[1] / "rtl" / "router"
 Q3, MC, EQ, PDN = Hypercube(3), Metacube(1, 1), EnhancedHypercube(3, 0), PerfectDifferenceNetwork((0, 1, 3))
@@ -46,7 +47,7 @@ def test_no_unit_takes_the_router():
 def test_router_derives_each_units_parameters(topo, routing, config, stage):
     """The Router gives each input the stage its config calls for (a fork unit with broadcast, lookahead units
     with per-output queues), and the units elaborate from those parameters alone."""
-    r = Router(topo, routing(topo), 0, config)
+    r = Router(plan_of(topo, routing(topo), config), 0)
     r._MustUse__silence = True
     src = r.source_params()
     assert isinstance(src, SourceParams) and src.num_nodes == topo.num_nodes and src.drop_own_node == (not config.loopback)

@@ -14,6 +14,7 @@ from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting
 from cubenoc.sim.routing.pdn import AdaptivePDNRouting
 from cubenoc.sim.topology.hierarchical import hierarchical_from_spec
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork
+from cubenoc.sim.network_plan import plan_of
 
 
 def _presented(routing):
@@ -77,20 +78,20 @@ def test_hierarchical_candidate_rom_is_exact():
 
 def test_fault_ports_only_on_adaptive_routers():
     t = PerfectDifferenceNetwork((0, 1, 3))
-    plain = Router(t, AdaptivePDNRouting(t), 0)
-    assert not plain.adaptive and "link_fault" not in plain.signature.members
+    plain = Router(plan_of(t, AdaptivePDNRouting(t)), 0)
+    assert not plain.candidate_stage and "link_fault" not in plain.signature.members
     assert "discarded" not in plain.signature.members
-    ad = Router(t, AdaptivePDNRouting(t, selection="availability"), 0)
-    assert ad.adaptive and {"link_fault", "node_fault", "discarded"} <= set(ad.signature.members)
+    ad = Router(plan_of(t, AdaptivePDNRouting(t, selection="availability")), 0)
+    assert ad.candidate_stage and {"link_fault", "node_fault", "discarded"} <= set(ad.signature.members)
     assert len(ad.link_fault) == t.num_ports(0)
     # the oblivious router with fault inputs only
     from cubenoc.sim.routing.pdn import ObliviousPDNRouting
-    ob = Router(t, ObliviousPDNRouting(t), 0, config=RouterConfig(faults=True))
-    again = Router(t, AdaptivePDNRouting(t), 0)
-    assert ob.adaptive and plain.shape_key == again.shape_key
+    ob = Router(plan_of(t, ObliviousPDNRouting(t), RouterConfig(faults=True)), 0)
+    again = Router(plan_of(t, AdaptivePDNRouting(t)), 0)
+    assert ob.candidate_stage and plain.shape_key == again.shape_key
     # one router module for every node of the fault-free PDN, also when adaptive
-    net = Network(t, AdaptivePDNRouting(t, selection="availability"), structural=True, flat=True)
-    assert len(set(net.module_names)) == 1 and net.adaptive
+    net = Network(plan_of(t, AdaptivePDNRouting(t, selection="availability")), structural=True, flat=True)
+    assert len(set(net.module_names)) == 1 and net.candidate_stage
     assert len(net.link_fault) == 7 * t.num_ports(0) and len(net.discarded) == 7 * 16
     _silence(plain, ad, ob, again, net, *net.routers)
 

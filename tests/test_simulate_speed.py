@@ -17,6 +17,7 @@ from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
 from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
 from cubenoc.sim.symmetric_tables import symmetry_of
 from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical, Ring
+from cubenoc.sim.network_plan import plan_of
 
 
 @pytest.mark.parametrize("topo, routing", [
@@ -32,8 +33,8 @@ from cubenoc.sim.topology.hierarchical import CubeConnectedCycles, Hierarchical,
                                           Hierarchical(Hypercube(2), CubeConnectedCycles(2), 3),
                                           Hierarchical(Hypercube(1), CubeConnectedCycles(4), 2))])
 def test_symmetric_tables_equal_the_generic_model(topo, routing):
-    a = NetworkModel(topo, routing)
-    b = symmetric_model(topo, routing)
+    a = NetworkModel(plan_of(topo, routing))
+    b = symmetric_model(plan_of(topo, routing))
     for name in ("link", "allowed", "nports"):
         assert (getattr(a.tables, name) == getattr(b.tables, name)).all(), name
     # every node's row, read through the orbit's shared row and the XOR, is the generic row
@@ -70,7 +71,7 @@ def test_hin_symmetry_only_where_it_holds():
     # an interface router with 1 + 8 x 8 + 1 ports is beyond the model's 62-bit port masks: one error
     wide = Hierarchical(Hypercube(1), Hypercube(8), 8)
     with pytest.raises(CubenocError, match="up to 61 network ports"):
-        symmetric_model(wide, HierarchicalRouting(wide))
+        symmetric_model(plan_of(wide, HierarchicalRouting(wide)))
 
 
 @pytest.mark.parametrize("topo", [Hierarchical(Hypercube(2), CubeConnectedCycles(2), 3),
@@ -117,3 +118,37 @@ def test_help_and_traffic_import_no_compiler():
             "print('numba' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+def test_a_compile_is_said_and_the_bar_never_stands_still(monkeypatch, capsys):
+    """While numba compiles a cycle loop (a kernel shape's first run, whatever the cache holds for others)
+    the sweep says so once, the bar shows the seconds, and the caller is told to leave it out of the ETA;
+    while nothing compiles the bar is redrawn each second (no silence over 5 s)."""
+    import time
+
+    from cubenoc.sim import simulator as S
+    from cubenoc.sim.model import kernel
+
+    class Loop:                                  # a cycle loop numba is compiling
+        _compiling_counter = True
+    monkeypatch.setattr(kernel, "run_testshape", Loop, raising=False)
+
+    class Bar:
+        def __init__(self):
+            self.postfix, self.refreshes = [], 0
+
+        def set_postfix_str(self, s):
+            self.postfix.append(s)
+
+        def refresh(self):
+            self.refreshes += 1
+    bar = Bar()
+    with S.CompileWatch(bar) as watch:
+        watch.point("Q @ 0.1")
+        time.sleep(2.5)
+        Loop._compiling_counter = False
+        time.sleep(2.2)
+    assert any("compiling the cycle loop" in p for p in bar.postfix) and bar.postfix[-1] == "Q @ 0.1"
+    assert watch.compiled() and not watch.compiled()
+    assert bar.refreshes >= 1
+    assert capsys.readouterr().err.count("compiling the model's cycle loop") == 1

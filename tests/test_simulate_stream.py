@@ -9,9 +9,10 @@ from cubenoc.sim import traffic as T
 from cubenoc.sim.model.ecube import ecube_model
 from cubenoc.sim.model.stream import hist_percentile
 from cubenoc.sim.model.tables import build_tables, ecube_inject
-from cubenoc.sim.model.network import default_allowed
+from cubenoc.sim.model.network import allowed_of
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hypercube import EnhancedHypercube, Hypercube
+from cubenoc.sim.network_plan import plan_of
 
 
 def _upfront(spec, rate, cfg):
@@ -76,8 +77,8 @@ def test_table_free_ecube_equals_table_route(topo):
     """The e-cube / Algorithm C model from the addresses (sim/model/ecube.py) = the dense tables that
     routing.route / routing.inject / topology.neighbor / the turn walk give."""
     routing = EcubeRouting(topo)
-    a = ecube_model(topo, routing).tables
-    b = build_tables(topo, routing, default_allowed(topo, routing))
+    a = ecube_model(plan_of(topo, routing)).tables
+    b = build_tables(topo, routing, allowed_of(plan_of(topo, routing)))
     N = topo.num_nodes
     assert (a.lookup(np.repeat(np.arange(N), 1 << a.route_width), np.tile(np.arange(1 << a.route_width), N))
             == b.route.ravel()).all()
@@ -93,7 +94,7 @@ def test_table_free_ecube_model_runs_trace_for_trace_as_the_generic_model():
     topo = EnhancedHypercube(4, 1)
     stim = random_traffic(topo.num_nodes, 25, 5, seed=3, mean_gap=1.0, p_ready=0.6, ready_cycles=3000,
                           p_bad_dest=0.05)
-    a, b = ecube_model(topo, EcubeRouting(topo)).run(stim), NetworkModel(topo).run(stim)
+    a, b = ecube_model(plan_of(topo, EcubeRouting(topo))).run(stim), NetworkModel(plan_of(topo)).run(stim)
     assert a.drained and a.trace_tuples() == b.trace_tuples() and (a.counters == b.counters).all()
 
 

@@ -10,12 +10,16 @@ import pytest
 from cubenoc.boards.synth import SynthResult
 from cubenoc.cli import main
 from cubenoc.errors import CubenocError, ToolError
-from cubenoc import synth_report as sr
+from cubenoc import synth_report
+from cubenoc.bench import synth_shapes as sr
+from cubenoc.sim.catalog import NetworkSpec
+from cubenoc.sim.network_plan import plan_of
+from cubenoc.sim.router_config import RouterConfig
 
 
 def _args(**kw):
     p = argparse.ArgumentParser()
-    sr.add_arguments(p)
+    synth_report.add_arguments(p)
     argv = []
     for k, v in kw.items():
         flag = "--" + k.replace("_", "-")
@@ -146,6 +150,11 @@ def test_several_seeds_give_the_median_fmax_and_options_reach_the_router(tmp_pat
     assert row["fmax_by_seed"] == [30.0, 36.0, 31.0] and row["fmax_mhz"] == 31.0 and row["seeds"] == [1, 2, 3]
     assert row["fifo_memory"] is True and row["counters"] is False
     assert calls == [(1, True, False), (2, True, False), (3, True, False)]
+    config = RouterConfig(**row["router_config"])            # every field, as resolved: the row says what it is
+    assert config.fifo_memory is True and config.counters is False
+    assert (config.payload_width, config.fifo_depth) == (row["payload"], row["depth"])
+    assert NetworkSpec.parse(row["spec"]).router_config() == config
+    assert NetworkSpec.parse(row["spec"]).without_router() == NetworkSpec.parse("hypercube:n=3")
     assert main(base + ["--seed", "3"]) == 0                  # another router (default options): runs again
     (row,) = json.loads(capsys.readouterr().out)
     assert row["fmax_mhz"] == 31.0 and "fmax_by_seed" not in row and calls[-1] == (3, False, True)
@@ -204,12 +213,12 @@ def test_a_router_that_does_not_fit_is_a_note_and_another_failure_an_error(tmp_p
             stat = {"modules": {"\\router": {"num_cells_by_type": {"SB_LUT4": 7}}}}
             (cwd / "router_stat.json").write_text(json.dumps(stat))
     monkeypatch.setattr(synth, "_run", fake_run)
-    res = synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "fits")
+    res = synth.synth_router(Router(plan_of(topo, routing), 0), "up5k", tmp_path / "fits")
     assert res.fmax_mhz is None and res.note.startswith("does not fit") and res.lut4 == 7
     monkeypatch.setattr(synth, "_run", lambda cmd, cwd, log, timeout=None: fake_run(cmd, cwd, log,
                                                                                       text="ERROR: bad constraint"))
     with pytest.raises(ToolError):
-        synth.synth_router(Router(topo, routing, 0), "up5k", tmp_path / "other")
+        synth.synth_router(Router(plan_of(topo, routing), 0), "up5k", tmp_path / "other")
 
 
 def test_a_stopped_nextpnr_seed_is_a_note_not_cached_and_the_limit_is_checked(tmp_path, monkeypatch, capsys):
@@ -249,7 +258,7 @@ def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp
     import cubenoc.boards.synth as synth
     from cubenoc.rtl.router import Router
     from cubenoc.sim.catalog import NetworkSpec
-    from cubenoc.synth_report import cache_key
+    from cubenoc.bench.synth_shapes import cache_key
     topo, routing = NetworkSpec.parse("hypercube:n=2").build("rtl")
     seen = {}
 
@@ -261,7 +270,7 @@ def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp
             (cwd / "router_stat.json").write_text(json.dumps({"modules": {"\\router": {"num_cells_by_type": {}}}}))
     monkeypatch.setattr(synth, "_run", fake_run)
     for target in ("up5k", "ecp5-25f"):
-        assert synth.synth_router(Router(topo, routing, 0), target, tmp_path / target).fmax_mhz == 50.0
+        assert synth.synth_router(Router(plan_of(topo, routing), 0), target, tmp_path / target).fmax_mhz == 50.0
     assert "--no-promote-ce" in seen["ice40"] and "--no-promote-ce" not in seen["ecp5"]
 
     def key_without_options(target, pnr=True):

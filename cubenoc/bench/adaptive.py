@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ..errors import at_least
 from ..options import fixed_lengths
 from .render import Table, add_output_arguments, command, publish
+from ..sim.network_plan import plan_of
+from ..sim.catalog import recorded
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
 
@@ -65,12 +67,14 @@ def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> li
     cases = [(pdn, 0, c) for c in pdn_routings(pdn)] + [(hin, 3, c) for c in hin_routings(hin)]
     jobs_in = []
     for topo, node, (label, routing, faults) in cases:
-        r = Router(topo, routing, node, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults))
-        jobs_in.append((topo, node, label, routing, r.num_ports, verilog.convert(r, name="router")))
+        config = RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth, faults=faults)
+        r = Router(plan_of(topo, routing, config), node)
+        jobs_in.append((topo, node, label, routing, r.num_ports, verilog.convert(r, name="router"), r.config))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         outs = list(pool.map(lambda j: synthesize(j[5], "ice40")[0], jobs_in))
     return [{"network": repr(t), "node": node, "routing": label, "vcs": routing.num_vcs, "ports": P,
-             **count(cells, "ice40")} for (t, node, label, routing, P, _), cells in zip(jobs_in, outs)]
+             **count(cells, "ice40"), **recorded(None, config)}
+            for (t, node, label, routing, P, _, config), cells in zip(jobs_in, outs)]
 
 
 AREA_COLUMNS = {"network": ("router", lambda r: f"{r['network']} node {r['node']}"), "routing": "routing",

@@ -25,12 +25,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p, "bench area", json_alias=True)
 
 
-def rows(results: list[AreaResult]) -> list[dict]:
-    """One row per router: its network, n and ports, and per target ``{target}_{lut4,lut4_per_port,ff,...}``."""
+def rows(results: list[AreaResult], config=None, specs=None) -> list[dict]:
+    """One row per router: its network, n and ports, per target ``{target}_{lut4,lut4_per_port,ff,...}``,
+    and with ``config`` what was measured (``specs``: network -> its catalog spec)."""
+    from ..sim.catalog import recorded
     by: dict = {}
     for r in results:
         d = asdict(r) | {"lut4_per_port": r.lut4_per_port}
-        row = by.setdefault((r.network, r.n, r.ports), {"network": r.network, "n": r.n, "ports": r.ports})
+        what = recorded((specs or {}).get(r.network), config) if config is not None else {}
+        row = by.setdefault((r.network, r.n, r.ports), {"network": r.network, "n": r.n, "ports": r.ports, **what})
         row.update({f"{r.target}_{k}": v for k, v in d.items() if k not in ("network", "n", "ports", "target")})
     return list(by.values())
 
@@ -48,9 +51,11 @@ def columns(targets) -> dict:
     return cols
 
 
-def table(results: list[AreaResult], payload_width: int, fifo_depth: int, cmd: str) -> Table:
+def table(results: list[AreaResult], payload_width: int, fifo_depth: int, cmd: str, config=None,
+          specs=None) -> Table:
     targets = list(dict.fromkeys(r.target for r in results))
-    return Table(rows(results), columns(targets), after=f"Payload W = {payload_width} bits, input FIFO depth "
+    return Table(rows(results, config, specs), columns(targets),
+                 after=f"Payload W = {payload_width} bits, input FIFO depth "
                  f"{fifo_depth}; command: `{cmd}`.", marks=(MARK_BEGIN, MARK_END))
 
 
@@ -59,12 +64,16 @@ def run(args) -> int:
     ns = [require_int(n, "n", 2 if "enhanced" in families else 1, 10) for n in args.n]
     config = router_config(args, only=("payload", "depth"))
     results: list[AreaResult] = []
+    from ..outputs import working
+    specs: dict = {}
     for n in ns:
         for fam in families:
             if fam == "enhanced" and not 0 <= args.k <= n - 2:
                 raise CubenocError(f"k must be in 0..n-2 for an n-cube (n={n}), got {args.k}")
-            results += measure(fam, n, args.k, yosys_families(args.targets), config)
+            with working(f"bench area: yosys on the {fam} {n}-cube router", args.quiet):
+                results += measure(fam, n, args.k, yosys_families(args.targets), config)
+            specs[results[-1].network] = f"hypercube:n={n}" if fam == "hypercube" else f"enhanced:n={n},k={args.k}"
             for r in results[-len(yosys_families(args.targets)):]:
                 progress(f"  {r.network}: {r.target} {r.lut4} LUT4 ({r.lut4_per_port:.0f}/port), {r.ff} FF"
                          + (f", {r.lutram} DPR16X4" if r.lutram else "") + f"  [{r.seconds:.0f} s]")
-    return publish(table(results, config.payload_width, config.fifo_depth, command(args)), args)
+    return publish(table(results, config.payload_width, config.fifo_depth, command(args), config, specs), args)

@@ -15,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
+from ..sim.catalog import recorded
+from ..sim.network_plan import plan_of
 from .render import (Table, add_target_arguments, by_target, code, command, publish, target_columns,
                      yosys_families)
 
@@ -35,27 +37,28 @@ def cases():
     return out
 
 
-def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str, int]:
+def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str, int, object]:
     from amaranth.back import verilog
     from ..rtl.router import Router
     from ..sim.router_config import RouterConfig
     use_builtin_yosys()
-    r = Router(topo, routing, 0, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
-                                              broadcast=False if alg is None else alg))
-    return verilog.convert(r, name="router"), r.num_ports
+    r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
+                                              broadcast=False if alg is None else alg)), 0)
+    return verilog.convert(r, name="router"), r.num_ports, r.config
 
 
 def measure(targets=("ice40", "ecp5"), jobs=2, limit=None) -> list[dict]:
     jobs_in = []
     for topo, routing, alg in cases()[:limit]:
         for a in (None, alg):
-            text, ports = router_text(topo, routing, a)
+            text, ports, config = router_text(topo, routing, a)
             for t in targets:
-                jobs_in.append((topo, routing, a, ports, t, text))
+                jobs_in.append((topo, routing, a, ports, t, text, config))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         outs = list(pool.map(lambda j: synthesize(j[5], j[4])[0], jobs_in))
     return [{"network": repr(topo), "routing": routing.name, "broadcast": a.name if a else "-", "ports": ports,
-             "target": t, **count(cells, t)} for (topo, routing, a, ports, t, _), cells in zip(jobs_in, outs)]
+             "target": t, **count(cells, t), **recorded(None, config)}
+            for (topo, routing, a, ports, t, _, config), cells in zip(jobs_in, outs)]
 
 
 def table(rows: list[dict], cmd: str = "cubenoc bench broadcast-area") -> Table:

@@ -7,26 +7,26 @@ import argparse
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
+from ..sim.catalog import FAIR_AREA_NETWORKS as NETWORKS
+from ..sim.network_plan import plan_of
 from .render import Table, add_format_argument, publish
-
-NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 
 
 def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
     from amaranth.back import verilog
     from ..rtl.router import Router
     from ..sim.router_config import RouterConfig
-    from ..sim.catalog import NetworkSpec
+    from ..sim.catalog import NetworkSpec, recorded
     use_builtin_yosys()
     out = []
     for spec in networks:
         topo, routing = NetworkSpec.parse(spec).build()
         label = NetworkSpec.parse(spec).label(topo)
         for arb in ("round-robin", "fair"):
-            r = Router(topo, routing, 0, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
-                                                      arbitration=arb))
+            r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
+                                                      arbitration=arb)), 0)
             text = verilog.convert(r, name="router")
-            row = {"network": label, "arbitration": arb, "ports": r.num_ports}
+            row = {"network": label, "arbitration": arb, "ports": r.num_ports, **recorded(spec, r.config)}
             for target in ("ice40", "ecp5"):
                 c = count(synthesize(text, target)[0], target)
                 row[f"{target}_lut4"], row[f"{target}_ff"] = c["lut4"], c["ff"]

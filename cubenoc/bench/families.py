@@ -11,28 +11,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import CubenocError, at_least
 from ..options import fixed_lengths
+from ..sim.catalog import FAMILY_BENCH_NETWORKS as NETWORKS   # label -> catalog spec
+from ..sim.catalog import recorded
+from ..sim.network_plan import plan_of
+from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish
 
 BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
-
-
-#: the sizes the families are verified at: label -> catalog spec (sim/catalog.py)
-NETWORKS = {
-    "PDN {0,1,3} (7)": "pdn:set=0,1,3",
-    "PDN {0,1,3,9} (13)": "pdn:set=0,1,3,9",
-    "PDN delta=4 (21)": "pdn:delta=4",
-    "PDN delta=5 (31)": "pdn:delta=5",
-    "0-free PDN {1,2,4} (7)": "pdn:set=1,2,4",
-    "0-free PDN {3,4,6} (7, degenerate)": "pdn:set=3,4,6",
-    "2-D PDN 7x7 (49)": "pdn:product=2,2",
-    "BH(3)/BH(2) (32)": "hin:level1=bh:3,level2=bh:2",
-    "BH(3)/CC(4) (32)": "hin:level1=bh:3,level2=cc:4",
-    "BH(3)/BR(4) (32)": "hin:level1=bh:3,level2=br:4",
-    "BH(3)/CCC(2) (64)": "hin:level1=bh:3,level2=ccc:2",
-    "MC(1,1) (8)": "metacube:k=1,m=1",
-    "MC(1,2) (32)": "metacube:k=1,m=2",
-    "MC(2,1) (64)": "metacube:k=2,m=1",
-}
 
 
 def family_networks(names=None) -> dict:
@@ -55,7 +40,7 @@ def router_kinds(topo) -> list[int]:
 def model_figures(topo, routing, loads, window: int, packet_len: int) -> dict:
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput, zero_load_latency
-    model = NetworkModel(topo, routing)
+    model = NetworkModel(plan_of(topo, routing))
     z = zero_load_latency(model, packet_len)
     pts = saturation_sweep(model, packet_len, loads, warmup=window // 4, window=window)
     hops = [routing.hops(s, d) for s in topo.nodes() for d in topo.nodes()]
@@ -70,7 +55,7 @@ def area_figures(topo, routing, node: int, target: str = "ice40") -> dict:
     from ..rtl.router import Router
     from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
-    r = Router(topo, routing, node)
+    r = Router(plan_of(topo, routing), node)
     text = verilog.convert(r, name="router")
     cells, _sec = synthesize(text, target)
     return {"node": node, "ports": r.num_ports, **count(cells, target)}
@@ -104,8 +89,8 @@ def run(args) -> int:
         f = model_figures(topo, routing, loads, args.window, length)
         routers = [{"node": v, "ports": topo.num_ports(v) + 1, "lut4": areas.get((name, v), {}).get("lut4"),
                     "ff": areas.get((name, v), {}).get("ff")} for v in router_kinds(topo)]
-        rows.append({"network": name, "spec": NETWORKS[name], "routing": routing.name, "vcs": routing.num_vcs,
-                     "routers": routers, **f})
+        rows.append({"network": name, "routing": routing.name, "vcs": routing.num_vcs, "routers": routers, **f,
+                     **recorded(NETWORKS[name], RouterConfig())})    # the model's and the area's routers
         progress(f"  {name}: saturation {f['sat']:.3f}")
     cols = COLUMNS | {"sat": (f"saturation throughput, {length}-flit packets (flits/node/cycle)",
                               lambda r: f"{r['sat']:.3f}")}

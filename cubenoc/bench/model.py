@@ -12,6 +12,7 @@ from ..netargs import add_router_flags, router_config
 from ..options import ROUTER_KINDS, add, fixed_lengths
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish, trunc3
+from ..sim.network_plan import plan_of
 
 
 def _marks(name: str) -> tuple[str, str]:
@@ -26,11 +27,11 @@ def _net_arguments(p: argparse.ArgumentParser) -> None:
     add_router_flags(p, only=("depth",))
 
 
-def _nets(args) -> list:
-    """(topology, routing) pairs: --network specs, or Q(n) and Q(n, k)."""
+def _nets(args) -> tuple[list, list]:
+    """(topology, routing) pairs and their catalog specs: --network specs, or Q(n) and Q(n, k)."""
     from ..sim.catalog import NetworkSpec
-    from ..sim.model.perf import networks
-    specs = [NetworkSpec.parse(t) for t in args.network or [f"hypercube:n={args.n}"]]
+    specs = [NetworkSpec.parse(t) for t in args.network] if args.network else \
+        [NetworkSpec.of("hypercube", n=args.n), NetworkSpec.of("enhanced", n=args.n, k=args.k)]
     for sp in specs:
         if sp.queues != "fifo" or sp.pipeline or sp.broadcast:
             raise CubenocError(f"{sp}: give router options with the benchmark's own flags (--queues), not in the spec")
@@ -41,7 +42,7 @@ def _nets(args) -> list:
             raise CubenocError(f"{sp}: {1 << bits:,} nodes; the benchmark's model keeps a dense route table, up to "
                                f"{MAX_TABLE_ENTRIES:,} entries ({1 << (MAX_TABLE_ENTRIES.bit_length() - 1) // 2:,} "
                                f"nodes; bench model-speed runs the 2^20-node cubes)")
-    return [sp.build("model") for sp in specs] if args.network else networks(args.n, args.k)
+    return [sp.build("model") for sp in specs], specs
 
 
 def _net_command(args) -> str:
@@ -55,22 +56,26 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p, "bench latency")
 
 
-def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None) -> list[dict]:
-    """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit."""
+def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None, specs=None) -> list[dict]:
+    """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit;
+    what ran (``specs[i]``: the catalog spec of ``nets[i]``)."""
+    from ..sim.catalog import recorded
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import zero_load_latency
     out = []
-    for topo, routing in nets:
-        z = zero_load_latency(NetworkModel(topo, routing, config), packet_len)
+    for i, (topo, routing) in enumerate(nets):
+        model = NetworkModel(plan_of(topo, routing, config))
+        z = zero_load_latency(model, packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
                         "tail_latency": float(b), "packet_len": packet_len, "per_hop": z.per_hop,
-                        "overhead": z.overhead})
+                        "overhead": z.overhead, **recorded(specs[i] if specs else None, model.config)})
     return out
 
 
 def latency_run(args) -> int:
-    rows = latency_rows(_nets(args), fixed_lengths(args.length)[0], router_config(args, only=("depth",)))
+    nets, specs = _nets(args)
+    rows = latency_rows(nets, fixed_lengths(args.length)[0], router_config(args, only=("depth",)), specs)
     fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
             f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
     cols = {"network": "network", "hops": "hops h",
@@ -107,8 +112,14 @@ def throughput_run(args) -> int:
     from ..sim.model.perf import throughput_rows
     if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
-    rows = throughput_rows(_nets(args), fixed_lengths(args.length), args.rate, router_config(args, only=("depth",)),
-                           window=args.window, queues=args.routers, progress=progress)
+    nets, specs = _nets(args)
+    from ..outputs import working
+    with working("bench throughput", args.quiet) as w:
+        def said(text):                          # a line per sweep, and the sweep beside the seconds
+            progress(text)
+            w.status(text.removeprefix("throughput: ").removesuffix(" ..."))
+        rows = throughput_rows(nets, fixed_lengths(args.length), args.rate, router_config(args, only=("depth",)),
+                               window=args.window, queues=args.routers, progress=said, specs=specs)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
             | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
@@ -123,14 +134,15 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput
-    model = NetworkModel(topo, routing, config)
+    from ..sim.catalog import recorded
+    model = NetworkModel(plan_of(topo, routing, config))
     out = []
     for L in packet_lens:
         pts = saturation_sweep(model, L, loads, window=window)
         out.append({"network": repr(topo), "routing": label, "vcs": routing.num_vcs, "packet_len": L,
                     "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,
                                 "saturated": p.saturated} for p in pts],
-                    "saturation": saturation_throughput(pts)})
+                    "saturation": saturation_throughput(pts), **recorded(None, model.config)})
     return out
 
 

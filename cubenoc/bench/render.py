@@ -168,11 +168,12 @@ def command(args, keep=(), drop=()) -> str:
 
 
 def by_target(rows: list[dict], key: tuple) -> list[dict]:
-    """One row per ``key`` fields of the rows, with each target's counts beside each other
-    (``ice40_lut4``, ``ecp5_ff``, ...; a target not run has none)."""
+    """One row per ``key`` fields of the rows (and what was measured: ``spec``, ``router_config``), with each
+    target's counts beside each other (``ice40_lut4``, ``ecp5_ff``, ...; a target not run has none)."""
     by: dict = {}
     for r in rows:
-        m = by.setdefault(tuple(r[f] for f in key), {f: r[f] for f in key})
+        m = by.setdefault(tuple(r[f] for f in key), {f: r[f] for f in key} |
+                          {f: r[f] for f in ("spec", "router_config") if f in r})
         m.update({f"{r['target']}_{c}": r[c] for c in ("lut4", "ff", "lutram") if c in r})
     return list(by.values())
 
@@ -333,5 +334,6 @@ def read_results(path) -> dict:
 
 
 def progress(text: str) -> None:
-    """A benchmark's progress line (stderr: stdout holds only the table, JSON or CSV)."""
-    print(text, file=sys.stderr, flush=True)
+    """A benchmark's progress line (stderr: stdout holds only the table, JSON or CSV; none with --quiet)."""
+    from ..outputs import say
+    say(text, file=sys.stderr)

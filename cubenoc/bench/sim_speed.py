@@ -9,19 +9,15 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CubenocError, at_least
+from ..sim.catalog import SIM_SPEED_NETWORKS
 from .render import Table, add_output_arguments, progress, publish
 
 MARKS = "<!-- simulate-speed:begin -->", "<!-- simulate-speed:end -->"
 BOOKSIM_Q6 = (4000, 8000)
 
-#: (spec, offered loads, simulated cycles per repeat)
-CASES = (
-    ("hypercube:n=6", (0.1, 0.5), 200_000),
-    ("enhanced:n=6,k=0", (0.1, 0.5), 200_000),
-    ("hypercube:n=10", (0.1, 0.5), 20_000),
-    ("hypercube:n=14", (0.1, 0.5), 1_000),
-    ("metacube:k=2,m=3", (0.1, 0.5), 1_000),
-)
+#: (spec, offered loads, simulated cycles per repeat) of each network of the catalog's SIM_SPEED_NETWORKS
+CASES = tuple((spec, (0.1, 0.5), cycles) for spec, cycles in zip(SIM_SPEED_NETWORKS, (200_000, 200_000, 20_000,
+                                                                                      1_000, 1_000), strict=True))
 
 
 def speed_rows(cases=CASES, repeat: int = 3, quiet: bool = False) -> tuple[list[dict], list[str]]:

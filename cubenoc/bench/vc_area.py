@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, router_verilog, synthesize
 from ..sim.router_config import RouterConfig
+from ..sim.catalog import recorded
 from .render import (Table, add_target_arguments, by_target, code, command, publish, target_columns,
                      yosys_families)
 
@@ -35,8 +36,9 @@ def cases():
 
 def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2, limit=None) -> list[dict]:
     jobs_in = []
+    config = RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth)
     for topo, routing in cases()[:limit]:
-        text, ports = router_verilog(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth))
+        text, ports = router_verilog(topo, routing, config)
         for t in targets:
             jobs_in.append((topo, routing, ports, t, text))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -44,7 +46,7 @@ def measure(targets=("ice40", "ecp5"), payload_width=32, fifo_depth=4, jobs=2, l
     rows = []
     for (topo, routing, ports, t, _), cells in zip(jobs_in, outs):
         rows.append({"network": repr(topo), "routing": routing.name, "vcs": routing.num_vcs, "ports": ports,
-                     "target": t, **count(cells, t)})
+                     "target": t, **count(cells, t), **recorded(None, config)})
     return rows
 
 

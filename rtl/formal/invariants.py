@@ -47,7 +47,7 @@ class Elaborated(Elaboratable):
 
 def has_invariants(router) -> bool:
     """The routers these invariants (or the broadcast router's, :mod:`.fork_invariants`) describe."""
-    if router.queues != "fifo" or router.adaptive:
+    if router.queues != "fifo" or router.candidate_stage:
         return False
     if router.broadcast is not None:
         return router.num_vcs == 1 and not router.pipeline

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError
 
+from ...sim.routing.base import is_adaptive
 from .invariants import has_invariants
 
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes): with the named
@@ -48,7 +49,7 @@ class Outcome:
 
 def check_supported(label: str, routing, router) -> None:
     """One line saying why a router is not proved, or nothing."""
-    if getattr(routing, "selection", None) is not None:
+    if is_adaptive(routing):
         raise CubenocError(f"{label}: proofs cover oblivious routing; run-time selection "
                            f"({routing.selection}) is not supported")
     ports, vcs = (MAX_PORTS, MAX_VCS) if has_invariants(router) else (PDR_MAX_PORTS, PDR_MAX_VCS)

@@ -40,6 +40,7 @@ from cubenoc.errors import CubenocError
 
 from ...sim.broadcast.fork import BROADCAST_DEST, fork_entry
 from ...sim.network_plan import NetworkPlan
+from ...sim.routing.base import is_adaptive
 from ..flit import DEST_WIDTH
 from .fork_invariants import add_fork_invariants
 from .invariants import Elaborated, add_invariants, has_invariants, units
@@ -93,7 +94,7 @@ class RouterHarness(Elaboratable):
         ``invariants``: assert the named invariants (rtl/formal/invariants.py) where they are written for
         the router, as k-induction needs; BMC and pdr do without."""
         topology, routing = plan.topology, plan.routing
-        if getattr(routing, "selection", None) is not None:
+        if is_adaptive(routing):
             raise CubenocError("formal proofs cover oblivious routers (no run-time selection) so far")
         self.groups = tuple(groups)
         bad = set(self.groups) - set(GROUPS)
@@ -108,9 +109,8 @@ class RouterHarness(Elaboratable):
         self.tag_bits = max(1, (self.num_lanes - 1).bit_length())
         # FIFOs in flip-flops (the memory storage has the same cycle behaviour: tests/test_unit_fifo.py); the
         # router alone, with its native local ports (an AXI4-Stream interface is proved by rtl/formal/axis_ni.py)
-        self.plan = NetworkPlan(topology, routing,
-                                plan.config.replace(payload_width=DEST_WIDTH + self.tag_bits + SEQ_BITS + 2,
-                                                    fifo_memory=False, interface="native"))
+        self.plan = plan.replace(payload_width=DEST_WIDTH + self.tag_bits + SEQ_BITS + 2, fifo_memory=False,
+                                 interface="native")
         self.config = self.plan.config
         self.payload_width = self.config.payload_width
         self.arrivals = self.plan.arrivals(node)
@@ -139,7 +139,7 @@ class RouterHarness(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        r = Router(self.topology, self.routing, self.node, plan=self.plan)
+        r = Router(self.plan, self.node)
         built = Fragment.get(r, platform)       # elaborated now: the invariants read the units' registers
         m.submodules.router = Elaborated(built)
         self.built = units(built)

@@ -1,7 +1,8 @@
 """The router of docs/router.md, composed from units (docs/architecture.md "The router's units").
 
-``Router(topology, routing, node, config)`` (a :class:`~cubenoc.sim.router_config.RouterConfig`: every option)
-has P = num_ports(node) + 1 ports; port P-1 is local. It builds
+``Router(plan, node)`` (the network's :class:`~cubenoc.sim.network_plan.NetworkPlan`: its topology, routing
+function and :class:`~cubenoc.sim.router_config.RouterConfig`, every option) has P = num_ports(node) + 1
+ports; port P-1 is local. It builds
 
 * a :class:`~.source.SourceInterface` in front of the local input;
 * an :class:`~.input_unit.InputUnit` per input that some turn starts from (FIFOs per VC + route stage);
@@ -45,11 +46,10 @@ from amaranth import Cat, Const, Module, Mux
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from cubenoc.errors import CubenocError, require_int
+from cubenoc.errors import require_int
 
 from ...sim.model.lookahead import LookaheadVoqRouting
 from ...sim.network_plan import NetworkPlan
-from ...sim.router_config import RouterConfig
 from ..flit import link_flit_layout, link_signature, local_signature
 from ..gates import any_of, count_after, fix_bits, node_width
 from ..route import rtl_for
@@ -67,16 +67,12 @@ COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
 
 class Router(wiring.Component):
-    def __init__(self, topology, routing, node: int, config: RouterConfig | None = None, *,
-                 plan: NetworkPlan | None = None):
-        """``plan``: the network's plan (``Network`` passes its own; else one is made from ``config``)."""
-        plan = plan if plan is not None else NetworkPlan(topology, routing, config)
-        if plan.routing is not routing or plan.topology is not topology:
-            raise CubenocError("the plan must be built on the same topology and routing objects")
+    def __init__(self, plan: NetworkPlan, node: int):
+        topology, routing = plan.topology, plan.routing
         topology.check_node(node)
         c = self.config = plan.config
         self.plan = plan
-        self.adaptive = plan.adaptive
+        self.candidate_stage = plan.candidate_stage
         self.queues, self.pipeline, self.loopback = c.queues, c.pipeline, c.loopback
         self.adapter = rtl_for(routing)                # the family's route unit (VOQ: also the lookahead)
         broadcast = self.broadcast = plan.broadcast    # docs/router.md "Broadcast and multicast"
@@ -109,7 +105,7 @@ class Router(wiring.Component):
         members["local_out"] = Out(local_signature(c.payload_width))
         for name in COUNTERS:
             members[name] = Out(COUNTER_WIDTH)
-        if self.adaptive:                  # docs/router.md "Adaptive selection and run-time faults"
+        if self.candidate_stage:        # docs/router.md "Adaptive selection and run-time faults"
             members.update({"link_fault": In(max(1, self.local)), "node_fault": In(1), "discarded": Out(COUNTER_WIDTH)})
         super().__init__(members)
 
@@ -119,7 +115,7 @@ class Router(wiring.Component):
     @property
     def shape_key(self) -> tuple:
         key = (type(self.adapter).__name__, self.num_vcs) + self.plan.shape(self.node, not self.node_generic)
-        if self.adaptive:
+        if self.candidate_stage:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.broadcast is not None:
             from ...sim.broadcast.fork import fork_node_generic
@@ -152,7 +148,8 @@ class Router(wiring.Component):
             self.routing.layout.width, local=port == self.local, num_vcs=self.num_vcs, fifo_depth=c.fifo_depth,
             fifo_storage=c.fifo_memory, queues=self.queues, lookahead=lookahead, route_at_write=self.route_at_write,
             fixed=self.fixed_bits.get(("in", port)), pipeline=self.pipeline,
-            candidates=self._unit(partial(candidate_unit, self.routing, self.node), self.node) if self.adaptive else None,
+            candidates=(self._unit(partial(candidate_unit, self.routing, self.node), self.node)
+                        if self.candidate_stage else None),
             selection=getattr(self.routing, "selection", None) or "availability",
             fork=None if self.broadcast is None else self._unit(partial(fork_unit, self.broadcast, self.node), self.node))
 
@@ -192,7 +189,7 @@ class Router(wiring.Component):
                 continue
             ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
                 self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
-                count_heads=self.adaptive and o != local and self.routing.selection == "least_used",
+                count_heads=self.candidate_stage and o != local and self.routing.selection == "least_used",
                 lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
                 weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
             for r, (i, c) in enumerate(srcs):
@@ -240,7 +237,7 @@ class Router(wiring.Component):
             m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
             for c in range(u.num_lanes):
                 m.d.comb += u.sent[c].eq(any_of(sent[i, c]))
-        if self.adaptive:           # docs/router.md "Run-time faults"
+        if self.candidate_stage:        # docs/router.md "Run-time faults"
             fs = m.submodules.faults = FaultStatus(local, len(lanes))
             m.d.comb += [fs.link_fault.eq(self.link_fault), fs.node_fault.eq(self.node_fault),
                          fs.discard.eq(Cat(units[i].discard[c] for i, c in lanes)),

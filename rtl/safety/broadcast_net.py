@@ -34,6 +34,7 @@ from cubenoc.sim.broadcast.safety import SafetyBroadcast
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.safety import FaultSet
+from ...sim.network_plan import plan_of
 
 #: the fork unit's inputs that come from the node's level unit and fault wires (not from the router)
 _ROUTER_SIDE = ("tag", "origin", "node_id", "keep", "ports", "new_tag")
@@ -87,8 +88,8 @@ class SafetyBroadcastNetwork(wiring.Component):
         self.topology = self.alg.topology
         self.routing = EcubeRouting(self.topology)
         self.payload_width, self.fifo_depth = payload_width, fifo_depth
-        self.net = Network(self.topology, self.routing, RouterConfig(payload_width=payload_width,
-                           fifo_depth=fifo_depth, broadcast=self.alg), flat=True)
+        self.net = Network(plan_of(self.topology, self.routing, RouterConfig(payload_width=payload_width,
+                           fifo_depth=fifo_depth, broadcast=self.alg)), flat=True)
         for r in self.net.routers:                # full crossbar: the turns depend on the run-time levels
             r.allowed = [[True] * r.num_ports for _ in range(r.num_ports)]
         N = 1 << self.n

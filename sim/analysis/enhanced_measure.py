@@ -197,5 +197,7 @@ def figure_data(fig: int) -> dict:
                 series[f"g={g}"] = {"k_opt": ks, "TD_r_min": [td_regular(n, k, g) for n, k in zip(ns, ks)],
                                     "TD_s": [td_skip(n, k, g) for n, k in zip(ns, ks)],
                                     "TD": [td_hypercube(n, g) for n in ns]}
-        return {"figure": fig, "x": "n", "n": ns, "series": series}
+        y = ("minimum D_mean (at k_opt) and Q_n's" if fig == 6 else
+             "minimum TD_r (at k_opt), with TD_s and Q_n's TD")
+        return {"figure": fig, "x": "n", "y": y, "n": ns, "series": series}
     raise CubenocError(f"--figure must be one of {', '.join(map(str, FIGURES))} (Figs. 2, 3, 9 are drawings), got {fig}")

@@ -95,7 +95,9 @@ def analyze(args) -> AnalysisResult:
             f"lam = {args.lam}, mu_CL = {args.mu_cl}, mu_NCL = {mu_ncl}, level-2 replication {args.replication}\n"
             + table([[r.get(c, "") for c in cols + extra] for r in rows], cols + extra)
             + ("\nR = inf: some link saturated (utilisation >= 1)." if any(r.get("R") == math.inf for r in rows)
-               else ""))
+               else "")
+            + (f"\n{rows[0]['network']}: the flat reference has no level-2 links; all its links serve at mu_CL = "
+               f"{args.mu_cl} (mu_NCL = {mu_ncl} applies to the hierarchical rows)" if mu_ncl != args.mu_cl else ""))
     skipped = [LEVEL2_OF[f.split(':')[0]] for f in args.level2.split(",")
                if not exists(LEVEL2_OF[f.split(':')[0].strip().lower()], k)] if "," in args.level2 else []
     if skipped:

@@ -22,6 +22,7 @@ from ..model.stimulus import Stimulus, StimulusBuilder
 from ..router_config import RouterConfig
 from ..routing.pdn import DimensionOrderPDNRouting
 from ..topology.pdn import PerfectDifferenceNetwork, ProductPDN
+from ..network_plan import plan_of
 
 
 def h2_network(pds) -> ProductPDN:
@@ -66,13 +67,13 @@ def _measure(res) -> dict:
 def run_all_to_all(pds) -> dict:
     topo = h2_network(pds)
     routing = DimensionOrderPDNRouting(topo)
-    model = NetworkModel(topo, routing, config=RouterConfig(broadcast=broadcast_algorithm_for(topo)))
+    model = NetworkModel(plan_of(topo, routing, RouterConfig(broadcast=broadcast_algorithm_for(topo))))
     return _measure(model.run(all_to_all_stimulus(topo)))
 
 
 def run_complete_exchange(pds) -> dict:
     topo = h2_network(pds)
-    model = NetworkModel(topo, DimensionOrderPDNRouting(topo))
+    model = NetworkModel(plan_of(topo, DimensionOrderPDNRouting(topo)))
     return _measure(model.run(complete_exchange_stimulus(topo)))
 
 

@@ -111,9 +111,61 @@ def complexity(ns=(5, 6, 7, 8), trials: int = 60, seed: int = 3) -> list[dict]:
     return rows
 
 
+def r_node_capture(ns=(4, 5, 6, 7, 8, 9), trials: int = 40, seed: int = 5) -> list[dict]:
+    """Sec. 1, citing Wu's safety-level paper: "the safety level model can capture over 99% of r-nodes for
+    n (< 10)-cubes with k (< n) faulty nodes": the safe nodes (SL = n) over the exact r-nodes, random node
+    faults 1..n-1 (``trials`` sets each)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in ns:
+        safe_r = r_total = 0
+        worst = (2.0, 0)
+        for f in range(1, n):
+            NF, LF = sample_faults(rng, n, f, "node", trials)
+            r = r_nodes(NF, LF)
+            safe = compute(NF, LF, "SL1").gsl == n
+            assert not (safe & ~r).any()                  # a safe node is an r-node (the embedding property)
+            share = (safe & r).sum() / max(1, r.sum())
+            worst = min(worst, (share, f))
+            safe_r, r_total = safe_r + int((safe & r).sum()), r_total + int(r.sum())
+        rows.append({"n": n, "faults": f"1..{n - 1}", "trials_per_f": trials, "captured": safe_r / r_total,
+                     "worst_captured": float(worst[0]), "worst_faults": worst[1],
+                     "verdict": "holds" if safe_r / r_total > 0.99 else "FAILS"})
+    return rows
+
+
+def safe_neighbour(exhaustive=(2, 3, 4, 5), sampled=(6, 7, 8), trials: int = 300, seed: int = 6) -> list[dict]:
+    """Sec. 2 (Wu, citing his safety-level paper): an unsafe source starts the broadcast from a safe
+    neighbour, "such a neighbor always exists as long as the number of node faults is less than n": every
+    non-faulty unsafe node (SL) has a safe neighbour, for every set of fewer than n faulty nodes
+    (``exhaustive`` cubes) or random sets (``sampled``)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in (*exhaustive, *sampled):
+        N = 1 << n
+        if n in exhaustive:
+            sets = [c for f in range(n) for c in itertools.combinations(range(N), f)]
+            NF = np.zeros((len(sets), N), bool)
+            for b, c in enumerate(sets):
+                NF[b, list(c)] = True
+            LF = np.zeros((len(sets), N, n), bool)
+        else:
+            parts = [sample_faults(rng, n, f, "node", trials) for f in range(1, n)]
+            NF, LF = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        safe = compute(NF, LF, "SL1").gsl == n
+        nbr = np.arange(N)[:, None] ^ (1 << np.arange(n))[None, :]
+        has = safe[:, nbr].any(-1)                        # [B, N]: some neighbour is safe
+        unsafe = ~NF & ~safe
+        rows.append({"n": n, "fault_sets": len(NF), "how": "every set" if n in exhaustive else "random",
+                     "unsafe_nodes": int(unsafe.sum()), "without_safe_neighbour": int((unsafe & ~has).sum()),
+                     "verdict": "holds" if not (unsafe & ~has).any() else "FAILS"})
+    return rows
+
+
 def claims(n: int = 6) -> dict:
     return {"r_level": r_level_check(n), "lemma_1a": lemma_1a(), "lemma_3a": lemma_3a(),
-            "lemma_3a_settled": settled_distinct(), "complexity": complexity()}
+            "lemma_3a_settled": settled_distinct(), "complexity": complexity(), "r_node_capture": r_node_capture(),
+            "safe_neighbour": safe_neighbour()}
 
 
 def text(data: dict) -> str:
@@ -138,4 +190,14 @@ def text(data: dict) -> str:
                       r["messages_worst"], r["levels_per_message"], r["verdict"]] for r in data["complexity"]],
                     ["n", "model", "worst rounds", "paper bound", "mean rounds (f < n)", "messages (worst)",
                      "levels/message", "verdict"])]
+    lines += ["", "Sec. 1 (Wu's safety-level paper): safe nodes capture over 99 % of the r-nodes for n < 10, fewer than "
+              "n node faults (exact r-nodes):",
+              table([[r["n"], r["faults"], r["trials_per_f"], f"{100 * r['captured']:.2f} %",
+                      f"{100 * r['worst_captured']:.2f} % ({r['worst_faults']} faults)", r["verdict"]]
+                     for r in data["r_node_capture"]],
+                    ["n", "node faults", "sets per count", "captured", "worst count", "verdict"]),
+              "", "Sec. 2: an unsafe node has a safe neighbour while fewer than n nodes are faulty:",
+              table([[r["n"], r["fault_sets"], r["how"], r["unsafe_nodes"], r["without_safe_neighbour"], r["verdict"]]
+                     for r in data["safe_neighbour"]],
+                    ["n", "fault sets", "which", "unsafe nodes", "without a safe neighbour", "verdict"])]
     return "\n".join(lines)

@@ -20,6 +20,7 @@ Dimension 0 of ``H^2`` is the row network (a row: nodes with the same coordinate
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 from ..routing.pdn import two_hop_pair
@@ -137,18 +138,41 @@ def reverse_bits(x: int, m: int) -> int:
     return int(format(x, f"0{m}b")[::-1], 2) if m else 0
 
 
-def bit_reversal(topo: PerfectDifferenceNetwork):
+def shift_rounds(m: int, order=None) -> list[int]:
+    """Shift rounds per dimension of the bit reversal of :func:`bit_reversal` on ``m`` bits, the dimensions
+    corrected in ``order`` (default ascending): the most messages one node holds that move in a dimension."""
+    where = {x: x for x in range(2 ** m)}
+    rounds = []
+    for i in order or range(m):
+        moving: dict[int, int] = {}
+        for x, at in where.items():
+            if (at >> i & 1) != (reverse_bits(x, m) >> i & 1):
+                moving[at] = moving.get(at, 0) + 1
+                where[x] = at ^ (1 << i)
+        rounds.append(max(moving.values(), default=0))
+    return rounds
+
+
+def orders_in_m_rounds(m: int) -> tuple[int, int, tuple | None]:
+    """How many of the m! dimension orders finish the bit reversal (the paper's "log2 n
+    shift steps"; it fixes no order) in at most m rounds, of how many, and the first such order."""
+    good = [p for p in itertools.permutations(range(m)) if sum(shift_rounds(m, p)) <= m]
+    return len(good), math.factorial(m), good[0] if good else None
+
+
+def bit_reversal(topo: PerfectDifferenceNetwork, order=None):
     """Bit reversal on nodes ``0 .. 2^m - 1``, ``m = floor(log2 n)`` (the paper writes ceil, which
-    names nodes beyond n - 1). Dimension i of the emulated hypercube moves every message whose bit i
-    is still wrong by ``+2^i`` (bit 0 -> 1) or ``-2^i``, as generalized shifts (Algorithm 6: one or two
-    hops); a node holding several such messages sends them in successive shift rounds. Returns
-    ``(steps, initial, rounds)`` with ``rounds`` the number of shift rounds per dimension."""
+    names nodes beyond n - 1). Dimension i of the emulated hypercube (in ``order``, default ascending)
+    moves every message whose bit i is still wrong by ``+2^i`` (bit 0 -> 1) or ``-2^i``, as generalized
+    shifts (Algorithm 6: one or two hops); a node holding several such messages sends them in successive
+    shift rounds. Returns ``(steps, initial, rounds)`` with ``rounds`` the number of shift rounds per
+    dimension."""
     topo = _basic(topo)
     n = topo.n
     m = int(math.floor(math.log2(n)))
     where = {x: x for x in range(2 ** m)}              # message (x, rev x) -> current node
     steps, rounds = [], []
-    for i in range(m):
+    for i in order or range(m):
         moving: dict[int, list[int]] = {}
         for x, at in where.items():
             if (at >> i & 1) != (reverse_bits(x, m) >> i & 1):

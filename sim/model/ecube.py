@@ -5,18 +5,18 @@ The e-cube header is the relative address (sim/routing/hypercube.py), so every r
 route row (the translation symmetry of sim/symmetric_tables.py with one orbit and no header XOR); here
 that row is computed with numpy from the per-hop rule (the highest set tag bit is the output, cleared on
 the way out; a zero tag ejects), the links from ``v ^ 2**i`` (and the skip ``v ^ (2**(n-k) - 1)`` on port
-n), and the allowed turns (the RTL's pruned crossbar, sim/routing/turns.py) by walking node 0's routes to
-every destination, which by the symmetry are all the turns any router makes. The injection tag is
+n), and the allowed turns (the RTL's pruned crossbar) by the plan's walk of node 0's routes to every
+destination through that row (:meth:`~cubenoc.sim.network_plan.NetworkPlan.table_turns`), which by the
+symmetry are all the turns any router makes. The injection tag is
 :func:`.tables.ecube_inject`. tests/test_simulate_stream.py holds all of it equal to the tables that
 ``routing.route`` / ``routing.inject`` give.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from cubenoc.errors import CubenocError
-
-from ..router_config import RouterConfig
 from .tables import NetworkTables, ecube_inject
 from .word import PORT_BITS, check_route_width
 
@@ -46,34 +46,14 @@ def ecube_links(topology) -> np.ndarray:
     return link.ravel()
 
 
-def ecube_model(topology, routing, config=None):
-    """A :class:`~.network.NetworkModel` of ``topology`` under ``routing`` (an ``EcubeRouting``)."""
+def ecube_model(plan):
+    """The :class:`~.network.NetworkModel` of ``plan`` (an ``EcubeRouting`` network)."""
     from .network import NetworkModel
+    topology, routing = plan.topology, plan.routing
     N = topology.num_nodes
     P = topology.num_ports(0) + 1
-    local = P - 1
-    row = ecube_row(routing)
-    link = ecube_links(topology)
-    # turns: node 0's routes to every destination (one orbit: every router makes the same turns)
-    in_bits = np.zeros(P, dtype=np.int64)
-    node = np.zeros(N, dtype=np.int64)
-    word = ecube_inject(routing, node, np.arange(N, dtype=np.int64))
-    in_port = np.full(N, local, dtype=np.int64)
-    for _ in range(P + 1):
-        if node.size == 0:
-            break
-        e = row[word]
-        port = e & 0xFF
-        np.bitwise_or.at(in_bits, in_port, np.left_shift(1, port))
-        go = port != local
-        nxt = link[node[go] * P + port[go]]
-        node, word, in_port = nxt // P, (e >> PORT_BITS)[go], nxt % P
-    if node.size:
-        raise CubenocError(f"{routing.name}: routes from node 0 do not all eject")
-    tables = NetworkTables(N, P, np.full(N, P, dtype=np.int32), link, row[None, :], routing.layout.width,
-                           np.tile(in_bits, N), None, 1, np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64))
-    model = NetworkModel.__new__(NetworkModel)
-    model.topology, model.routing, model.tables = topology, routing, tables
-    model.config, model.broadcast = (config or RouterConfig()).check(routing), None
-    model._inject_cache = {}
-    return model
+    zero = np.zeros(N, dtype=np.int64)                # one route row (0), no header XOR: every node reads it
+    tables = NetworkTables(N, P, np.full(N, P, dtype=np.int32), ecube_links(topology), ecube_row(routing)[None, :],
+                           routing.layout.width, np.zeros(N * P, dtype=np.int64), None, 1, zero, zero)
+    turns = plan.table_turns(tables, zero, ecube_inject(routing, zero, np.arange(N, dtype=np.int64)))
+    return NetworkModel(plan, tables=replace(tables, allowed=np.tile(turns[0], N)))

@@ -1,6 +1,7 @@
 """Cycle-accurate model of a whole network of docs/router.md routers (V >= 1 virtual channels).
 
-``NetworkModel(topology, routing, config).run(stimulus)`` plays a :class:`Stimulus` and returns a
+``NetworkModel(plan).run(stimulus)`` (``plan``: the network's
+:class:`~cubenoc.sim.network_plan.NetworkPlan`) plays a :class:`Stimulus` and returns a
 :class:`ModelResult`: the ejected-flit trace ``(cycle, node, head, tail, data)`` and per-node counters
 (injected, ejected, dropped, malformed). Same FIFO depth, arbitration order and pointer update,
 latencies and source-interface rules as the RTL; the step loop is compiled with numba
@@ -11,67 +12,53 @@ from __future__ import annotations
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..network_plan import NetworkPlan
-from ..router_config import RouterConfig
-from ..routing.base import RoutingFunction
-from ..topology.base import Topology
+from ..network_plan import NetworkPlan, default_routing  # noqa: F401 (default_routing: re-exported)
+from ..routing.base import is_adaptive
 from .adaptive import AdaptiveSimulation
 from .broadcast import BroadcastSimulation, fork_tables
 from .pipeline import PipelineSimulation
 from .result import COUNTER_NAMES, ModelResult
 from .simulation import Simulation
 from .stimulus import Stimulus
-from .tables import build_tables
+from .tables import NetworkTables, build_tables
 from .voq import VoqSimulation, voq_tables
 from .word import check_route_width
 
-__all__ = ["NetworkModel", "ModelResult", "Simulation", "COUNTER_NAMES", "default_routing", "default_allowed"]
+__all__ = ["NetworkModel", "ModelResult", "Simulation", "COUNTER_NAMES", "default_routing", "allowed_of"]
 
 
-def default_routing(topology: Topology) -> RoutingFunction:
-    """The routing function a family's routers run (e-cube / Algorithm C for the hypercube family)."""
-    from ..topology.hypercube import Hypercube
-    if isinstance(topology, Hypercube):
-        from ..routing.hypercube import EcubeRouting
-        return EcubeRouting(topology)
-    raise CubenocError(f"no default routing function for {topology!r}: pass one")
-
-
-def default_allowed(topology: Topology, routing: RoutingFunction, config: RouterConfig | None = None):
-    """The RTL's pruned-turn sets: ``allowed(v) -> {in_port: {out_ports}}`` (the network plan's turns)."""
-    return _as_dicts(NetworkPlan(topology, routing, config).turns)
-
-
-def _as_dicts(turns):
-    """``turns(v)`` (a set of (in, out) pairs) as ``allowed(v) -> {in_port: {out_ports}}``."""
+def allowed_of(plan: NetworkPlan):
+    """The RTL's pruned-turn sets of a plan: ``allowed(v) -> {in_port: {out_ports}}`` (its turns)."""
     def allowed(v: int) -> dict[int, set[int]]:
         out: dict[int, set[int]] = {}
-        for i, o in turns(v):
+        for i, o in plan.turns(v):
             out.setdefault(i, set()).add(o)
         return out
     return allowed
 
 
 class NetworkModel:
-    """The model of one network: topology + routing function + :class:`~cubenoc.sim.router_config.RouterConfig`
-    (the FIFO depth and the options that change the cycle behaviour: queues, pipeline, arbitration,
-    loopback, broadcast; docs/router.md). ``allowed``: the pruned-turn sets (default: the RTL's)."""
+    """The model of one network, from its :class:`~cubenoc.sim.network_plan.NetworkPlan`: topology,
+    routing function and :class:`~cubenoc.sim.router_config.RouterConfig` (the FIFO depth and the options
+    that change the cycle behaviour: queues, pipeline, arbitration, loopback, broadcast; docs/router.md).
+    ``allowed``: the pruned-turn sets (default: the RTL's, the plan's turns; None: every turn).
+    ``tables``/``inject_cache``: arrays built from the addresses or one row per orbit instead of
+    :func:`build_tables` (sim/model/ecube.py, sim/symmetric_tables.py), and their injection words."""
 
-    def __init__(self, topology: Topology, routing: RoutingFunction | None = None,
-                 config: RouterConfig | None = None, allowed="default"):
-        self.topology = topology
-        self.routing = routing if routing is not None else default_routing(topology)
-        plan = NetworkPlan(topology, self.routing, config)     # the options checked against the routing
+    def __init__(self, plan: NetworkPlan, *, allowed="default", tables: NetworkTables | None = None,
+                 inject_cache=None):
+        self.plan = plan
+        self.topology, self.routing = plan.topology, plan.routing
         self.config, self.broadcast = plan.config, plan.broadcast
-        if allowed == "default":      # the RTL's crossbar: unicast turns (loopback as configured) + broadcast turns
-            allowed = _as_dicts(plan.turns)
         if self.broadcast is not None:
             check_route_width(self.routing.layout.width, "broadcast model's route header")
         check_route_width(self.routing.layout.width)
-        self.tables = build_tables(topology, self.routing, allowed)
+        if tables is None:        # the RTL's crossbar: unicast turns (loopback as configured) + broadcast turns
+            tables = build_tables(self.topology, self.routing, allowed_of(plan) if allowed == "default" else allowed)
+        self.tables = tables
         if self.queues == "voq":            # docs/router.md "Per-output queues (VOQ)": sim/model/voq.py
             self.tables = voq_tables(self.tables)
-        self._inject_cache: dict = {}
+        self._inject_cache = {} if inject_cache is None else inject_cache
         self.fork = fork_tables(self) if self.broadcast is not None else None
 
     # the options the kernels read (docs/router.md): the config's
@@ -87,8 +74,8 @@ class NetworkModel:
 
     @property
     def adaptive(self) -> bool:
-        """The routing function has a run-time selection (docs/router.md, "Adaptive selection")."""
-        return getattr(self.routing, "selection", None) is not None
+        """The routing function has a run-time selection (:func:`~..routing.base.is_adaptive`)."""
+        return is_adaptive(self.routing)
 
     def start(self, stim: Stimulus, faults=None) -> "Simulation":
         if self.pipeline:

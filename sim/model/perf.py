@@ -12,6 +12,7 @@ import numpy as np
 from ..router_config import RouterConfig
 from .network import NetworkModel
 from .stimulus import StimulusBuilder, bernoulli_traffic
+from ..network_plan import plan_of
 
 
 @dataclass
@@ -93,12 +94,6 @@ def saturation_throughput(points: list[LoadPoint]) -> float:
     return max(p.accepted for p in points)
 
 
-def networks(n: int, k: int) -> list:
-    """The benchmarks' default pair: (Q(n), e-cube) and (Q(n, k), e-cube with the skip bit)."""
-    from ..catalog import NetworkSpec
-    return [NetworkSpec.of("hypercube", n=n).build("model"), NetworkSpec.of("enhanced", n=n, k=k).build("model")]
-
-
 #: router options (``queues``; ``pipe``: the pipelined router, docs/router.md) -> (label, the cocotb test that
 #: verifies that option's Verilog against the model cycle by cycle); tests/test_model_voq.py checks that each
 #: test exists and builds the option
@@ -108,19 +103,21 @@ ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"
 
 
 def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig | None = None, warmup: int = 2000,
-                    window: int = 10000, queues=("fifo", "voq"), progress=None) -> list[dict]:
+                    window: int = 10000, queues=("fifo", "voq"), progress=None, specs=None) -> list[dict]:
     """One saturation sweep per (network, router option, packet length) of ``config``'s routers (the option
     ``queues``: fifo, voq or pipe, over it): dicts with the network, the option, whether its Verilog is
     verified against the model (and by which test), the packet length, the points (offered, accepted,
-    latency, past saturation or not) and the saturation throughput. ``progress(text)``: told before each sweep."""
+    latency, past saturation or not) and the saturation throughput, and what ran (``spec``: ``specs[i]`` the
+    catalog spec of ``nets[i]``, if given; ``router_config``). ``progress(text)``: told before each sweep."""
+    from ..catalog import recorded
     base = config or RouterConfig()
     depth = base.fifo_depth
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
     rows = []
-    for topo, routing in nets:
+    for i, (topo, routing) in enumerate(nets):
         for q in queues:
             option = {"pipeline": True} if q == "pipe" else {"queues": q}
-            model = NetworkModel(topo, routing, base.replace(**option))
+            model = NetworkModel(plan_of(topo, routing, base.replace(**option)))
             label, test = ROUTER_OPTIONS[q]
             for L in packet_lens:
                 if progress is not None:
@@ -130,5 +127,6 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig |
                              "verified_by": test, "depth": depth, "packet_len": L,
                              "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,
                                          "saturated": p.saturated} for p in pts],
-                             "saturation": saturation_throughput(pts)})
+                             "saturation": saturation_throughput(pts),
+                             **recorded(specs[i] if specs else None, model.config)})
     return rows

@@ -87,6 +87,14 @@ def hop_limit(num_nodes: int) -> int:
     """The most hops (or broadcast steps) any walk follows a packet before calling its route non-terminating:
     every family's routes are far shorter; an adaptive candidate set may wander."""
     return 4 * num_nodes + 8
+
+
+def is_adaptive(routing) -> bool:
+    """Adaptive routing: the function picks among its candidate hops at run time (its ``selection``,
+    docs/router.md "Adaptive selection"); every other routing function is oblivious."""
+    return getattr(routing, "selection", None) is not None
+
+
 SELECTIONS = ("availability", "least_used")
 
 

@@ -21,6 +21,7 @@ from cubenoc.sim.broadcast.safety import SafetyBroadcast
 from cubenoc.tb.runner import TOP_PORTS, Design, _locked, build_root, run_scenarios, waves_requested
 from cubenoc.tb.scoreboard import compare
 from cubenoc.tb.verify import Verdict
+from ...sim.network_plan import plan_of
 
 
 def build_safety_broadcast(n: int, model: str = "SL1", payload_width: int = 32, depth: int = 4,
@@ -71,7 +72,7 @@ def verify_safety_broadcast(n: int, model: str, cases, depth: int = 4, payload_w
     runs, jobs = [], []
     for c, (faults, scenarios) in enumerate(cases):
         alg = SafetyBroadcast(faults, model)
-        nm = NetworkModel(alg.topology, EcubeRouting(alg.topology), RouterConfig(fifo_depth=depth, broadcast=alg),
+        nm = NetworkModel(plan_of(alg.topology, EcubeRouting(alg.topology), RouterConfig(fifo_depth=depth, broadcast=alg)),
                           allowed=None)
         sched = fault_schedule(faults, alg.topology)
         mine = []
