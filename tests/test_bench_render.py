@@ -248,3 +248,17 @@ def test_every_results_file_holds_typed_rows():
                     assert all(numeric(v) for v in values), (f.name, k, values)
             templated += "columns" in t
     assert templated >= 16
+
+
+def test_a_template_that_does_not_fit_its_rows_is_one_line(tmp_path):
+    """A results file whose template has an unknown conversion, or formats text as a number, is a one-line
+    error naming the file, not a traceback."""
+    from cubenoc.bench.render import render_results
+    (tmp_path / "results").mkdir()
+    (tmp_path / "p.md").write_text(f"{B}\n{E}\n")
+    for template in ("{lut4!z}", "{lut4} {network:.2f}"):
+        (tmp_path / "results" / "x.json").write_text(json.dumps(
+            {"page": "p.md", "marks": [B, E], "tables": [{"columns": [["LUT4", template]],
+                                                           "rows": [{"lut4": 1, "network": "Q(4)"}]}]}))
+        with pytest.raises(CubenocError, match=r"results file .*x.json: a cell template does not fit its rows"):
+            render_results(tmp_path, check=True)

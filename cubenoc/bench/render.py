@@ -148,7 +148,7 @@ class Table:
 def _plain(key: str, rows: list[dict]) -> str | None:
     """A plain column as a template that renders it as :func:`cells` does, where one does."""
     kinds = {isinstance(r[key], float) for r in rows if r.get(key) is not None}
-    return None if len(kinds) > 1 else f"{{{key}:.3f}}" if kinds == {True} else f"{{{key}}}"
+    return None if len(kinds) > 1 or not key.isidentifier() else f"{{{key}:.3f}}" if kinds == {True} else f"{{{key}}}"
 
 
 def table_cells(t: dict) -> tuple[list[str], list[list[str]]]:
@@ -389,6 +389,10 @@ def read_results(path) -> dict:
     if not ok:
         raise CubenocError(f"results file {path}: not a results file (an object with page, marks [begin, end] and "
                            f"tables of rows and columns [heading, template], or of headings and cells)")
+    try:
+        block_markdown(block)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise CubenocError(f"results file {path}: a cell template does not fit its rows ({exc})") from None
     return block
 
 
