@@ -260,7 +260,7 @@ def collect(args, by_target: dict, tools: str) -> tuple[list[dict], list[str]]:
     failures = []
     from ..outputs import working
     with ThreadPoolExecutor(max_workers=args.jobs) as pool, \
-            working("synth-report: yosys and nextpnr", args.quiet or bar.disable):   # the seconds of each run
+            working("synth-report: yosys and nextpnr", args.quiet):             # the seconds of each run
         futures = {pool.submit(_task, s, t, args, tools): i for i, (s, t) in enumerate(tasks)}
         try:
             for fut in _as_completed(futures):
