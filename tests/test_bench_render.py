@@ -146,7 +146,7 @@ def test_command_lists_what_differs_from_the_defaults():
         return _net_command(build_parser().parse_args(["bench", "throughput", *argv]))
     assert cmd() == "cubenoc bench throughput --n 6 --k 0"
     assert cmd("--json", "--loads", "0.5", "1", "--queues", "fifo", "--window", "300") == \
-        "cubenoc bench throughput --n 6 --k 0 --loads 0.5 1 --window 300 --queues fifo"
+        "cubenoc bench throughput --n 6 --k 0 --rate 0.5 1 --window 300 --routers fifo"     # the names of today
     assert cmd("--network", "pdn13", "--depth", "2") == "cubenoc bench throughput --network pdn13 --depth 2"
 
 
