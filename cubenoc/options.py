@@ -14,17 +14,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
 
 from .errors import at_least
+from .option import (ARBITRATIONS, COUNTERS, FORMATS, INTERFACES, QUEUES, ROUTER_OPTIONS,  # noqa: F401
+                     SYNTH_GOALS, Option)
 
-#: word lists shared with sim/router_config.py
-QUEUES = ("fifo", "voq")
-ARBITRATIONS = ("round-robin", "fair")
-INTERFACES = ("native", "axis")
-COUNTERS = ("on", "off", "dsp")
-SYNTH_GOALS = ("speed", "balanced", "area")
-FORMATS = ("md", "json", "csv")
 #: the FPGA parts a command synthesises for (boards/synth.py ``TARGETS``), and the other names every command
 #: that takes an FPGA target accepts: the family of a part we measure one of
 FPGA_PARTS = ("up5k", "ecp5-25f", "gowin")
@@ -48,59 +42,8 @@ def router_target(name: str) -> str:
     return name if name == "generic" else fpga_target(name)
 
 
-@dataclass(frozen=True)
-class Option:
-    """One option. ``kind``: a type (``int``, ``float``, ``str`` or a parsing function), ``"flag"`` (present or
-    not), ``"bool"`` (``--x`` / ``--no-x``) or a tuple of the legal words."""
-
-    name: str                       # the long flag without its dashes
-    help: str
-    kind: object = str
-    default: object = None
-    metavar: str | None = None
-    table: str | None = None        # the config file table that may set it ([router], [traffic], [run], [output])
-    spec: str | None = None         # the network spec key that sets the same router field
-    field: str | None = None        # that RouterConfig field
-    aliases: tuple = ()             # old spellings, still read
-    also: tuple = ()                # (flag, value) pairs that stand for a value: --no-counters = --counters off
-    short: str | None = None        # a one-letter spelling (-o)
-
-    @property
-    def dest(self) -> str:
-        return self.name.replace("-", "_")
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name
-
-
-def _router(name, kind, help, field, **kw):
-    return Option(name, help, kind, table="router", spec=name.replace("-", "_"), field=field, **kw)
-
-
 OPTIONS: dict[str, Option] = {o.name: o for o in (
-    # ---- the router (sim/router_config.py): each flag sets the same field as its spec key -----------------
-    _router("payload", int, "payload width W in bits, 16..1024 (default 32)", "payload_width"),
-    _router("depth", int, "input FIFO depth in flits (default 4)", "fifo_depth", aliases=("fifo-depth",)),
-    _router("queues", QUEUES, "one FIFO per input (per VC; default) or per-output queues chosen by lookahead "
-            "routing (docs/router.md, VOQ)", "queues"),
-    _router("pipeline", "flag", "the pipelined router: two registered stages per hop, 2 cycles/hop, for clock "
-            "speed (docs/router.md)", "pipeline"),
-    _router("broadcast", "flag", "routers fork broadcasts (dest 0xFFFF): Algorithm B/D (hypercube/enhanced), "
-            "Algorithm 3 (pdn); not metacube, whose broadcast needs VCs (docs/router.md)", "broadcast"),
-    _router("faults", "flag", "link_fault/node_fault inputs and discarded counters (run-time faults); always on "
-            "with a run-time selection", "faults"),
-    _router("arbitration", ARBITRATIONS, "output arbiters: round-robin (default) or fair (weighted by the sources "
-            "behind each input; docs/router.md \"Arbitration\")", "arbitration"),
-    _router("fifo-memory", "bool", "FIFO storage behind the head register as memory arrays, which FPGA tools map "
-            "to distributed RAM (docs/router.md \"Input FIFO\")", "fifo_memory"),
-    _router("counters", COUNTERS, "the four 16-bit status counters: in flip-flops (on), not built (off: the "
-            "status outputs read 0) or in the iCE40's DSP blocks (dsp)", "counters",
-            also=(("no-counters", "off"), ("dsp-counters", "dsp"))),
-    _router("loopback", "bool", "the local->local turn; without it a packet addressed to its own node is "
-            "dropped at its source and counted in dropped (docs/router.md \"Loopback\")", "loopback"),
-    _router("interface", INTERFACES, "the per-node ports: native flit streams or AXI4-Stream with a network "
-            "interface per node (docs/ip.md)", "interface"),
+    *ROUTER_OPTIONS,
     # ---- the network ----------------------------------------------------------------------------------------
     Option("network", "a network as a catalog spec (docs/networks.md); the same as the positional NETWORK",
            metavar="SPEC"),
@@ -175,7 +118,7 @@ def fixed_lengths(values) -> list[int]:
 
 def router_options() -> list[Option]:
     """The options that set a RouterConfig field (and their spec keys)."""
-    return [o for o in OPTIONS.values() if o.field]
+    return list(ROUTER_OPTIONS)
 
 
 #: catalog key -> its flag, where they differ (sim/catalog.py FAMILIES)

@@ -50,6 +50,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="build the routers with a seeded bug and show which property catches it: "
                         + ", ".join(MUTATIONS))
     add(p, "json")
+    add(p, "write", note="(docs/formal.md: its prove block, one row per check), besides the listing")
+
+
+#: the block of docs/formal.md that ``--write`` renders (docs/results/prove.json)
+MARKS = ("<!-- prove: begin -->", "<!-- prove: end -->")
+COLUMNS = {"network": "network", "shape": "router shape", "property": "property", "method": "method",
+           "depth": ("depth", "{depth}"), "outcome": "outcome", "seconds": ("seconds", "{seconds:.1f}")}
+
+
+def method_of(o) -> tuple[str, int | None]:
+    """How a check was decided, and its depth (k of the k-induction, cycles of the BMC; None where neither)."""
+    import re
+    if o.status == "exhaustive" or o.detail.startswith("structural"):
+        return ("exhaustive simulation" if o.status == "exhaustive" else "structural"), None
+    bmc = re.match(r"BMC depth (\d+)", o.detail)
+    if bmc:
+        return "BMC", int(bmc.group(1))
+    if o.detail.startswith("induction (ABC pdr)"):
+        return "pdr", None
+    steps = re.match(r"k-induction \((\d+) steps\)", o.detail)
+    return "k-induction", int(steps.group(1)) if steps else None
+
+
+def results_rows(outcomes) -> list[dict]:
+    """One typed row per check: network, router shape, property, method, depth, outcome, seconds."""
+    return [{"network": o.network, "shape": o.shape, "property": o.property, "method": method, "depth": depth,
+             "outcome": o.status, "seconds": o.seconds or None} for o in outcomes for method, depth in [method_of(o)]]
+
+
+def command(args) -> str:
+    """The ``cubenoc prove ...`` a results file records."""
+    import shlex
+    out = ["cubenoc prove"] + [shlex.quote(s) for s in args.networks or args.network or []]
+    if not (args.networks or args.network):
+        out += ["--family", *args.family] + (["--size", *map(str, args.size)] if args.size else []) + \
+               (["--n", *map(str, args.n)] if args.n else [])
+    for name in ("bmc_depth",) + ROUTER_OPTIONS:
+        v, flag = getattr(args, name, None), "--" + name.replace("_", "-")
+        if v is not None:
+            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
+    return " ".join(out)
 
 
 def run(args) -> int:
@@ -70,6 +111,9 @@ def run(args) -> int:
     if args.mutate is not None and MUTATIONS[args.mutate].check == "fork" and not args.broadcast:
         raise CubenocError(f"{args.mutate!r} breaks the broadcast fork: add --broadcast")
     writable_dir(args.work_dir, "--work-dir")
+    if args.write:
+        from .outputs import writable_file
+        writable_file(args.write, "--write")
     if args.network is None and args.size is None and args.n is None:      # each family's default network
         from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
@@ -121,6 +165,11 @@ def run(args) -> int:
             outcomes += prove_network(label, plan, shapes, args.work_dir, depth=depth, timeout=timeout, jobs=jobs,
                                       seeded_bug=args.mutate, report=show)
     failed = [o for o in outcomes if o.status == "failed"]
+    if args.write:
+        from .bench.render import Table, publish
+        cmd = command(args)
+        publish(Table(results_rows(outcomes), COLUMNS, before=f"Command: `{cmd}`", marks=MARKS, name="prove"),
+                SimpleNamespace(format=None, write=args.write), cmd)
     if args.json:
         print(json.dumps({"outcomes": [o.as_dict() for o in outcomes], "failed": len(failed),
                           "seconds": round(time.monotonic() - t0, 1)}, indent=2))

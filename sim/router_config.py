@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass, fields, replace
 
 from cubenoc.errors import CubenocError, require_int
-from cubenoc.options import ARBITRATIONS, INTERFACES, QUEUES  # the words, defined with the options
+from cubenoc.option import ARBITRATIONS, INTERFACES, QUEUES, ROUTER_OPTIONS  # the words, with the options
 
 #: FIFO storage behind the head register: flip-flops, memory arrays (distributed RAM), the platform's pick
 #: (memory on a Lattice family with distributed RAM, rtl/router/fifo.py), iCE40 block RAM
@@ -183,11 +183,9 @@ NOT_BUILT = tuple((a, b) for a, bs in {
 #: spec key (``enhanced:n=4,k=0,depth=2,pipeline=1``) -> (field, kind, help); kinds as in sim/catalog.py. Made
 #: from the option registry (cubenoc/options.py), where each router option's flag, spec key and help are defined.
 def _spec_keys() -> dict[str, tuple]:
-    from cubenoc.options import router_options
-
     def kind(k):
         return {int: "int", "flag": "bool", "bool": "bool"}.get(k) or tuple(w.replace("-", "_") for w in k)
-    return {o.spec: (o.field, kind(o.kind), o.help) for o in router_options()}
+    return {o.spec: (o.field, kind(o.kind), o.help) for o in ROUTER_OPTIONS}
 
 
 SPEC_KEYS: dict[str, tuple] = _spec_keys()

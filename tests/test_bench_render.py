@@ -86,6 +86,7 @@ def test_every_docs_table_block_is_its_results_file():
     """``cubenoc bench --render --check`` on this checkout: every page block with a results file in
     docs/results/ is that file's rendering, and every results file names its command and provenance."""
     from cubenoc.bench import DOCS
+    from cubenoc.bench.render import table_cells
     from cubenoc.cli import main
     assert main(["bench", "--render", "--check"]) == 0
     files = sorted((DOCS / "results").glob("*.json"))
@@ -93,7 +94,7 @@ def test_every_docs_table_block_is_its_results_file():
     for f in files:
         data = json.loads(f.read_text())
         assert data["command"] and data["date"] and data["machine"] and data["tools"], f.name
-        assert all(len(row) == len(t["headings"]) for t in data["tables"] for row in t["cells"]), f.name
+        assert all(len(row) == len(table_cells(t)[0]) for t in data["tables"] for row in table_cells(t)[1]), f.name
 
 
 def test_check_exits_1_when_a_page_is_edited_by_hand(tmp_path, capsys):
@@ -145,7 +146,7 @@ def test_command_lists_what_differs_from_the_defaults():
         return _net_command(build_parser().parse_args(["bench", "throughput", *argv]))
     assert cmd() == "cubenoc bench throughput --n 6 --k 0"
     assert cmd("--json", "--loads", "0.5", "1", "--queues", "fifo", "--window", "300") == \
-        "cubenoc bench throughput --n 6 --k 0 --loads 0.5 1 --window 300 --queues fifo"
+        "cubenoc bench throughput --n 6 --k 0 --rate 0.5 1 --window 300 --routers fifo"     # the names of today
     assert cmd("--network", "pdn13", "--depth", "2") == "cubenoc bench throughput --network pdn13 --depth 2"
 
 
@@ -170,6 +171,7 @@ def test_performance_headline_figures_are_cells_of_the_results():
     import re
 
     from cubenoc.bench import DOCS
+    from cubenoc.bench.render import table_cells
     page = (DOCS / "performance.md").read_text()
     head = page.split("## Headline", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|")[2] for line in head.splitlines() if line.startswith("| ") and "---" not in line][1:]
@@ -177,7 +179,7 @@ def test_performance_headline_figures_are_cells_of_the_results():
     cells = set()
     for f in (DOCS / "results").glob("*.json"):
         for t in json.loads(f.read_text())["tables"]:
-            for row in t["cells"]:
+            for row in table_cells(t)[1]:
                 for c in row:
                     cells.update(re.findall(number, c))
     figures = [x for v in rows for x in re.findall(number, re.sub(r"\b(h \+ 1|Q\(\d, \d\)|Q_\d+|\d-flit|W = \d+|"
@@ -185,3 +187,78 @@ def test_performance_headline_figures_are_cells_of_the_results():
     assert len(figures) >= 15
     missing = [x for x in figures if x not in cells]
     assert not missing, missing
+
+
+def test_templates_render_cells_from_typed_rows():
+    """A column map of templates: numbers formatted by their field's spec, lists joined, the first
+    alternative whose fields the row has (a zero counts as present, False and None do not), else ``-``."""
+    from cubenoc.bench.render import fill
+    alts = ["{best:?}**{fmax_mhz:.2f}** ({seeds_mhz:.2f})", "{fmax_mhz:.2f} ({seeds_mhz:.2f})", "{note}"]
+    assert fill(alts, {"best": True, "fmax_mhz": 37.0, "seeds_mhz": [37.0, 36.291]}) == "**37.00** (37.00, 36.29)"
+    assert fill(alts, {"best": False, "fmax_mhz": 0, "seeds_mhz": [1]}) == "0.00 (1.00)"
+    assert fill(alts, {"note": "does not fit"}) == "does not fit"
+    assert fill(alts, {"fmax_mhz": None}) == "-"
+    assert fill("{lut4:,} / {ff}", {"lut4": 15344, "ff": 0}) == "15,344 / 0"
+
+
+def test_a_table_of_templates_is_kept_as_rows_and_rendered_from_them(tmp_path, capsys):
+    """--write with a column map of templates keeps no cells: the page block is rendered from the typed
+    rows, so a changed number in the results file changes the page."""
+    import argparse
+
+    from cubenoc.bench.render import Table, publish, render_results
+    page = tmp_path / "p.md"
+    page.write_text(f"{B}\n{E}\n")
+    cols = {"network": "network", "lut4": ("LUT4 / FF", "{lut4:,} / {ff}")}
+    publish(Table([{"network": "Q(4)", "lut4": 1098, "ff": 8}], cols, marks=(B, E)),
+            argparse.Namespace(format="md", write=str(page)))
+    capsys.readouterr()
+    path = tmp_path / "results" / "x.json"
+    data = json.loads(path.read_text())
+    assert "cells" not in data["tables"][0] and data["tables"][0]["rows"][0]["lut4"] == 1098
+    assert "| Q(4) | 1,098 / 8 |" in page.read_text()
+    data["tables"][0]["rows"][0]["lut4"] = 2001
+    path.write_text(json.dumps(data))
+    assert render_results(tmp_path, check=True)
+    render_results(tmp_path)
+    assert "| Q(4) | 2,001 / 8 |" in page.read_text() and render_results(tmp_path, check=True) == []
+
+
+def test_every_results_file_holds_typed_rows():
+    """Every table in docs/results/ holds rows of named fields (identifiers, not headings); a field that
+    holds a number in one row holds numbers (or lists of them) or nothing in every row, and no number is
+    written as text. At least 16 tables are rendered from their rows by a column map of templates."""
+    import re
+
+    from cubenoc.bench import DOCS
+    number = re.compile(r"-?[\d,]+(\.\d+)?")
+
+    def numeric(v):
+        return type(v) in (int, float) or isinstance(v, list) and v and all(type(x) in (int, float) for x in v)
+    templated = 0
+    for f in sorted((DOCS / "results").glob("*.json")):
+        for t in json.loads(f.read_text())["tables"]:
+            assert t["rows"], f.name
+            fields = {k for row in t["rows"] for k in row}
+            assert all(re.fullmatch(r"[a-z][a-z0-9_]*", k) for k in fields), (f.name, sorted(fields))
+            for k in fields:
+                values = [row[k] for row in t["rows"] if row.get(k) is not None]
+                assert not any(isinstance(v, str) and number.fullmatch(v) for v in values), (f.name, k)
+                if any(numeric(v) for v in values):
+                    assert all(numeric(v) for v in values), (f.name, k, values)
+            templated += "columns" in t
+    assert templated >= 16
+
+
+def test_a_template_that_does_not_fit_its_rows_is_one_line(tmp_path):
+    """A results file whose template has an unknown conversion, or formats text as a number, is a one-line
+    error naming the file, not a traceback."""
+    from cubenoc.bench.render import render_results
+    (tmp_path / "results").mkdir()
+    (tmp_path / "p.md").write_text(f"{B}\n{E}\n")
+    for template in ("{lut4!z}", "{lut4} {network:.2f}"):
+        (tmp_path / "results" / "x.json").write_text(json.dumps(
+            {"page": "p.md", "marks": [B, E], "tables": [{"columns": [["LUT4", template]],
+                                                           "rows": [{"lut4": 1, "network": "Q(4)"}]}]}))
+        with pytest.raises(CubenocError, match=r"results file .*x.json: a cell template does not fit its rows"):
+            render_results(tmp_path, check=True)

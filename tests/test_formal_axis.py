@@ -153,6 +153,6 @@ def test_prove_takes_broadcast_from_the_spec():
 def test_prove_refuses_broadcast_interface_at_fifo_depth_1(capsys):
     """At FIFO depth 1 no broadcast packet (a header and a beat) fits a router FIFO: refused in one line."""
     from cubenoc.cli import main
-    assert main(["prove", "hypercube:n=2,broadcast=1,interface=axis", "--fifo-depth", "1"]) == 2
+    assert main(["prove", "hypercube:n=2,broadcast=1,interface=axis", "--depth", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "FIFO depth 2 or more" in err and len(err.splitlines()) == 1, err

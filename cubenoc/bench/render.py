@@ -1,5 +1,6 @@
 """The one renderer of the benchmarks and the keeper of their results: rows (dicts) as Markdown, JSON or
-CSV; every run's tables written as a results file (JSON: the rows, the cells of the Markdown table, the
+CSV; every run's tables written as a results file (JSON: the typed rows and the column map of cell
+templates their Markdown is rendered from (:func:`fill`), or, for columns made by code, the cells; the
 command, tool versions, date and machine); a docs page's marked blocks rendered from those files.
 
 Every benchmark builds :class:`Table` s (its rows, a column map, the Markdown above and below the table,
@@ -17,6 +18,7 @@ import json
 import math
 import re
 import shlex
+import string
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +30,9 @@ FORMATS = ("md", "json", "csv")
 
 def render(rows: list[dict], columns: dict | None = None, fmt: str = "md") -> str:
     """``rows`` as a Markdown table, JSON (every key) or CSV. ``columns``: key -> heading, or key ->
-    (heading, cell) where ``cell(row) -> str`` makes the Markdown cell; in CSV such a column holds the
-    row's own value when it has a plain one under ``key``, else the Markdown cell."""
+    (heading, cell) where the cell is ``cell(row) -> str`` or a template (:func:`fill`) making the Markdown
+    cell; in CSV such a column holds the row's own value when it has a plain one under ``key``, else the
+    Markdown cell."""
     if fmt not in FORMATS:
         raise CubenocError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if fmt == "json":
@@ -50,8 +53,43 @@ def cells(rows: list[dict], columns: dict) -> tuple[list[str], list[list[str]]]:
     """The headings and the Markdown cells of ``rows`` under ``columns`` (key -> (heading, cell or None))."""
     columns = {k: v if isinstance(v, tuple) else (v, None) for k, v in columns.items()}
     return ([h for h, _ in columns.values()],
-            [[cell(r) if cell else ("-" if r.get(k) is None else _cell(r[k])) for k, (_h, cell) in columns.items()]
-             for r in rows])
+            [[_make_cell(r, k, cell) for k, (_h, cell) in columns.items()] for r in rows])
+
+
+def _make_cell(row: dict, key: str, cell) -> str:
+    if callable(cell):
+        return cell(row)
+    if cell is not None:
+        return fill(cell, row)
+    return "-" if row.get(key) is None else _cell(row[key])
+
+
+class _Template(string.Formatter):
+    def format_field(self, value, spec):
+        if spec == "?":
+            return ""
+        if isinstance(value, list):
+            return ", ".join(format(v, spec) for v in value)
+        return format(value, spec)
+
+
+_TEMPLATE = _Template()
+
+
+def fill(template: str | list, row: dict) -> str:
+    """A Markdown cell from a row: ``template`` is a format string over the row's fields (``"{lut4:,} /
+    {ff}"``), or a list of them, the first whose every field the row has (not None, not False) making the
+    cell; none: ``-``. ``{flag:?}`` prints nothing (the alternative needs ``flag``); a list value prints
+    its items in the field's format, separated by commas."""
+    for alt in [template] if isinstance(template, str) else template:
+        if all(row.get(f) is not None and row.get(f) is not False for f in template_fields(alt)):
+            return _TEMPLATE.format(alt, **row)
+    return "-"
+
+
+def template_fields(template: str) -> list[str]:
+    """The row fields a template (one alternative of :func:`fill`) reads."""
+    return [f for _t, f, _s, _c in _TEMPLATE.parse(template) if f]
 
 
 def grid(headings: list[str], body: list[list[str]]) -> str:
@@ -94,16 +132,36 @@ class Table:
         return table_markdown(self.record())
 
     def record(self) -> dict:
-        """The table as a results file holds it: its rows, the headings and cells of its Markdown, the text
-        around it."""
-        headings, body = cells(self.rows, self.columns)
-        return {"name": self.name, "before": self.before, "after": self.after, "headings": headings,
-                "cells": body, "rows": json.loads(json.dumps(self.rows, default=str))}
+        """The table as a results file holds it: its typed rows, the text around it and its column map
+        (``[heading, template]`` pairs, from which its Markdown is rendered) when every column is a
+        template; a column made by code is kept as the headings and cells it made."""
+        columns = {k: v if isinstance(v, tuple) else (v, None) for k, v in self.columns.items()}
+        templates = [cell if cell is not None else _plain(k, self.rows) for k, (_h, cell) in columns.items()]
+        rec = {"name": self.name, "before": self.before, "after": self.after}
+        if all(isinstance(cell, (str, list)) for cell in templates):
+            rec["columns"] = [[h, cell] for (h, _c), cell in zip(columns.values(), templates)]
+        else:
+            rec["headings"], rec["cells"] = cells(self.rows, columns)
+        return rec | {"rows": json.loads(json.dumps(self.rows, default=str))}
+
+
+def _plain(key: str, rows: list[dict]) -> str | None:
+    """A plain column as a template that renders it as :func:`cells` does, where one does."""
+    kinds = {isinstance(r[key], float) for r in rows if r.get(key) is not None}
+    return None if len(kinds) > 1 or not key.isidentifier() else f"{{{key}:.3f}}" if kinds == {True} else f"{{{key}}}"
+
+
+def table_cells(t: dict) -> tuple[list[str], list[list[str]]]:
+    """A results file's table as headings and Markdown cells: rendered from its rows by its column map, or
+    the cells it kept."""
+    if "columns" in t:
+        return [h for h, _c in t["columns"]], [[fill(c, r) for _h, c in t["columns"]] for r in t["rows"]]
+    return t["headings"], t["cells"]
 
 
 def table_markdown(t: dict) -> str:
     """A results file's table as Markdown: the text before it, the table, the text after it."""
-    return "\n\n".join(p for p in (t.get("before", ""), grid(t["headings"], t["cells"]), t.get("after", "")) if p)
+    return "\n\n".join(p for p in (t.get("before", ""), grid(*table_cells(t)), t.get("after", "")) if p)
 
 
 def add_format_argument(p, json_alias: bool = False) -> None:
@@ -207,8 +265,9 @@ def replace_section(path, begin: str, end: str, text: str) -> None:
 
 
 def publish(tables, args, command_text: str | None = None) -> int:
-    """Print ``tables`` (a :class:`Table` or a list) in ``args.format``, write their results files (one per
-    page block) and, with ``args.write``, render the page's blocks from them."""
+    """Print ``tables`` (a :class:`Table` or a list) in ``args.format`` (None: nothing, for a command that
+    prints its own listing), write their results files (one per page block) and, with ``args.write``,
+    render the page's blocks from them."""
     tables = [tables] if isinstance(tables, Table) else list(tables)
     fmt = getattr(args, "format", "md")
     if fmt == "md":
@@ -216,7 +275,7 @@ def publish(tables, args, command_text: str | None = None) -> int:
     elif fmt == "json":
         print(render(tables[0].rows, fmt="json") if len(tables) == 1
               else json.dumps({t.name: t.rows for t in tables}, indent=2, default=str))
-    else:
+    elif fmt == "csv":
         print("\n\n".join(render(t.rows, t.columns, "csv") for t in tables))
     page = getattr(args, "write", None)
     if page and any(t.marks is None for t in tables):
@@ -326,11 +385,25 @@ def read_results(path) -> dict:
     ok = isinstance(block, dict) and (not block.get("page") or (
         isinstance(block["page"], str) and isinstance(block.get("marks"), list) and len(block["marks"]) == 2
         and all(isinstance(m, str) for m in block["marks"]) and isinstance(block.get("tables"), list)
-        and all(isinstance(t, dict) and "headings" in t and "cells" in t for t in block["tables"])))
+        and all(isinstance(t, dict) and _table_ok(t) for t in block["tables"])))
     if not ok:
         raise CubenocError(f"results file {path}: not a results file (an object with page, marks [begin, end] and "
-                           f"tables of headings and cells)")
+                           f"tables of rows and columns [heading, template], or of headings and cells)")
+    try:
+        block_markdown(block)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise CubenocError(f"results file {path}: a cell template does not fit its rows ({exc})") from None
     return block
+
+
+def _table_ok(t: dict) -> bool:
+    if "columns" in t:
+        return (isinstance(t.get("rows"), list) and all(isinstance(r, dict) for r in t["rows"])
+                and isinstance(t["columns"], list) and all(
+                    isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and (
+                        isinstance(c[1], str) or isinstance(c[1], list) and all(isinstance(a, str) for a in c[1]))
+                    for c in t["columns"]))
+    return "headings" in t and "cells" in t
 
 
 def progress(text: str) -> None:

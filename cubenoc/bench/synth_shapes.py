@@ -258,7 +258,9 @@ def collect(args, by_target: dict, tools: str) -> tuple[list[dict], list[str]]:
     bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,
                disable=args.quiet or None, dynamic_ncols=True)
     failures = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    from ..outputs import working
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool, \
+            working("synth-report: yosys and nextpnr", args.quiet):             # the seconds of each run
         futures = {pool.submit(_task, s, t, args, tools): i for i, (s, t) in enumerate(tasks)}
         try:
             for fut in _as_completed(futures):
