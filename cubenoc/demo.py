@@ -119,7 +119,7 @@ DEMO_CYCLES = 100_000
 def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
     """Refuse, before anything is printed, demo traffic longer than the demo runs (:data:`DEMO_CYCLES`), or
     that would take more than about an hour or the machine's memory."""
-    from .sim.simulator import check_run
+    from .estimate import check_run
     mean_len = (1 + max_len) / 2
     total = nodes * packets
     cycles = packets * max(gap + mean_len, mean_len / 0.3)    # a node's packets: gapped, or at about 0.3 accepted

@@ -89,6 +89,8 @@ def spec_from_args(args) -> str:
 def run(args) -> int:
     from cubenoc.sim import simulator as S
 
+    from .estimate import check_run
+
     from .netargs import router_config
     if args.bench_speed:
         return _bench_speed(args)
@@ -144,7 +146,7 @@ def run(args) -> int:
             flits = sum(loads) * nodes * cycles
             t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
         seconds, memory = seconds + t, max(memory, m)
-    S.check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
+    check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
                 f"{cycles:,} cycles", seconds, memory,
                 "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
                 "--warmup/--measure/--drain or the number of --sweep points")
@@ -182,12 +184,12 @@ _DEFAULT_WINDOW = {"warmup": 1000, "measure": 5000}
 
 def _check_trace_size(path) -> None:
     """A trace file is read whole: one much larger than the machine's memory is refused before it is read."""
-    from cubenoc.sim import simulator as S
+    from .estimate import check_run
     try:
         size = Path(path).stat().st_size
     except OSError:
         return                                   # (the reader says why it cannot read it)
-    S.check_run(f"--trace {path} ({size / 2**20:,.0f} MB)", 0.0, size * 12, "the trace's size (split it)")
+    check_run(f"--trace {path} ({size / 2**20:,.0f} MB)", 0.0, size * 12, "the trace's size (split it)")
 
 
 #: traffic option -> (the pattern it applies to, its default, make_pattern's keyword)

@@ -309,7 +309,7 @@ class TraceSource:
     nodes are not checked (the trace's span only, :func:`trace_span`)."""
 
     def __init__(self, path, num_nodes: int | None):
-        from cubenoc.outputs import PARTIAL, read_text
+        from cubenoc.files import PARTIAL, read_text
         self.path, self.num_nodes = str(path), num_nodes
         where = f"--trace {path}"
         if str(path).endswith(PARTIAL) or PARTIAL in Path(path).suffixes:
@@ -387,7 +387,7 @@ class Recorder:
     by a run that did not end."""
 
     def __init__(self, source, path):
-        from cubenoc.outputs import LIVE, PARTIAL
+        from cubenoc.files import LIVE, PARTIAL
         self.source, self.path = source, Path(path)
         self.direct = self.path.exists() and not self.path.is_file()     # /dev/null, a pipe: written in place
         self.tmp = self.path if self.direct else self.path.with_name(self.path.name + PARTIAL)
@@ -410,7 +410,7 @@ class Recorder:
         return out
 
     def close(self, whole: bool = True):
-        from cubenoc.outputs import LIVE
+        from cubenoc.files import LIVE
         if self.fh.closed:
             return
         LIVE.discard(self.tmp)

@@ -179,8 +179,8 @@ def test_runaway_work_is_refused_in_one_line_within_10_s(tmp_path, capsys, monke
 
 
 def test_the_estimate_says_how_to_go_on_and_the_variable_lets_it(monkeypatch):
+    from cubenoc import estimate as S
     from cubenoc.errors import CubenocError
-    from cubenoc.sim import simulator as S
     monkeypatch.delenv(S.ALLOW_LONG, raising=False)
     with pytest.raises(CubenocError, match=r"about 3 hours here .*: lower --measure, or set CUBENOC_ALLOW_LONG=1"):
         S.check_run("x", 3 * 3600.0, 0, "--measure")

@@ -114,7 +114,8 @@ WINDOW_POINTS = {"throughput": (4, 64, 0.0, 2000), "adaptive": (3, 13, 0.0, 2000
 def check_window(args) -> None:
     """A sweep asked for hours (``--window 1000000000``) or more memory than the machine has (each point's
     traffic is generated up front) is refused before it starts, with the estimate."""
-    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
+    from ..estimate import check_run
+    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S
     sweeps, nodes, share, fixed = WINDOW_POINTS[args.bench]
     if getattr(args, "network", None) and args.bench == "throughput":
         from ..sim.catalog import NetworkSpec

@@ -226,7 +226,8 @@ def speed_run(args) -> int:
                 progress(f"model-speed: warning: --node-cycles {args.node_cycles:g} on {N:,} nodes is "
                          f"{args.node_cycles / N:,.0f} cycles; running {cycles_for(N, args.node_cycles):,} "
                          f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
-    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
+    from ..estimate import check_run
+    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S
     rounds = args.repeat if args.loop_only else 2       # the whole run and the loop once, or --repeat rounds
     node_cycles = sum(N * c for (_, _, c, _), N in zip(points, [N for N in nodes for _ in args.rate]))
     check_run(f"bench model-speed: {len(points)} point(s)", rounds * node_cycles / NODE_CYCLES_PER_S,

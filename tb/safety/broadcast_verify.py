@@ -53,8 +53,8 @@ def build_safety_broadcast(n: int, model: str = "SL1", payload_width: int = 32, 
         get_runner("verilator").build(sources=[str(v)], hdl_toplevel=top, build_dir=str(d / "sim"),
                                       build_args=args, waves=waves, log_file=str(d / "build.log"))
     topo = Hypercube(n)
-    # adaptive=True: the bench drives link_fault/node_fault from each scenario's FaultSchedule
-    return Design(topo, EcubeRouting(topo), payload_width, depth, top, d, waves, adaptive=True)
+    # candidate_stage=True: the bench drives link_fault/node_fault from each scenario's FaultSchedule
+    return Design(topo, EcubeRouting(topo), payload_width, depth, top, d, waves, candidate_stage=True)
 
 
 def fault_schedule(faults, topology) -> FaultSchedule:

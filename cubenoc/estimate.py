@@ -1,0 +1,36 @@
+"""Before a run that can be asked for hours or gigabytes: refuse it with the figure and how to go on
+(docs/cli.md "Exit status"). The estimates themselves are the library's (sim/simulator.py ``run_estimate``)."""
+from __future__ import annotations
+
+from .errors import CubenocError
+
+#: the environment variable that lets a run estimated above an hour or the machine's memory go on
+ALLOW_LONG = "CUBENOC_ALLOW_LONG"
+
+
+def machine_memory() -> int | None:
+    """Bytes of physical memory (None where the system does not say)."""
+    import os
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_run(what: str, seconds: float, memory: float, smaller: str) -> None:
+    """Refuse, before it starts, a run estimated above about an hour (netargs ``REFUSE_ESTIMATE``) or above
+    the machine's memory, with the figure and how to go on (``smaller``: the values to lower); the
+    environment variable :data:`ALLOW_LONG` set to 1 runs it anyway."""
+    import os
+
+    from .netargs import REFUSE_ESTIMATE, _duration
+    if os.environ.get(ALLOW_LONG) == "1":
+        return
+    total = machine_memory()
+    go_on = f"lower {smaller}, or set {ALLOW_LONG}=1 to run it anyway"
+    if total is not None and memory > total:
+        raise CubenocError(f"{what} would need about {memory / 2**30:,.1f} GB, more than this machine's "
+                           f"{total / 2**30:.1f} GB: {go_on}")
+    if seconds > REFUSE_ESTIMATE:
+        raise CubenocError(f"{what} would take about {_duration(seconds)} here (a rough estimate from the nodes "
+                           f"and cycles): {go_on}")
