@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """Network builder: any topology + routing function -> one top-level component with N routers.
 
 ``Network(plan)`` (the network's :class:`~cubenoc.sim.network_plan.NetworkPlan`: every router built with its
@@ -198,9 +199,8 @@ class Network(wiring.Component):
                 wires += (("ready2", 1),)
             for f, width in wires:
                 link[u, p, f] = Signal(width, name=f"link_{u}_p{p}__{f}")
-        for v, r in enumerate(self.routers):
-            r._MustUse__silence = True           # stands for its Instance; converted on its own
-            top = self._top_side(v)
+        for v, r in enumerate(self.routers):   # each stands for its Instance, converted on its own (no "never
+            top = self._top_side(v)              # used" warning: this file's first line)
             ports = {}
             for path, member, value in r.signature.flatten(r):
                 if path in top:
@@ -234,7 +234,6 @@ class Network(wiring.Component):
         for v, ni in enumerate(self._ni):
             wires = self._ni_wires[v]
             if structural:
-                ni._MustUse__silence = True              # stands for its Instance (emit converts it once)
                 ports = {}
                 for path, member, value in ni.signature.flatten(ni):
                     if path == ("node_id",):

@@ -151,8 +151,10 @@ def test_invariants_see_every_lane():
     mc = Metacube(1, 1)
     for topo, routing, n in ((t, r, 3), (mc, MetacubeRouting(mc), 5)):
         router = Router(plan_of(topo, routing, RouterConfig(fifo_depth=4)), 0)
-        found = lanes(router, Fragment.get(router, None))
-        assert len(found) == n and all(f.registers["occ"].shape().width == 3 for _i, _c, f, _r, _s in found)
+        Fragment.get(router, None)
+        found = lanes(router)
+        assert len(found) == n and all(ln.fifo.state.occ.shape().width == 3 and ln.route.pkt_want is not None
+                                       for _i, _c, ln in found)
     h = RouterHarness(_plan(t, r), 0, groups=("wormhole",))
     from amaranth.back import rtlil
     rtlil.convert(h, ports=[])
@@ -276,13 +278,29 @@ def test_every_seeded_bug_is_caught_by_its_property(bug, tmp_path):
 
 
 def test_seeded_bugs_are_off_in_normal_builds():
-    """Outside ``seeded`` no unit builds its bug; an unknown name is an error."""
+    """Production units carry no seeded bug: ``seeded`` puts the broken rule on the unit's class only inside
+    the block (and the correct one back, also after an error); an unknown name is an error."""
+    import pathlib
+    from importlib import import_module
     from cubenoc.errors import CubenocError
-    from cubenoc.rtl.formal.mutations import mutant, seeded
-    assert not any(mutant(name) for name in MUTATIONS)
+    from cubenoc.rtl.formal.mutations import seeded
+
+    def rules():
+        out = {}
+        for name, mu in MUTATIONS.items():
+            if mu.rule is not None:
+                module, cls, method = mu.rule.rsplit(".", 2)
+                out[name] = getattr(getattr(import_module(f"cubenoc.rtl.router.{module}"), cls), method)
+        return out
+    correct = rules()
+    assert len(correct) == 13          # every seeded bug but the interface's two subclasses
     with seeded("duplicated-pop"):
-        assert [name for name in MUTATIONS if mutant(name)] == ["duplicated-pop"]
-    assert not any(mutant(name) for name in MUTATIONS)
+        assert [name for name, rule in rules().items() if rule is not correct[name]] == ["duplicated-pop"]
+    with pytest.raises(ZeroDivisionError), seeded("skips-input"):
+        1 / 0
+    assert rules() == correct
+    rtl = pathlib.Path(__file__).parent.parent / "rtl"
+    assert not [p for p in rtl.rglob("*.py") if "formal" not in p.parts and "mutant" in p.read_text()]
     with pytest.raises(CubenocError, match="seeded bug must be one of"):
         with seeded("no-such-bug"):
             pass

@@ -13,13 +13,13 @@ the previous cycle crossed too: docs/router.md "Pipelined router") and any ``rea
 """
 from __future__ import annotations
 
-from amaranth import Cat, Elaboratable, Fragment, Module, Mux, Signal
+from amaranth import Const, Elaboratable, Fragment, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume
 from amaranth.lib import data
 
 from ..router.eject_buffer import EjectBuffer
-from .invariants import Elaborated, fifo_view, numbered_on
+from .invariants import Elaborated, fifo_checks, fifo_view, followed
 from .mutations import seeded
 from .runner import check
 
@@ -65,15 +65,10 @@ class EjectHarness(Elaboratable):
         check(m, self, "eject tail counted", ej.tail_taken == (xfer & o.payload.tail))
         if not self.invariants:
             return m
-        # the invariants: the buffer's registers, and its flits numbered on from out_seq
+        # the invariants: the buffer's registers, and its flits numbered on from out_seq (the followed lane's)
         view = fifo_view(ej.buffer)
-        for name, cond in view.invariants:
-            check(m, self, f"ejection buffer: {name}", cond)
-        check(m, self, "ejection buffer: holds the flits crossed and not yet taken",
-              ((in_seq - out_seq)[:SEQ_BITS] == view.count))
-        for k, (present, word) in enumerate(view.entries):
-            d = data.View(self.layout, word).data
-            check(m, self, "ejection buffer: numbered on from the next to leave",
-                  Cat(*numbered_on(k, present, d[:SEQ_BITS], d, out_seq, tracked_seq, tracked)).all())
+        fifo_checks(m, self, "ejection buffer", view)
+        entries = [(p, d[:SEQ_BITS], d, 1) for p, d in ((p, data.View(self.layout, w).data) for p, w in view.entries)]
+        followed(m, self, "ejection buffer", entries, view.count, (None, tracked_seq, tracked, in_seq, out_seq, None), Const(1))
         return m
 

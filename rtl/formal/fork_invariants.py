@@ -14,7 +14,8 @@ from amaranth import Cat, Const, Mux, Signal, Value
 from amaranth.lib import data
 
 from ..gates import any_of
-from .invariants import at_most_one, children, fifo_view, packets, source_framing, units
+from .invariants import (fifo_checks, fifo_view, followed, lane_entries, one_lock, packets, source_framing,
+                         upstream_framing)
 from .runner import check
 
 
@@ -46,25 +47,21 @@ def _mask_of(m, h, router, i, f, name):
     return mask, legal
 
 
-def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
+def add_fork_invariants(m, h, router, follow=None) -> None:
     """Assert the broadcast router's invariants that ``h``'s groups need (``follow``: as
     :func:`~.invariants.add_invariants`)."""
-    from .invariants import _followed
     local, P, lay = router.local, router.num_ports, router.flit_layout
-    kids, sub = children(fragment), units(fragment)
+    outputs = router.units.outputs
     wormhole, held_of = bool(h.busy), {}       # who owns each output (the harness's, in every group)
     owns_any, views = {}, {}
-    for i in range(P):
-        if f"input_{i}" not in sub:
-            continue
-        unit, inner = sub[f"input_{i}"], units(kids[f"input_{i}"])
-        fs, view = inner["fork"].registers, fifo_view(inner["fifo_0"])
+    for i, unit in router.units.inputs.items():
+        ln = unit.lanes[0]
+        fs, view = ln.fork, fifo_view(ln.fifo)
         lane = h.lane_name(i, 0, local)
-        for name, cond in view.invariants:
-            check(m, h, f"fifo {lane}: {name}", cond)
+        fifo_checks(m, h, f"fifo {lane}", view)
         if i == local and h.local_free:
             continue
-        held, done, bmode, cur_out = fs["held"], fs["done"], fs["bmode"], unit.registers["cur_out_0"]
+        held, done, bmode, cur_out = fs.held, fs.done, fs.bmode, ln.cur_out
         views[i] = view
         flits = [(p, data.View(lay, w)) for p, w in view.entries]
         count, in_packet = view.count, h.in_packet[i]
@@ -83,11 +80,8 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
         if i != local:
             check(m, h, f"lane {lane}: a body flit is of its head's kind",
                   Cat(*[~p | f.head | (f.bcast == kind) for (p, f), kind in zip(flits, kinds)]).all())
-        for n in range(1, len(flits) + 1):
-            last = flits[n - 1][1]
-            check(m, h, f"lane {lane}: the upstream's framing",
-                  (count != n) | ((in_packet == ~last.tail) &
-                                  (~in_packet | ((h.pkt_bc[i] == kinds[n - 1]) & (h.pkt_mask[i] == masks[n - 1])))))
+        upstream_framing(m, h, lane, [f.tail for _, f in flits], count, in_packet,
+                         [(h.pkt_bc[i] == kind) & (h.pkt_mask[i] == mask) for kind, mask in zip(kinds, masks)])
         check(m, h, f"lane {lane}: the upstream's framing",
               (count != 0) | (~in_packet & ~bmode) | (in_packet & (h.pkt_bc[i] == bmode) & (h.pkt_mask[i] == leaving)))
         # the fork stage
@@ -101,14 +95,14 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
               (held == 0) | bmode | (present & first.head & first.bcast & (held == heads[0][0]) & (done != held)))
         check(m, h, f"fork {lane}: a broadcast packet's body follows", ~bmode | ~present | ~first.head)
         check(m, h, f"lane {lane}: a unicast body follows its head", ~present | first.head | bmode | (held == 0))
-        locked = Cat(*[sub[f"output_{o}"].locked if f"output_{o}" in sub else Const(0) for o in range(P)])
+        locked = Cat(*[outputs[o].locked if o in outputs else Const(0) for o in range(P)])
         holding = held & ~(done & first.tail.replicate(P))          # a tail sent frees its output at once
         held_of[i] = (holding, held, done, bmode)
         check(m, h, f"lane {lane}: a unicast body's output is locked",
               ~present | first.head | bmode | locked.bit_select(cur_out, 1))
         check(m, h, f"fork {lane}: its outputs are locked until the tail leaves", (holding & ~locked) == 0)
         if i == local:
-            source_framing(m, h, sub["source"], in_packet)
+            source_framing(m, h, router.units.source, in_packet)
         if wormhole:
             for o, own in owns.items():
                 check(m, h, f"lane {lane}: an owned output's packet goes on",
@@ -118,22 +112,20 @@ def add_fork_invariants(m, h, router, fragment, follow=None) -> None:
             check(m, h, f"lane {lane}: a unicast body holds its output's lock",
                   ~present | first.head | bmode | any_of(own & (cur_out == o) for o, own in owns.items()))
             check(m, h, f"lane {lane}: the upstream's framing", (count != 0) | (in_packet == (owns_any[i] | bmode)))
-            check(m, h, f"lane {lane}: at most one lock", at_most_one(Cat(*owns.values())) | (held != 0))
+            one_lock(m, h, lane, owns.values(), held != 0)
         if follow is not None:
-            _followed(m, h, lane, i, [(p, f, None) for p, f in flits], count, follow, forks=True)
+            followed(m, h, f"lane {lane}", lane_entries(h, flits), count, follow, follow[0] == i, forks=True)
             _fork_set(m, h, i, lane, flits, masks, held, done, follow)
     for a, b in combinations(list(held_of.values()), 2):
         check(m, h, "forks hold disjoint outputs", (a[0] & b[0]) == 0)
     if wormhole:
-        for o in range(P):
-            if f"output_{o}" not in sub:
-                continue
+        for o in outputs:
             acquired = any_of(held[o] & ~bmode & ~done[o] for _, held, done, bmode in held_of.values())
             check(m, h, f"lock {h.output_name(o, local)}: the open packet or a fork's",
-                  sub[f"output_{o}"].locked == (h.busy[o, 0] | acquired))
+                  outputs[o].locked == (h.busy[o, 0] | acquired))
     if "stream" in h.groups:
         for o, (stalled, _held) in h.offers.items():
-            ou, name = sub[f"output_{o}"], h.output_name(o, local)
+            ou, name = outputs[o], h.output_name(o, local)
             forked = Signal(name=f"{name}_was_forked")       # last cycle's offer was a fork's
             m.d.sync += forked.eq(ou.payload.bcast)
             check(m, h, f"output {name}: stalled is a stalled unicast offer", ou.stalled == (stalled & ~forked))

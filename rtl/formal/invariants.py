@@ -36,7 +36,7 @@ from .runner import check
 
 class Elaborated(Elaboratable):
     """An already elaborated fragment, as a submodule (a harness elaborates the design first, to read
-    the units' ``registers``)."""
+    its units' state: ``Router.units``, ``InputUnit.lanes``, ``HeadFifo.state`` ...)."""
 
     def __init__(self, fragment):
         self.fragment = fragment
@@ -71,15 +71,15 @@ def at_most_one(v) -> Value:
 
 def fifo_view(fifo) -> FifoView:
     """The queue of an elaborated :class:`~cubenoc.rtl.router.fifo.HeadFifo` (flip-flop storage) and the
-    invariants of its registers."""
-    reg, B = fifo.registers, fifo.depth - 1
-    head, r_rdy = fifo.r_data, reg["r_rdy"]            # the head register (its top bits: ``top``)
-    cleared = [("an empty FIFO's top bits read 0", r_rdy | (reg["top"] == 0))] if "top" in reg else []
+    invariants of its registers (:class:`~cubenoc.rtl.router.fifo.FifoState`)."""
+    reg, B = fifo.state, fifo.depth - 1
+    head, r_rdy = fifo.r_data, reg.r_rdy               # the head register (its top bits: ``top``)
+    cleared = [("an empty FIFO's top bits read 0", r_rdy | (reg.top == 0))] if reg.top is not None else []
     if B == 0:                               # the head register alone: w_rdy is a register of its own
         return FifoView(r_rdy, [(r_rdy, head)], [("takes a flit exactly when empty", fifo.w_rdy == ~r_rdy), *cleared])
-    if "buf" not in reg:
+    if reg.buf is None:
         raise CubenocError("the formal invariants read FIFOs in flip-flops, not in memory")
-    occ, rptr, wptr, src, buf = reg["occ"], reg["rptr"], reg["wptr"], reg["src"], reg["buf"]
+    occ, rptr, wptr, src, buf = reg.occ, reg.rptr, reg.wptr, reg.src, reg.buf
     count = r_rdy + sum(occ[k] for k in range(B))
     entries = [(r_rdy, head)]
     for k in range(B):                       # the k-th oldest buffered flit: rptr rotated on by k
@@ -96,44 +96,23 @@ def fifo_view(fifo) -> FifoView:
         ("buffered flits wait behind the head", ~occ[0] | r_rdy),
         ("the head reloads from the oldest entry", src == Mux(occ[0], index, B)),
     ]
-    if "low" in reg:
-        inv.append(("the mux select's copy", reg["low"] == ~src[1]))
+    if reg.low is not None:
+        inv.append(("the mux select's copy", reg.low == ~src[1]))
     return FifoView(count, entries, inv + cleared)
 
 
-def children(fragment) -> dict:
-    """``{name: fragment}`` of an elaborated fragment's named submodules."""
-    return {name: f for f, name, _ in fragment.subfragments}
+def lanes(router):
+    """``(input, vc, lane)`` of every lane of the elaborated ``router`` (:class:`~cubenoc.rtl.router.input_unit.Lane`)."""
+    return [(i, c, lane) for i, unit in router.units.inputs.items() for c, lane in enumerate(unit.lanes)]
 
 
-def units(fragment) -> dict:
-    """``{name: unit}``: the elaboratables behind an elaborated fragment's named submodules."""
-    return {name: f.origins[0] for name, f in children(fragment).items()}
-
-
-def lanes(router, fragment):
-    """``(input, vc, fifo, route-at-write unit, pipelined stage or None)`` of every lane of the elaborated
-    router ``fragment``."""
-    sub, out = children(fragment), []
-    for i in range(router.num_ports):
-        if f"input_{i}" not in sub:
-            continue
-        inner = units(sub[f"input_{i}"])
-        c = 0
-        while f"fifo_{c}" in inner:
-            out.append((i, c, inner[f"fifo_{c}"], inner[f"route_{c}"], inner.get(f"pipe_{c}")))
-            c += 1
-    return out
-
-
-def crossings(router, fragment) -> dict:
+def crossings(router) -> dict:
     """The pipelined router's ``{lane: [(output, granted bit)]}``: lane j's stage crosses output o this
     cycle when o's registered grant names it."""
     out = {}
-    for name, unit in units(fragment).items():
-        if name.startswith("output_") and hasattr(unit, "registers"):
-            for r, j in enumerate(unit.positions):
-                out.setdefault(j, []).append((int(name[7:]), unit.registers["granted"][r]))
+    for o, unit in router.units.outputs.items() if router.pipeline else ():
+        for r, j in enumerate(unit.positions):
+            out.setdefault(j, []).append((o, unit.granted[r]))
     return out
 
 
@@ -142,12 +121,30 @@ def lane_queue(view: FifoView, stage=None, crossing=None):
     when it holds a flit (waiting, or crossing this cycle), then the FIFO's."""
     if stage is None:
         return view.count, view.entries
-    reg = stage.registers
-    held = ~reg["advance"] | (Const(0) if crossing is None else crossing)
-    word = Cat(reg["stage"].as_value(), reg["stage_want"])
+    held = ~stage.advance | (Const(0) if crossing is None else crossing)
+    word = Cat(stage.stage.as_value(), stage.stage_want)
     shifted = [(Const(1), word), *view.entries]
     entries = [(Mux(held, p, q), Mux(held, w, v)) for (p, w), (q, v) in zip(shifted, [*view.entries, (Const(0), word)])]
     return held + view.count, entries
+
+
+def fifo_checks(m, h, name: str, view: FifoView) -> None:
+    """Assert a FIFO's own invariants (``view.invariants``), each named after ``name``."""
+    for cond_name, cond in view.invariants:
+        check(m, h, f"{name}: {cond_name}", cond)
+
+
+def upstream_framing(m, h, lane: str, tails, count, in_packet, agrees=None) -> None:
+    """The upstream is inside a packet exactly when the lane's last flit is not a tail (``tails`` in queue
+    order); with ``agrees``, per last flit, what else the upstream's open packet agrees with."""
+    for n, tail in enumerate(tails, 1):
+        check(m, h, f"lane {lane}: the upstream's framing",
+              (count != n) | ((in_packet == ~tail) & (~in_packet | (agrees[n - 1] if agrees else 1))))
+
+
+def one_lock(m, h, lane: str, owns, unless=0) -> None:
+    """A lane owns at most one output's lock (``unless``: a fork, which holds several)."""
+    check(m, h, f"lane {lane}: at most one lock", at_most_one(Cat(*owns)) | unless)
 
 
 def packets(m, h, lane: str, j: int, flits) -> None:
@@ -159,30 +156,28 @@ def packets(m, h, lane: str, j: int, flits) -> None:
 
 def source_framing(m, h, source, in_packet) -> None:
     """The source interface is inside a packet exactly when the upstream is, and then not dropping."""
-    src = source.registers
-    check(m, h, "source: framing follows the upstream", (src["in_packet"] == in_packet) & (~src["dropping"] | ~in_packet))
+    check(m, h, "source: framing follows the upstream", (source.in_packet == in_packet) & (~source.dropping | ~in_packet))
 
 
-def add_invariants(m, harness, router, fragment, follow=None) -> None:
-    """Assert every invariant of ``router`` (elaborated into ``fragment``) that ``harness``'s groups need.
+def add_invariants(m, harness, router, follow=None) -> None:
+    """Assert every invariant of the elaborated ``router`` that ``harness``'s groups need.
     ``follow``: the conservation bookkeeping ``(lane, tracked_seq, tracked_data, in_seq, out_seq,
     occupancy)``."""
     h, V, P, local = harness, router.num_vcs, router.num_ports, router.local
     lay = router.flit_layout
-    sub = units(fragment)
-    wormhole = "wormhole" in h.groups
-    cross, stages = crossings(router, fragment), {}
-    for i, c, fifo, route, stage in lanes(router, fragment):
+    wormhole, parts = "wormhole" in h.groups, router.units
+    cross, stages = crossings(router), {}
+    for i, c, ln in lanes(router):
+        fifo, route, stage = ln.fifo, ln.route, ln.stage
         stages[i * V + c] = stage
         j, lane = i * V + c, h.lane_name(i, c, local)
         view = fifo_view(fifo)
-        for name, cond in view.invariants:
-            check(m, h, f"fifo {lane}: {name}", cond)
+        fifo_checks(m, h, f"fifo {lane}", view)
         if i == local and h.local_free:      # any flits on the local input: only the FIFO's own registers
             continue
         count, queue = lane_queue(view, stage, any_of(g for _o, g in cross.get(j, ())))
         flits = [(p, data.View(lay, w[:lay.size]), w[lay.size:]) for p, w in queue]
-        pkt_want, pkt_vc = route.registers["pkt_want"], route.registers["pkt_vc"]
+        pkt_want, pkt_vc = route.pkt_want, route.pkt_vc
         in_packet = h.in_packet[j]
 
         def vc_of(f):
@@ -196,55 +191,52 @@ def add_invariants(m, harness, router, fragment, follow=None) -> None:
         check(m, h, f"lane {lane}: a body flit wants its head's output",
               Cat(*[~q | g.head | ((v == w) & (vc_of(g) == vc_of(f)))
                     for (_, f, w), (q, g, v) in pairwise(flits)]).all())
+        upstream_framing(m, h, lane, [f.tail for _, f, _ in flits], count, in_packet)
         for n in range(1, len(flits) + 1):
             _, last, w = flits[n - 1]
-            check(m, h, f"lane {lane}: the upstream's framing",
-                  (count != n) | (in_packet == ~last.tail))
             check(m, h, f"lane {lane}: the packet's output at the write",
                   (count != n) | ~in_packet | ((pkt_want == w) & (pkt_vc == vc_of(last))))
         if i == local:
-            source_framing(m, h, sub["source"], in_packet)
+            source_framing(m, h, parts.source, in_packet)
         if wormhole:
             _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local)
         if follow is not None:
-            _followed(m, h, lane, j, flits, count, follow)
+            followed(m, h, f"lane {lane}", lane_entries(h, flits), count, follow, follow[0] == j)
         if stage is not None:
             for o, granted in cross.get(j, ()):
                 check(m, h, f"lane {lane}: a crossing flit left the FIFO for its output",
-                      ~granted | (stage.registers["advance"] & stage.registers["stage_want"][o]))
+                      ~granted | (stage.advance & stage.stage_want[o]))
     if router.pipeline:
-        _pipelined_outputs(m, h, router, sub, stages, wormhole)
+        _pipelined_outputs(m, h, router, stages, wormhole)
     elif wormhole:
         for (o, c), busy in h.busy.items():
-            locked = sub[f"output_{o}"].locked
+            locked = parts.outputs[o].locked
             check(m, h, f"lock {h.output_name(o, local)}: the open packet", locked[c] == busy)
 
 
 def rotation(arbiter) -> Value:
     """The pairwise arbiter's ``before[q][r]`` registers are the order from some pointer position."""
-    pos, size, before = arbiter.positions, arbiter.size, arbiter.registers["before"]
+    pos, size, before = arbiter.positions, arbiter.size, arbiter.before
 
     def order(pointer, q, r):
         return (pos[q] - pointer) % size < (pos[r] - pointer) % size
     return any_of(Cat(*[b == int(order(p, q, r)) for (q, r), b in before.items()]).all() for p in range(size))
 
 
-def _pipelined_outputs(m, h, router, sub, stages, wormhole):
+def _pipelined_outputs(m, h, router, stages, wormhole):
     """The pipelined router's outputs: ``valid`` is the registered grant, its ``tail`` the crossing
     flit's; the crossing flit always has room downstream; the lock (set at the grant) is the open
     packet after the crossing, ``barred`` that lock seen by every other lane."""
-    local = router.local
-    for o in range(router.num_ports):
-        if f"output_{o}" not in sub:
-            continue
-        ou, name = sub[f"output_{o}"], h.output_name(o, local)
-        granted, lanes_at = ou.registers["granted"], list(ou.positions)
-        tail = onehot_mux([(granted[r], stages[j].registers["stage"].tail) for r, j in enumerate(lanes_at)])
+    local, eject = router.local, router.units.eject
+    for o, ou in router.units.outputs.items():
+        name = h.output_name(o, local)
+        granted, lanes_at = ou.granted, list(ou.positions)
+        tail = onehot_mux([(granted[r], stages[j].stage.tail) for r, j in enumerate(lanes_at)])
         check(m, h, f"output {name}: valid is the registered grant", (ou.valid == granted.any()) & at_most_one(granted))
-        if hasattr(ou.arbiter, "registers"):
+        if ou.arbiter.pairwise:       # (one requester: no order to keep)
             check(m, h, f"output {name}: the arbiter's order is a rotation", rotation(ou.arbiter))
         check(m, h, f"output {name}: its tail is the crossing flit's", ~ou.valid | (ou.tail == tail))
-        room = (~sub["eject"].buffer.registers["occ"][0] if o == local else h.level[o] < h.depth)
+        room = (~eject.buffer.state.occ[0] if o == local else h.level[o] < h.depth)
         check(m, h, f"output {name}: the crossing flit has room downstream", ~ou.valid | room)
         if wormhole:
             busy, owner = h.busy[o, 0], h.owner[o, 0]
@@ -254,16 +246,14 @@ def _pipelined_outputs(m, h, router, sub, stages, wormhole):
             now = Mux(ou.valid, crossing, owner)
             check(m, h, f"output {name}: barred for every lane but the lock's owner",
                   Cat(*[ou.barred[r] == (ou.locked & (now != j)) for r, j in enumerate(lanes_at)]).all())
-    ej = fifo_view(sub["eject"].buffer)
-    for cond_name, cond in ej.invariants:
-        check(m, h, f"ejection buffer: {cond_name}", cond)
+    fifo_checks(m, h, "ejection buffer", fifo_view(eject.buffer))
 
 
 def _lane_locks(m, h, lane, j, flits, count, in_packet, pkt_want, pkt_vc, vc_of, P, V, local):
     """A lane's packet in progress owns the lock of its output and VC, and only it."""
     owns = {(o, c): h.busy[o, c] & (h.owner[o, c] == j) for (o, c) in h.busy}
     present, first, want = flits[0]
-    check(m, h, f"lane {lane}: at most one lock", at_most_one(Cat(*owns.values())))
+    one_lock(m, h, lane, owns.values())
     check(m, h, f"lane {lane}: a body flit at the head holds its output's lock",
           ~present | first.head | any_of(want[o] & own & (vc_of(first) == c if o != local else 1)
                                          for (o, c), own in owns.items()))
@@ -282,20 +272,30 @@ def numbered_on(k: int, present, seq, data, out_seq, tracked_seq, tracked_data):
             ~present | (seq != tracked_seq) | (data == tracked_data))
 
 
-def _followed(m, h, lane, j, flits, count, follow, forks: bool = False):
-    """The followed lane: ``occupancy`` flits inside, numbered on from ``out_seq``, labels intact. With
-    ``forks`` (a broadcast router, where a flit leaves several times) numbered up to ``in_seq``."""
+def lane_entries(h, flits) -> list:
+    """A router lane's flits (``(present, flit, ...)``) as :func:`followed` reads them: the sequence number
+    and the head/tail copies in the data bits (``h.fields``)."""
+    out = []
+    for present, f, *_ in flits:
+        _, seq, hbit, tbit = h.fields(f.data)
+        out.append((present, seq, f.data, (hbit == f.head) & (tbit == f.tail)))
+    return out
+
+
+def followed(m, h, name, entries, count, follow, mine, forks: bool = False):
+    """A followed queue (``mine``: it is the followed one): ``count`` flits inside, numbered on from
+    ``out_seq``, labels intact (``entries``: ``(present, sequence number, data word, labels agree)`` in queue
+    order). With ``forks`` (a broadcast router, where a flit leaves several times) numbered up to ``in_seq``;
+    ``occupancy`` None: no occupancy count kept (the ejection buffer)."""
     tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy = follow
     seq_bits = len(out_seq)
-    mine = tracked_lane == j
     if forks:
         out_seq = (in_seq - count)[:seq_bits]
     else:
-        check(m, h, f"lane {lane}: the followed lane's occupancy",
-              ~mine | ((occupancy == count) & (in_seq == (out_seq + count)[:seq_bits])))
-    for k, (present, f, _) in enumerate(flits):
-        _, seq, hbit, tbit = h.fields(f.data)
-        in_order, intact = numbered_on(k, present, seq, f.data, out_seq, tracked_seq, tracked_data)
-        check(m, h, f"lane {lane}: the followed lane's sequence numbers",
-              ~mine | (in_order & (~present | ((hbit == f.head) & (tbit == f.tail)))))
-        check(m, h, f"lane {lane}: the tracked flit's data", ~mine | intact)
+        held = in_seq == (out_seq + count)[:seq_bits]
+        check(m, h, f"{name}: the followed lane's occupancy",
+              ~mine | (held if occupancy is None else (occupancy == count) & held))
+    for k, (present, seq, data, labelled) in enumerate(entries):
+        in_order, intact = numbered_on(k, present, seq, data, out_seq, tracked_seq, tracked_data)
+        check(m, h, f"{name}: the followed lane's sequence numbers", ~mine | (in_order & (~present | labelled)))
+        check(m, h, f"{name}: the tracked flit's data", ~mine | intact)

@@ -25,7 +25,7 @@ proof), else well-formed packets to destinations it delivers. Not assumed: the A
 input may withdraw or change a stalled offer; the router's properties hold all the same).
 ``seeded_bug`` (a name of :data:`~cubenoc.rtl.formal.mutations.MUTATIONS`) builds the router with a broken
 unit, which a proof must catch. The router is elaborated first, so that the named invariants
-(rtl/formal/invariants.py) that k-induction needs can read its units' registers. The pipelined router's
+(rtl/formal/invariants.py) that k-induction needs can read its units' state (``Router.units``). The pipelined router's
 local output is followed where flits cross into its ejection buffer (rtl/formal/eject.py proves the rest).
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ from ...sim.network_plan import NetworkPlan
 from ...sim.routing.base import is_adaptive
 from ..flit import DEST_WIDTH
 from .fork_invariants import add_fork_invariants
-from .invariants import Elaborated, add_invariants, has_invariants, units
+from .invariants import Elaborated, add_invariants, has_invariants
 from .mutations import seeded
 from ..router.router import COUNTERS, Router
 from .runner import check
@@ -140,9 +140,7 @@ class RouterHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         r = Router(self.plan, self.node)
-        built = Fragment.get(r, platform)       # elaborated now: the invariants read the units' registers
-        m.submodules.router = Elaborated(built)
-        self.built = units(built)
+        m.submodules.router = Elaborated(Fragment.get(r, platform))   # now: the invariants read r.units
         P, V, local = r.num_ports, r.num_vcs, r.local
         if "node_id" in r.signature.members:
             m.d.comb += r.node_id.eq(self.node)
@@ -184,7 +182,7 @@ class RouterHarness(Elaboratable):
         if self.with_invariants(r) and self.groups != ("counters",):
             follow = (tracked_lane, tracked_seq, tracked_data, in_seq, out_seq, occupancy)
             add = add_invariants if self.broadcast is None else add_fork_invariants
-            add(m, self, r, built, follow if "conservation" in self.groups else None)
+            add(m, self, r, follow if "conservation" in self.groups else None)
         return m
 
     def with_invariants(self, router) -> bool:
@@ -258,7 +256,7 @@ class RouterHarness(Elaboratable):
         if self.config.pipeline and o == local:
             # the pipelined router's local output: followed where flits cross into the ejection buffer (a lane's
             # next packet may leave by a link before it); the buffer's own order is proved by EjectHarness
-            ou = self.built["output_" + str(o)]
+            ou = r.units.outputs[o]
             xfer, payload = ou.valid, ou.payload
         tag, seq, hbit, tbit = self.fields(payload.data)
         here = Signal(name=f"{name}_tracked_lane")          # a flit of the followed lane leaves here
@@ -377,10 +375,10 @@ class RouterHarness(Elaboratable):
             m.d.sync += shown.eq(expect[n])
             check(m, self, f"counter {n}", getattr(r, n) == shown)
         if self.with_invariants(r):  # the invariants: the source's framing, each counter's pending event
-            src = self.built["source"].registers
+            src = r.units.source
             check(m, self, "source: framing is the monitor's",
-                  (src["in_packet"] == in_packet) & (~in_packet | (src["dropping"] == dropping)))
-            events = {**src["events"], "ejected": r.ejected_event}
+                  (src.in_packet == in_packet) & (~in_packet | (src.dropping == dropping)))
+            events = {**src.events, "ejected": r.ejected_event}
             for n in COUNTERS:
                 check(m, self, f"counter {n}: the count and its pending event make the expected count",
                       (getattr(r, n) + events[n])[:16] == expect[n])

@@ -24,7 +24,6 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..formal.mutations import mutant
 from ..gates import any_of
 
 
@@ -49,21 +48,14 @@ class RoundRobinArbiter(wiring.Component):
         if self.pairwise:
             return self._pairwise(m)
         pri = Signal(self.size, init=(1 << self.size) - 1)
-        requests = self.requests & ~1 if mutant("skips-input") else self.requests    # seeded: 0 only alone
-        for r, j in enumerate(pos):
-            # requester q comes before r in the order pointer, pointer+1, ..., size-1, 0, ...
-            before = [requests[q] & ((pri[k] | ~pri[j]) if k < j else (pri[k] & ~pri[j]))
-                      for q, k in enumerate(pos) if q != r]
-            m.d.comb += self.grant[r].eq(requests[r] & ~any_of(before))
-        if mutant("skips-input"):
-            m.d.comb += self.grant[0].eq(self.requests == 1)
+        self._grant(m, self.requests, pri)
         if self.weight_width:
             used = Signal(self.weight_width)
         for r, j in enumerate(pos):
             if self.weight_width:     # the packets r already sent from first place in a row
                 mine = Signal(self.weight_width, name=f"used_{r}")
                 m.d.comb += mine.eq(Mux(pri == thermometer(j, self.size), used, 0))
-            with m.If(0 if mutant("stuck-pointer") else self.next[r]):
+            with m.If(self._moves(r)):
                 if self.weight_width:
                     n, w = mine + self.tail[r], self.weight[r]
                     # stay first while the weight allows; a 1-bit weight is at most 1: never (no w > 1 to write)
@@ -79,13 +71,25 @@ class RoundRobinArbiter(wiring.Component):
                     m.d.sync += used.eq(mine)
         return m
 
+    def _grant(self, m, requests, pri):
+        """Each requester's grant: it requests and no requester before it in the order from the pointer does."""
+        for r, j in enumerate(self.positions):
+            # requester q comes before r in the order pointer, pointer+1, ..., size-1, 0, ...
+            before = [requests[q] & ((pri[k] | ~pri[j]) if k < j else (pri[k] & ~pri[j]))
+                      for q, k in enumerate(self.positions) if q != r]
+            m.d.comb += self.grant[r].eq(requests[r] & ~any_of(before))
+
+    def _moves(self, r):
+        """The pointer moves past requester r (its grant was used)."""
+        return self.next[r]
+
     def _pairwise(self, m):
         """``before[q][r]`` (q < r) for the pointer: q at place k comes before r at place j (k < j) when the
         pointer is <= k or > j; reset pointer 0: every ``before`` set."""
         pos, n, size = self.positions, len(self.positions), self.size
         pairs = [(q, r) for r in range(n) for q in range(r)]
         before = {qr: Signal(name=f"before_{qr[0]}_{qr[1]}", init=1) for qr in pairs}
-        self.registers = {"before": before}            # for the formal invariants
+        self.before = before            # the state: {(q, r): q before r} (rtl/formal/invariants.py reads it)
 
         def first(q, r):            # q before r, as a value (registers only)
             return before[q, r] if q < r else ~before[r, q]

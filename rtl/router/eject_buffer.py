@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The pipelined router's ejection buffer (docs/router.md "Pipelined router"; model: the ejection phase of
 the kernel's PIPE mode in sim/model/kernel.py, ``EJECT_DEPTH`` entries).
 
@@ -16,7 +17,6 @@ from amaranth.lib.wiring import In, Out
 
 from ...sim.model.kernel import EJECT_DEPTH
 from ..flit import local_signature
-from ..formal.mutations import mutant
 from ..gates import inline
 from .fifo import HeadFifo
 
@@ -34,10 +34,15 @@ class EjectBuffer(wiring.Component):
         # pipelined router to 49.8 MHz (median of nextpnr seeds 1-5), one level 53.8 (docs/decisions)
         m = inline(buf, platform)
         head = data.View(self.layout, buf.r_data)
-        m.d.comb += [buf.w_data.eq(self.flit), buf.w_en.eq(self.valid & (buf.r_rdy | (0 if mutant("eject-loses-stalled-flit") else ~out.ready))),
+        m.d.comb += [buf.w_data.eq(self.flit), buf.w_en.eq(self.valid & (buf.r_rdy | self._stalled())),
                      buf.r_en.eq(out.ready), out.valid.eq(buf.r_rdy | self.valid),
                      self.room.eq(buf.w_rdy), self.room2.eq(buf.w_rdy2),
                      self.tail_taken.eq(out.valid & out.ready & Mux(buf.r_rdy, head.tail, self.flit.tail))]
         for name in ("head", "tail", "data"):
             m.d.comb += getattr(out.payload, name).eq(Mux(buf.r_rdy, getattr(head, name), getattr(self.flit, name)))
         return m
+
+    def _stalled(self):
+        """``local_out`` stalls: a flit crossing now waits in the buffer; the rule a seeded bug of
+        rtl/formal/mutations.py replaces (docs/decisions/seeded-bugs.md)."""
+        return ~self.out.ready

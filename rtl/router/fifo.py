@@ -28,19 +28,37 @@ cycle behaviour either way.
 """
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal
+from dataclasses import dataclass
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..formal.mutations import mutant
 from ..gates import any_of
 
 
 #: Amaranth platform families whose LUTs can be distributed RAM (``memory=None`` picks a Memory there)
 RAM_FAMILIES = ("ecp5", "machxo2", "nexus")
+
+
+@dataclass
+class FifoState:
+    """The registers of an elaborated :class:`HeadFifo` in flip-flops (what rtl/formal/invariants.py reads):
+    the head and its valid bit; behind it (depth > 1) the occupancy thermometer, the one-hot read and write
+    pointers, the head's next source and the buffer; the mux select's copy ``low`` (depth 4); the cleared
+    top bits (``clear_top``)."""
+    head: Value
+    r_rdy: Value
+    occ: Value | None = None
+    rptr: Value | None = None
+    wptr: Value | None = None
+    src: Value | None = None
+    buf: list | None = None
+    low: Value | None = None
+    top: Value | None = None
 
 
 class HeadFifo(wiring.Component):
@@ -64,8 +82,7 @@ class HeadFifo(wiring.Component):
             return self._split(m, we, pop, memory == "block" or family == "ice40")
         head = Signal(self.width, reset_less=True)           # no reset: r_data only counts when r_rdy
         m.d.comb += self.r_data.eq(head)
-        # the registers, named for the formal proofs' invariants (rtl/formal/invariants.py)
-        self.registers = {"head": head, "r_rdy": self.r_rdy}
+        self.state = FifoState(head, self.r_rdy)
         if B == 0:                                           # the head register alone (w_rdy2 stays 0)
             with m.If(we):
                 m.d.sync += [head.eq(self.w_data), self.r_rdy.eq(1), self.w_rdy.eq(0)]
@@ -76,7 +93,7 @@ class HeadFifo(wiring.Component):
         rptr, wptr = Signal(B, init=1), Signal(B, init=1)    # one-hot: oldest entry, next free entry
         src = Signal(range(B + 1), init=B)                   # the head's next value: buffer[src], w_data if B
         nxt_src = Signal.like(src)
-        self.registers.update(occ=occ, rptr=rptr, wptr=wptr, src=src)
+        self.state.occ, self.state.rptr, self.state.wptr, self.state.src = occ, rptr, wptr, src
         m.d.comb += self.w_rdy2.eq(~occ[B - 2] if B > 1 else ~self.r_rdy)   # the buffer holds <= B - 2
 
         def binary(onehot):
@@ -91,20 +108,20 @@ class HeadFifo(wiring.Component):
             m.d.comb += [wr.addr.eq(binary(wptr)), wr.data.eq(self.w_data), wr.en.eq(store), rd.addr.eq(binary(rptr))]
             nxt_head = Mux(occ[0], rd.data, self.w_data)
         else:
-            buf = self.registers["buf"] = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
+            buf = self.state.buf = [Signal(self.width, name=f"buf_{k}", reset_less=True) for k in range(B)]
             for k in range(B):
                 with m.If(store & wptr[k]):
                     m.d.sync += buf[k].eq(self.w_data)
             if B == 3:        # a 4:1 mux in two LUT4s per bit (not three): see mux4
                 low = Signal()                               # ~src[1] (src starts at 3): a copy yosys cannot fold
                 m.d.sync += low.eq(~nxt_src[1])
-                self.registers["low"] = low
+                self.state.low = low
                 nxt_head = mux4(src, low, [*buf, self.w_data])
             elif B == 1:
                 nxt_head = Mux(src[0], self.w_data, buf[0])
             else:
                 nxt_head = Array([*buf, self.w_data])[src]
-        with m.If((0 if mutant("duplicated-pop") else pop) | ~self.r_rdy):     # the head takes its next value
+        with m.If(self._head_pops(pop) | ~self.r_rdy):     # the head takes its next value
             m.d.sync += head.eq(nxt_head)
 
         # the control state after the edge, worked out for pop = 0 and pop = 1 and chosen by pop last:
@@ -121,9 +138,18 @@ class HeadFifo(wiring.Component):
                     we | (occ[0] if popping else self.r_rdy)]
         nxt = [Mux(pop, if_pop, if_not) for if_pop, if_not in zip(step(True), step(False))]
         m.d.comb += [nxt_src.eq(nxt[3]),                                 # full: every buffer entry taken
-                     self.w_rdy.eq(1 if mutant("full-fifo-takes-flit") else ~occ[B - 1])]
+                     self.w_rdy.eq(self._has_room(occ))]
         m.d.sync += [reg.eq(v) for reg, v in zip((rptr, wptr, occ, src, self.r_rdy), nxt)]
         return clear_top(self, m, (pop | ~self.r_rdy) & nxt[4], nxt_head, (pop | ~self.r_rdy) & ~nxt[4])
+
+    # the two rules the seeded bugs of rtl/formal/mutations.py replace (docs/decisions/seeded-bugs.md)
+    def _has_room(self, occ):
+        """``w_rdy``: a free buffer entry (the thermometer's top bit clear)."""
+        return ~occ[-1]
+
+    def _head_pops(self, pop):
+        """The head takes the next flit on a pop (or while it is empty)."""
+        return pop
 
     def _split(self, m, we, pop, block):
         lo, hi, D = *self.late, self.depth
@@ -161,7 +187,8 @@ def clear_top(fifo, m, load, value, clear):
     Neither changes the cycle behaviour."""
     if fifo.clear_top:
         k, top = fifo.clear_top, Signal(fifo.clear_top, name="head_top")
-        fifo.registers["top"] = top
+        if hasattr(fifo, "state"):
+            fifo.state.top = top
         m.d.comb += fifo.r_data[-k:].eq(top)
         m.d.sync += top.eq(Mux(load, value[-k:], Mux(clear, 0, top)))
     return m

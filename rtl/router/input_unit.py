@@ -41,7 +41,6 @@ from amaranth.lib.wiring import In, Out
 from cubenoc.errors import CubenocError
 
 from ..flit import link_signature_of
-from ..formal.mutations import mutant
 from ..gates import any_of
 from ..route.base import NodeUnit, node_id_member
 from .adaptive_select import AdaptiveSelect
@@ -101,6 +100,18 @@ class InputParams:
         return link_signature_of(self.flit_layout, self.num_vcs, self.fork is not None, self.pipeline)
 
 
+@dataclass
+class Lane:
+    """An elaborated lane's units and state (what rtl/formal/invariants.py reads): its FIFO; the route at
+    the write, the pipelined stage, the late route's ``cur_out`` (the output of the packet at the head) and
+    the broadcast fork, each where the router has one."""
+    fifo: HeadFifo
+    route: RouteAtWrite | None = None
+    stage: PipeStage | None = None
+    cur_out: Value | None = None
+    fork: ForkStage | None = None
+
+
 class InputUnit(wiring.Component):
     def __init__(self, params: InputParams):
         p = self.params = params
@@ -132,15 +143,18 @@ class InputUnit(wiring.Component):
         if voq and p.local:                            # the packet's first output picks the local lane
             first = p.route_unit.add(m, "first", getattr(self, "node_id", None))
             m.d.comb += first.route.eq(Value.cast(s.payload.route)[:len(first.route.as_value())])
+        self.lanes = []
         for c in range(self.num_lanes):
             # routed at the write: the route and data are read by the crossbar alone
             late = (lay["route"].offset, lay["data"].offset + lay["data"].width) if p.route_at_write else None
             fifo = m.submodules[f"fifo_{c}"] = HeadFifo(lay.size + (p.num_ports if p.route_at_write else 0),
                                                         p.fifo_depth, memory=p.fifo_storage,
                                                         clear_top=p.num_ports * p.pipeline, late=late)
+            self.lanes.append(Lane(fifo))
             if p.route_at_write:
                 w = m.submodules[f"route_{c}"] = RouteAtWrite(lay, p.num_ports, self.outputs[c], p.route_unit,
                                                               num_vcs=p.num_vcs, fixed=p.fixed, lane=c)
+                self.lanes[c].route = w
                 self._node_id(m, w)
                 m.d.comb += [w.flit.eq(s.payload), w.take.eq(fifo.w_en & fifo.w_rdy), fifo.w_data.eq(w.entry)]
             if p.pipeline:
@@ -157,7 +171,7 @@ class InputUnit(wiring.Component):
                 if not p.local:
                     m.d.comb += s.ready[o].eq(fifo.w_rdy)
             else:
-                ready = fifo.w_rdy & (s.valid if mutant("ready-waits-for-valid") and not p.local else 1)
+                ready = self._link_ready(fifo, s)
                 m.d.comb += [s.ready[c].eq(ready),
                              fifo.w_en.eq(s.valid & (s.payload.vc == c) if self.num_lanes > 1 else s.valid)]
                 if not p.route_at_write:
@@ -185,7 +199,7 @@ class InputUnit(wiring.Component):
             route = Value.cast(head.route)
             cur_out = Signal(range(P), name=f"cur_out_{c}")
             cur_vc = Signal(range(max(2, V)), name=f"cur_vc_{c}")
-            self.registers = {**getattr(self, "registers", {}), f"cur_out_{c}": cur_out}   # for the formal invariants
+            self.lanes[c].cur_out = cur_out
             port, vc = Signal(range(P), name=f"port_{c}"), Signal(range(max(2, V)), name=f"vc_{c}")
             new = Signal(p.route_width, name=f"new_route_{c}")
             if p.candidates is not None:
@@ -216,7 +230,7 @@ class InputUnit(wiring.Component):
         for o in self.outputs[c]:
             lock = (self.locked.bit_select(o * V + vc, 1) if V > 1 and o != local and p.queues == "fifo"
                     else self.locked[o * V])         # VOQ: one lock per output
-            lock = Const(0) if mutant("head-ignores-lock") else lock
+            lock = self._lock_seen(lock)
             room = self.room.bit_select(o * V + out_vc, 1) if masked and o != local else Const(1)
             if p.route_at_write:      # a body flit's want is its head's output (RouteAtWrite)
                 hit = want[o] & (~head.head | ~lock)
@@ -226,9 +240,18 @@ class InputUnit(wiring.Component):
                 hit = Mux(head.head, (port == o) & ~lock & ~fault, cur_out == o) & ~taken
             m.d.comb += self.request[c][o].eq(live & room & ~forking & hit)
 
+    # the two rules the seeded bugs of rtl/formal/mutations.py replace (docs/decisions/seeded-bugs.md)
+    def _link_ready(self, fifo, s):
+        """An input's ``ready``: its FIFO's room, never waiting for ``valid`` (cubenoc's contract)."""
+        return fifo.w_rdy & 1                   # ``& 1``: see OutputUnit._leaves
+
+    def _lock_seen(self, lock):
+        """The lock a head's request respects."""
+        return lock
+
     def _pipe_lane(self, m: Module, c: int, fifo: HeadFifo) -> None:
         """docs/router.md "Pipelined router": the lane's stage behind the routed FIFO."""
-        st = m.submodules[f"pipe_{c}"] = PipeStage(self.params.flit_layout, self.params.num_ports, self.outputs[c], lane=c)
+        st = self.lanes[c].stage = m.submodules[f"pipe_{c}"] = PipeStage(self.params.flit_layout, self.params.num_ports, self.outputs[c], lane=c)
         m.d.comb += [st.entry.eq(fifo.r_data), st.ready.eq(fifo.r_rdy), st.locked.eq(self.locked),
                      st.room.eq(self.room), st.sent.eq(self.sent[c]), fifo.r_en.eq(st.pop),
                      self.flit[c].eq(st.flit), self.cand_tail[c].eq(st.cand_tail),
@@ -237,7 +260,7 @@ class InputUnit(wiring.Component):
     def _fork(self, m, head, route, fifo):
         """The broadcast fork beside the late route (V = 1); returns ``forking`` and the FIFO's pop."""
         p = self.params
-        fs = m.submodules["fork"] = ForkStage(p.num_ports, p.fork, len(route), origin=p.local, outputs=p.outputs)
+        fs = self.lanes[0].fork = m.submodules["fork"] = ForkStage(p.num_ports, p.fork, len(route), origin=p.local, outputs=p.outputs)
         self._node_id(m, fs)
         m.d.comb += [fs.route.eq(route), fs.head.eq(head.head), fs.tail.eq(head.tail), fs.bcast.eq(head.bcast),
                      fs.ready.eq(fifo.r_rdy), fs.sent.eq(self.sent[0]), fs.locked.eq(self.locked),

@@ -33,7 +33,6 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..formal.mutations import mutant
 from ..gates import any_of, crossbar_mux, onehot_mux, rom
 from .arbiter import RoundRobinArbiter
 
@@ -80,11 +79,9 @@ class OutputUnit(wiring.Component):
         passed, taken = self.sent, []        # source r's flit leaves: its grant and its own VC's ready
         for r in range(n):
             ready = self.ready.bit_select(self.flit[r].vc, 1) if self.num_vcs > 1 else self.ready[0]
-            lost = ~self.flit[r].head if mutant("stalled-flit-popped") else 0     # seeded: a stalled body leaves
-            m.d.comb += passed[r].eq(self.grant[r] & (ready | lost))
+            m.d.comb += passed[r].eq(self.grant[r] & self._leaves(ready, self.flit[r]))
             taken.append(sel[r] & ready)
-        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(0 if mutant("grant-changes-under-stall")
-                                                              else self.grant & ~passed)]
+        m.d.comb += [self.xfer.eq(any_of(taken)), arb.keep.eq(self._held_grant(passed))]
         lock = self.locked.bit_select(vc, 1) if self.num_vcs > 1 and self.lock_per_vc else self.locked
         if self.broadcast:
             m.d.comb += [arb.next.eq(Mux(self.acquire, self.acquirer, passed)), out.bcast.eq(self.present.any())]
@@ -98,7 +95,7 @@ class OutputUnit(wiring.Component):
         # the winner's tail and head bits from each source's own (registers), not through the crossbar's mux
         tail, head = (any_of(sel[r] & getattr(self.flit[r], b) for r in range(n)) for b in ("tail", "head"))
         with m.If(self.xfer):
-            with m.If(tail | (~head if mutant("body-flit-frees-lock") else 0)):
+            with m.If(self._frees_lock(tail, head)):
                 m.d.sync += lock.eq(0)
             with m.Elif(head):
                 m.d.sync += lock.eq(1)
@@ -106,6 +103,20 @@ class OutputUnit(wiring.Component):
                 with m.If(head):
                     m.d.sync += self.use.eq(self.use + 1)
         return m
+
+    # the three rules the seeded bugs of rtl/formal/mutations.py replace (docs/decisions/seeded-bugs.md)
+    def _leaves(self, ready, flit):
+        """A granted flit leaves when its VC is ready (a stalled flit stays). (``| 0``, and ``& 1`` in InputUnit._link_ready,
+        keep the netlist, and so the generated Verilog's names, as they were.)"""
+        return ready | 0
+
+    def _held_grant(self, passed):
+        """The grants the arbiter keeps: those stalled, so that a stalled offer does not change."""
+        return self.grant & ~passed
+
+    def _frees_lock(self, tail, head):
+        """The transfer that frees the wormhole lock: the tail's."""
+        return tail | 0
 
     def _pipelined(self, m, platform):
         """docs/router.md "Pipelined router" (V = 1, unicast): the requests already hold the downstream's
@@ -121,7 +132,7 @@ class OutputUnit(wiring.Component):
         n = len(self.positions)
         arb = m.submodules.arbiter = RoundRobinArbiter(self.positions, self.size, pairwise=True)
         granted, any_req = Signal(n, name="granted"), self.request.any()
-        self.registers, self.arbiter = {"granted": granted}, arb      # for the formal invariants
+        self.granted, self.arbiter = granted, arb      # the state: last cycle's grants; the arbiter
         m.d.comb += [arb.requests.eq(self.request), self.grant.eq(arb.grant), self.sent.eq(arb.grant),
                      arb.next.eq(arb.grant), self.xfer.eq(self.valid & self.ready[0])]
         m.d.sync += [granted.eq(arb.grant), self.valid.eq(any_req),     # ``tail``: the crossing flit's, registered

@@ -39,7 +39,7 @@ class RouteAtWrite(wiring.Component):
         vc = Mux(ru.port == P - 1, 0, ru.vc) if self.num_vcs > 1 else Const(0)
         with m.If(self.take & head):
             m.d.sync += [pkt_want.eq(want), pkt_vc.eq(vc)]
-        self.registers = {"pkt_want": pkt_want, "pkt_vc": pkt_vc}     # for the formal invariants
+        self.pkt_want, self.pkt_vc = pkt_want, pkt_vc     # the state: the packet being written (its output, VC)
         route = fix_bits(Value.cast(s.route)[:len(ru.route.as_value())], self.fixed)
         m.d.comb += [ru.route.eq(route), routed.eq(s),
                      routed.route.eq(ru.new_route.as_value()), self.entry.eq(Cat(routed, Mux(head, want, pkt_want)))]

@@ -40,6 +40,7 @@ routing adapters ``node_id`` (the node address, a constant in a network).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import partial
 
 from amaranth import Cat, Const, Module, Mux
@@ -64,6 +65,17 @@ from .output_unit import OutputUnit
 from .source import COUNTER_WIDTH, SourceInterface, SourceParams
 
 COUNTERS = ("injected", "ejected", "dropped", "malformed")
+
+
+@dataclass
+class RouterUnits:
+    """An elaborated router's units by role (what rtl/formal/ reads): the source interface, the input unit
+    of each input port used, the output unit of each output port used, the pipelined router's ejection
+    buffer."""
+    source: SourceInterface
+    inputs: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
+    eject: EjectBuffer | None = None
 
 
 class Router(wiring.Component):
@@ -168,6 +180,7 @@ class Router(wiring.Component):
         wiring.connect(m, wiring.flipped(self.local_in), src.i)
         m.d.comb += [getattr(self, n).eq(getattr(src, n)) for n in COUNTERS if n != "ejected"]
         units = {i: InputUnit(self.input_params(i)) for i in used}
+        self.units = RouterUnits(src, units)
         for i, u in units.items():
             m.submodules[f"input_{i}"] = u
             wiring.connect(m, src.o if i == local else wiring.flipped(self.input_stream(i)), u.i)
@@ -179,7 +192,7 @@ class Router(wiring.Component):
                 m.d.comb += self.input_stream(i).empty.eq(1)
         lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
 
-        outs, sent, srcs_of = {}, {k: [] for k in lanes}, {}
+        outs, sent, srcs_of = self.units.outputs, {k: [] for k in lanes}, {}
         fixed = self.fixed_bits
         for o in range(P):
             srcs = srcs_of[o] = [k for k in lanes if o in units[k[0]].outputs[k[1]]]
@@ -206,7 +219,7 @@ class Router(wiring.Component):
                 sent[i, c].append(ou.sent[r])
             m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
             if o == local and self.pipeline:             # docs/router.md "Pipelined router"
-                ej = m.submodules.eject = EjectBuffer(self.flit_layout, self.payload_width)
+                ej = self.units.eject = m.submodules.eject = EjectBuffer(self.flit_layout, self.payload_width)
                 m.d.comb += [ej.valid.eq(ou.valid), ej.flit.eq(ou.payload)]
                 wiring.connect(m, ej.out, wiring.flipped(out))
                 if self.counters:

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The safety-level broadcast through the routers (Wu Sec. 2.2, 2.3): an n-cube of broadcast
 routers (docs/router.md "Broadcast and multicast") whose fork units are
 :class:`~cubenoc.rtl.safety.fork.SafetyBroadcastFork`, fed at run time by the node's
@@ -70,8 +71,9 @@ class RuntimeSafetyBroadcast(SafetyBroadcast):
     def bus(self, node: int) -> SafetyBroadcastFork:
         got = self._bus.get(node)
         if got is None:
+            # never elaborated (its inputs are the node's level wires): this file's first line turns
+            # Amaranth's "never used" warning off
             got = self._bus[node] = SafetyBroadcastFork(self.n, self.model)
-            got._MustUse__silence = True          # never elaborated: its inputs are the node's level wires
         return got
 
     def fork_unit(self, node: int) -> SafetyBroadcastFork:

@@ -69,12 +69,15 @@ class SafetyBroadcastFork(wiring.Component):
 
     node_generic = True
 
+    def __new__(cls, n: int, model: str = "SL1"):
+        require_int(n, "n", 2, MAX_N)             # bad parameters raise before the object exists: no "never
+        check_model(model)                        # used" warning for it
+        return super().__new__(cls, src_loc_at=1)
+
     def __init__(self, n: int, model: str = "SL1"):
-        self._MustUse__silence = True
         self.n = require_int(n, "n", 2, MAX_N)
         self.model = check_model(model)
         self.layout = tag_layout(self.n)
-        self._MustUse__silence = False
         super().__init__(fork_signature(self.n, self.model))
 
     def elaborate(self, platform):

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """Wu's safety levels in hardware: one :class:`SafetyLevelUnit` per node, exchanging levels with
 its n neighbours over sideband wires, and :class:`SafetyNetwork`, N units wired as an n-cube with flat
 fault inputs and level outputs. The rules are exactly those of ``sim/safety.py`` (``sl_rule``,
@@ -119,11 +120,14 @@ class SafetyLevelUnit(wiring.Component):
     what the neighbours receive. Node-generic: the same module serves every node.
     """
 
+    def __new__(cls, n: int, models=DEFAULT_MODELS):
+        require_int(n, "n", 2, MAX_N)             # bad parameters raise before the object exists: no "never
+        check_models(models)                      # used" warning for it
+        return super().__new__(cls, src_loc_at=1)
+
     def __init__(self, n: int, models=DEFAULT_MODELS):
-        self._MustUse__silence = True             # no "never used" warning when the parameters are bad
         self.n = require_int(n, "n", 2, MAX_N)
         self.models = check_models(models)
-        self._MustUse__silence = False
         super().__init__(unit_signature(self.n, self.models))
 
     # -- distance-2 information (SL(2)/DSL(2) initialisation) -----------------------------------------
@@ -279,8 +283,8 @@ class SafetyNetwork(wiring.Component):
         self.n = require_int(n, "n", 2, MAX_N)
         self.models = check_models(models)
         self.structural = structural
-        self.unit = SafetyLevelUnit(self.n, self.models)   # the port template (and the module converted alone)
-        self.unit._MustUse__silence = True
+        self.unit = SafetyLevelUnit(self.n, self.models)   # the port template (and the module converted alone;
+        # never elaborated here: this file's first line turns Amaranth's "never used" warning off)
         self.unit_name = unit_name or unit_module_name(self.n, self.models)
         N = 1 << self.n
         members = {"node_faulty": In(N), "link_faulty": In(N * self.n)}
