@@ -64,8 +64,8 @@ def run(args) -> int:
     if config.interface == "axis":
         raise CubenocError(f"{spec}: the demo drives the routers' own flit streams; leave out interface=axis (the "
                            f"AXI4-Stream top has its own cocotb kit: generate --interface axis --testbench)")
-    from .sim.network_plan import NetworkPlan
-    NetworkPlan(topo, routing, config)           # every router option and its combination checked, before any line
+    from .sim.network_plan import plan_of
+    plan_of(topo, routing, config)               # every router option and its combination checked, before any line
     say(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")
     stim = random_traffic(n, args.packets, args.max_len, args.seed, mean_gap=args.gap, p_ready=args.ready,
