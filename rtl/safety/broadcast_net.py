@@ -45,6 +45,9 @@ class _NodeFork(SafetyBroadcastFork):
     """One fork unit inside a router: its level/fault inputs are the node's shared ``bus`` (a
     :class:`SafetyBroadcastFork` used only for its input signals, driven by :func:`connect`)."""
 
+    def __new__(cls, n: int, model: str, bus: SafetyBroadcastFork):
+        return super().__new__(cls, n, model)
+
     def __init__(self, n: int, model: str, bus: SafetyBroadcastFork):
         super().__init__(n, model)
         self.bus = bus
