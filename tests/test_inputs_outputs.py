@@ -28,23 +28,7 @@ from cubenoc.cli import main
 HEADER = "cycle,source,destination,length\n"
 LIMIT_S = 10
 
-
-def _run(argv, capsys, limit=LIMIT_S):
-    """(exit status, stdout, non-empty stderr lines, seconds) of ``cubenoc argv``, stopped after ``limit`` s."""
-    def too_slow(*_):
-        raise TimeoutError(f"`cubenoc {' '.join(argv)}` still running after {limit} s")
-    old = signal.signal(signal.SIGALRM, too_slow)
-    signal.alarm(limit)
-    t0 = time.monotonic()
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-    out = capsys.readouterr()
-    return status, out.out, [x for x in out.err.splitlines() if x.strip()], time.monotonic() - t0
+from cli_run import run_cli as _run  # noqa: E402
 
 
 def _one_error(status, err, *words):
