@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from .errors import CubenocError, at_least, require_int
+from .errors import CubenocError
 from .outputs import say
 
 

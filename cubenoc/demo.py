@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from .errors import CubenocError, at_least
+from .errors import CubenocError
 from .outputs import say
 
 

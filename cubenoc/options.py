@@ -16,8 +16,7 @@ import argparse
 import sys
 
 from .errors import at_least
-from .option import (ARBITRATIONS, COUNTERS, FORMATS, INTERFACES, QUEUES, ROUTER_OPTIONS,  # noqa: F401
-                     SYNTH_GOALS, Option)
+from .option import FORMATS, ROUTER_OPTIONS, SYNTH_GOALS, Option
 
 #: the FPGA parts a command synthesises for (boards/synth.py ``TARGETS``), and the other names every command
 #: that takes an FPGA target accepts: the family of a part we measure one of

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import CubenocError, at_least
+from .errors import CubenocError
 
 
 def add_arguments(p) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from ..errors import at_least
 from ..options import fixed_lengths
 from .render import Table, add_output_arguments, command, publish
 from ..sim.network_plan import plan_of

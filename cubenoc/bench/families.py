@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from ..errors import CubenocError, at_least
+from ..errors import CubenocError
 from ..options import fixed_lengths
 from ..sim.catalog import FAMILY_BENCH_NETWORKS as NETWORKS   # label -> catalog spec
 from ..sim.catalog import recorded

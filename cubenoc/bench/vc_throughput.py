@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import at_least
 from ..sim.router_config import RouterConfig
 from .model import SAT_NOTE, sweep_columns, sweep_rows
 from ..options import fixed_lengths
