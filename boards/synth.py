@@ -28,6 +28,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, ToolError
+from cubenoc.interrupt import TOOL
 from cubenoc.options import TARGET_ALIASES, fpga_target  # noqa: F401  (re-exported)
 from cubenoc.rtl.area import count
 
@@ -154,7 +155,7 @@ class ToolTimeout(ToolError):
 def _run(cmd: list, cwd: Path, log: Path, timeout: float | None = None) -> None:
     with open(log, "w") as fh:
         try:
-            proc = subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout)
+            proc = subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout, **TOOL)
         except subprocess.TimeoutExpired:
             raise ToolTimeout(f"{Path(cmd[0]).name} did not finish in {timeout:g} s (stopped); log {log}") from None
     if proc.returncode != 0:

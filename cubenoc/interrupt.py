@@ -73,13 +73,23 @@ def descendants(pid: int | None = None) -> list[int]:
 
 
 def kill_descendants() -> int:
-    """SIGKILL every process below this one; the number killed."""
-    n = 0
+    """SIGKILL every process below this one; the number killed. A tool started in its own process group
+    (:data:`TOOL`) is killed by group, so a child it forks while the list is read goes with it."""
+    n, own = 0, os.getpgid(0)
     for p in descendants():
         with contextlib.suppress(OSError):
-            os.kill(p, signal.SIGKILL)
+            group = os.getpgid(p)
+            if group == p and group != own:
+                os.killpg(group, signal.SIGKILL)
+            else:
+                os.kill(p, signal.SIGKILL)
             n += 1
     return n
+
+
+#: keyword arguments for :mod:`subprocess` calls that start a tool (yosys, SymbiYosys, nextpnr): its own
+#: process group, so Ctrl-C's kill takes the tool and everything it started at once
+TOOL = {"start_new_session": True}
 
 
 def _watch(sock: socket.socket) -> None:
@@ -129,6 +139,9 @@ def guard():
     watcher.start()
     try:
         yield
+    except KeyboardInterrupt:
+        kill_descendants()                                    # the normal path ended first: tools go too
+        raise
     finally:
         signal.set_wakeup_fd(old)
         writer.close()

