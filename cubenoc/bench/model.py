@@ -45,6 +45,11 @@ def _nets(args) -> tuple[list, list]:
     return [sp.build("model") for sp in specs], specs
 
 
+def _configs(args, nets, specs) -> list[RouterConfig]:
+    """Each network's routers: its spec's router keys and the command's --depth, by the one precedence."""
+    return [router_config(args, spec, routing=routing, only=("depth",)) for spec, (_, routing) in zip(specs, nets)]
+
+
 def _net_command(args) -> str:
     """The command of a Q(n) / Q(n, k) or --network benchmark: --n and --k always shown unless --network."""
     return command(args, keep=() if args.network else ("n", "k"), drop=("n", "k") if args.network else ())
@@ -56,15 +61,16 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p, "bench latency")
 
 
-def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None, specs=None) -> list[dict]:
+def latency_rows(nets, packet_len: int = 4, config=None, specs=None) -> list[dict]:
     """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit;
-    what ran (``specs[i]``: the catalog spec of ``nets[i]``)."""
+    what ran (``specs[i]``: the catalog spec of ``nets[i]``). ``config``: one RouterConfig, or one per network."""
+    from ..sim.model.perf import per_network
     from ..sim.catalog import recorded
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import zero_load_latency
     out = []
-    for i, (topo, routing) in enumerate(nets):
-        model = NetworkModel(plan_of(topo, routing, config))
+    for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):
+        model = NetworkModel(plan_of(topo, routing, cfg))
         z = zero_load_latency(model, packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
@@ -75,7 +81,7 @@ def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None, 
 
 def latency_run(args) -> int:
     nets, specs = _nets(args)
-    rows = latency_rows(nets, fixed_lengths(args.length)[0], router_config(args, only=("depth",)), specs)
+    rows = latency_rows(nets, fixed_lengths(args.length)[0], _configs(args, nets, specs), specs)
     fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
             f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
     cols = {"network": "network", "hops": "hops h",
@@ -118,7 +124,7 @@ def throughput_run(args) -> int:
         def said(text):                          # a line per sweep, and the sweep beside the seconds
             progress(text)
             w.status(text.removeprefix("throughput: ").removesuffix(" ..."))
-        rows = throughput_rows(nets, fixed_lengths(args.length), args.rate, router_config(args, only=("depth",)),
+        rows = throughput_rows(nets, fixed_lengths(args.length), args.rate, _configs(args, nets, specs),
                                window=args.window, queues=args.routers, progress=said, specs=specs)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
@@ -234,13 +240,14 @@ def speed_run(args) -> int:
               max(N * c * r for (_, r, c, _), N in zip(points, [N for N in nodes for _ in args.rate])) * BYTES_PER_FLIT,
               "--cycles/--node-cycles" + (" or --repeat" if args.loop_only else ""))
     if args.loop_only:
-        depth = router_config(args, only=("depth",)).fifo_depth
+        depth = {spec: router_config(args, p, only=("depth",)).fifo_depth for spec, p in zip(specs, parsed)}
         rows = loop_rounds(points, args.repeat, depth=depth, each=lambda s: progress(f"model-speed: {s} ..."))
     else:
         rows = []
         for spec, r, cycles, _ in points:
             progress(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...")
-            rows.append(scaling_point(spec, r, cycles, depth=router_config(args, only=("depth",)).fifo_depth))
+            depth = router_config(args, parsed[specs.index(spec)], only=("depth",)).fifo_depth
+            rows.append(scaling_point(spec, r, cycles, depth=depth))
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
     columns = {k: v for k, v in SPEED_COLUMNS.items() if (k in LOOP_COLUMNS if args.loop_only else k not in ROUNDS)}

@@ -102,19 +102,25 @@ ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"
                   "pipe": ("V=1 pipelined, 2 cycles/hop (RTL, verified)", "tests/test_cocotb_pipeline.py")}
 
 
-def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig | None = None, warmup: int = 2000,
+def per_network(config, nets) -> list:
+    """``config`` for each of ``nets``: one RouterConfig (or None) for all, or a list with one per network."""
+    return list(config) if isinstance(config, (list, tuple)) else [config] * len(nets)
+
+
+def throughput_rows(nets, packet_lens=(1, 4), loads=None, config=None, warmup: int = 2000,
                     window: int = 10000, queues=("fifo", "voq"), progress=None, specs=None) -> list[dict]:
     """One saturation sweep per (network, router option, packet length) of ``config``'s routers (the option
     ``queues``: fifo, voq or pipe, over it): dicts with the network, the option, whether its Verilog is
     verified against the model (and by which test), the packet length, the points (offered, accepted,
     latency, past saturation or not) and the saturation throughput, and what ran (``spec``: ``specs[i]`` the
-    catalog spec of ``nets[i]``, if given; ``router_config``). ``progress(text)``: told before each sweep."""
+    catalog spec of ``nets[i]``, if given; ``router_config``; ``config``: one, or one per network).
+    ``progress(text)``: told before each sweep."""
     from ..catalog import recorded
-    base = config or RouterConfig()
-    depth = base.fifo_depth
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
     rows = []
-    for i, (topo, routing) in enumerate(nets):
+    for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):
+        base = cfg or RouterConfig()
+        depth = base.fifo_depth
         for q in queues:
             option = {"pipeline": True} if q == "pipe" else {"queues": q}
             model = NetworkModel(plan_of(topo, routing, base.replace(**option)))
