@@ -31,7 +31,7 @@ demo: $(STAMP)
 # runs at least once in it (e.g. the iCEBreaker bitstream, cocotb networks). `make test-slow` runs them.
 test: $(STAMP) iverilog
 	@echo "make test: every test except those marked slow (about 13 minutes on 2 cores; make test-slow runs the rest)"
-	$(PY) -m pytest -q -n 2 -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 --dist worksteal --durations=25 -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP) iverilog
 	$(PY) -m pytest -q -n 2 -m slow $(PYTEST_ARGS)
