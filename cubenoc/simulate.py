@@ -52,6 +52,8 @@ def add_arguments(p) -> None:
     o = p.add_argument_group("output")
     add(o, "plot", note="(latency vs load; a CSV is written beside it)")
     add(o, "csv")
+    add(o, "report")
+    add(o, "report-load")
     add(o, "json")
     add(o, "quiet")
     d = p.add_argument_group("distributed")
@@ -109,14 +111,20 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import atomic_write, plot_file, say, writable_file
+    from .outputs import atomic_write, plot_file, report_file, say, writable_file
     writable_file(args.csv, "--csv")
     plot_file(args.plot, "--plot")
+    report_file(args.report, "--report")
+    if args.report_load is not None and not args.report:
+        raise CubenocError("--report-load RATE chooses the load --report FILE.html draws: give --report too")
     writable_file(args.record, "--record")
     if args.sweep is not None:
         loads = S.parse_sweep(args.sweep)
     else:
         loads = [args.rate if args.rate is not None else 0.1]
+    if args.report_load is not None and not any(abs(x - args.report_load) < 1e-9 for x in loads):
+        raise CubenocError(f"--report-load {args.report_load:g} is not one of the run's loads "
+                           f"({', '.join(f'{x:g}' for x in loads)})")
     targs = traffic_options(args)
     warmup, measure, trace = args.warmup, args.measure, None
     if args.trace:                               # the window is the trace's unless --warmup/--measure say
@@ -130,7 +138,7 @@ def run(args) -> int:
     cfg = S.SimConfig(warmup=warmup, measure=measure, drain=args.drain, seed=args.seed,
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
-                      router=router_config(args)).check()
+                      router=router_config(args), detail=bool(args.report)).check()
     from cubenoc.sim.catalog import NetworkSpec
     from cubenoc.sim.traffic import LengthDist, make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
@@ -168,7 +176,33 @@ def run(args) -> int:
             S.plot_latency(results, tmp, f"{cfg.traffic} traffic, packet length {cfg.length}, "
                                          f"{cfg.router.fifo_depth}-flit buffers", fmt=Path(args.plot).suffix[1:])
         say(f"plot written to {args.plot}", file=said)
+    if args.report:
+        _write_report(args, specs, loads, cfg, results)
+        say(f"report written to {args.report}", file=said)
     return 0
+
+
+def _write_report(args, specs, loads, cfg, results) -> None:
+    """``--report FILE.html`` (sim/report_page.py): the page of this run, written whole or not at all."""
+    import shlex
+    from dataclasses import asdict
+
+    from cubenoc.sim import simulator as S
+    from cubenoc.sim.report_page import report_html
+
+    from .bench.render import provenance
+    from .outputs import atomic_write
+    models = {}
+    for s in specs:
+        model, label = S.model_for(s, cfg.router)
+        models[label] = model.topology
+    config = {"networks": list(dict.fromkeys(p.spec for p in results)), "loads": loads, **asdict(cfg),
+              "router": cfg.router.as_dict(), "trace": args.trace}
+    command = "cubenoc " + shlex.join(getattr(args, "_argv", ()))
+    html = report_html(results, models, command=command, config=config, provenance=provenance(),
+                       load=args.report_load, title=f"cubenoc simulate: {', '.join(models)}")
+    with atomic_write(args.report, "--report") as tmp:
+        tmp.write_text(html, encoding="utf-8")
 
 
 def _given(args, dest: str) -> bool:

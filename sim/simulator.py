@@ -113,6 +113,8 @@ class SimConfig:
     min_backlog: float = 10.0      # ... and the growth rule needs at least this much
     growth: float = 0.02           # backlog growth (flits/node/cycle) as a fraction of the offered load
     per_source: bool = False       # per-source accepted throughput; a saturated point runs the whole window
+    detail: bool = False           # the result keeps per-channel utilisation and per-source throughput and
+                                   # latency (the HTML report's figures); the run itself is the same
     router: RouterConfig = field(default_factory=RouterConfig)   # FIFO depth, arbitration ... (docs/router.md)
 
     def check(self) -> "SimConfig":
@@ -155,6 +157,11 @@ class PointResult:
     source_max_over_min: float = math.nan     # inf when a source got nothing through
     source_accepted: list = field(default_factory=list)   # per node (flits/cycle; None: sent nothing)
     spec: str = ""                 # the network with every router option that differs from the generic router
+    # SimConfig.detail (points that drained): channel_util[v][p] = flits/cycle out of port p of node v in the
+    # window (None: the port has no link); per source, its measured packets delivered and their mean latency
+    channel_util: list = field(default_factory=list)
+    source_packets: list = field(default_factory=list)
+    source_latency: list = field(default_factory=list)   # cycles (None: no measured packet from that source)
 
     def as_dict(self) -> dict:
         """Every field; the router as its arbitration and its description in words, and (JSON) every field
@@ -170,7 +177,8 @@ class PointResult:
         d.pop("router_config")
         d.pop("util_by_port")
         d.pop("util_max_by_port")
-        d.pop("source_accepted")
+        for k in ("source_accepted", "channel_util", "source_packets", "source_latency"):
+            d.pop(k)
         return d
 
 
@@ -247,7 +255,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     N = model.num_nodes
     W, M = cfg.warmup, cfg.measure
     deterministic = not model.adaptive   # the routes are known
-    sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
+    sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source or cfg.detail, hops=deterministic)
     res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok", router=model.config)
     fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
     sent_at_w = None                            # per-link flit counters when the window opens
@@ -328,7 +336,21 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
         col = by_node[:, p][ex[:, p]]
         res.util_by_port.append(float(col.mean()) if col.size else 0.0)
         res.util_max_by_port.append(float(col.max()) if col.size else 0.0)
+    if cfg.detail:
+        _detail(res, sim, model, util, M)
     return res
+
+
+def _detail(res: PointResult, sim, model, util: np.ndarray, M: int) -> None:
+    """SimConfig.detail: the per-channel and per-source figures of a point that ran its window."""
+    tb, topo = model.tables, model.topology
+    P = tb.max_ports
+    res.channel_util = [[float(util[v * P + p]) if tb.link[v * P + p] >= 0 else None
+                         for p in range(topo.num_ports(v))] for v in range(topo.num_nodes)]
+    if not res.source_accepted:
+        _per_source(res, sim, M)
+    res.source_packets = sim.src_done.tolist()
+    res.source_latency = [float(s / n) if n else None for s, n in zip(sim.src_lat_sum.tolist(), res.source_packets)]
 
 
 def _per_source(res: PointResult, sim, M: int) -> None:
