@@ -73,7 +73,7 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
                f"{k['kind']} (ports {k['pu']}, {k['pv']})")
         dash = ' stroke-dasharray="5 3"' if k["curved"] else ""
         parts.append(f'<path class=link d="{d}" stroke="{_colour(cmap, busy)}" stroke-width="{w:.2f}"{dash} '
-                     f'data-u="{k["u"]}" data-v="{k["v"]}" data-util-uv="{k["uv"]:.6g}" data-util-vu="{k["vu"]:.6g}">'
+                     f'data-u="{k["u"]}" data-pu="{k["pu"]}" data-v="{k["v"]}" data-pv="{k["pv"]}" data-util-uv="{k["uv"]:.6g}" data-util-vu="{k["vu"]:.6g}">'
                      f'<title>{escape(tip)}</title></path>')
     parts.append("</g><g class=nodes>")
     for v in range(N):
