@@ -158,6 +158,8 @@ def run(args) -> int:
                 f"{cycles:,} cycles", seconds, memory,
                 "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
                 "--warmup/--measure/--drain or the number of --sweep points")
+    if args.report:
+        _preload_report()
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
                       stop_at_saturation=not args.no_stop, jobs=args.jobs, trace=args.trace, record=args.record)
@@ -180,6 +182,19 @@ def run(args) -> int:
         _write_report(args, specs, loads, cfg, results)
         say(f"report written to {args.report}", file=said)
     return 0
+
+
+def _preload_report() -> None:
+    """Import the report's modules (matplotlib: about a second) in the background while the run goes, so that
+    the page is written within moments of the run's end."""
+    import threading
+
+    def load():
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+        import cubenoc.sim.report_page  # noqa: F401
+    threading.Thread(target=load, daemon=True).start()
 
 
 def _write_report(args, specs, loads, cfg, results) -> None:
