@@ -146,9 +146,11 @@ pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:12px}.note{color:#8a
 
 
 def report_html(results, models, *, command: str, config: dict, provenance: dict, load: float | None = None,
-                title: str = "") -> str:
+                title: str = "", notes=(), curves: bool = True) -> str:
     """The page. ``results``: the run's :class:`~.simulator.PointResult` list; ``models``: network label ->
-    its topology; ``config``: the resolved configuration; ``provenance``: date, machine and tool versions."""
+    its topology; ``config``: the resolved configuration; ``provenance``: date, machine and tool versions;
+    ``notes``: lines said under the title (the demo's verdict); ``curves``: draw the load curves (a run of
+    one load point has none)."""
     by_net: dict = {}
     for p in results:
         by_net.setdefault(p.network, []).append(p)
@@ -164,9 +166,11 @@ def report_html(results, models, *, command: str, config: dict, provenance: dict
         summary.append(f"<li>{escape(net)}: " + (f"saturated at offered {first:g}" + (
             f", stable at {below:g}" if below is not None else "") if first is not None
             else f"no saturation up to offered {max(p.offered for p in points):g}") + "</li>")
-    out.append("<ul class=saturation>" + "".join(summary) + "</ul>")
-    out.append("<h2>Latency and accepted load</h2><div class=fig>"
-               + curves_svg({n: (pts, chosen[n][0]) for n, pts in by_net.items()}) + "</div>")
+    out += [f"<p class=note-line>{escape(n)}</p>" for n in notes]
+    if curves:
+        out.append("<ul class=saturation>" + "".join(summary) + "</ul>")
+        out.append("<h2>Latency and accepted load</h2><div class=fig>"
+                   + curves_svg({n: (pts, chosen[n][0]) for n, pts in by_net.items()}) + "</div>")
     for i, (net, points) in enumerate(by_net.items()):
         point, note = chosen[net]
         topo = models[net]
