@@ -74,7 +74,8 @@ def curves_svg(nets: dict) -> str:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (lat, acc) = plt.subplots(1, 2, figsize=(10, 3.8))
+    rows = math.ceil((len(nets) + 1) / 2)           # legend rows under the panels (the networks, the diagonal)
+    fig, (lat, acc) = plt.subplots(1, 2, figsize=(10, 3.6 + 0.22 * rows))
     top = 0.0
     for i, (net, (points, drawn)) in enumerate(nets.items()):
         ok = sorted((p for p in points if not p.saturated), key=lambda p: p.offered)
@@ -103,10 +104,10 @@ def curves_svg(nets: dict) -> str:
         ax.set_xlim(left=0)
     lat.set_ylim(bottom=0)
     acc.set_ylim(bottom=0)
-    lat.legend(fontsize=8, loc="upper left")
-    acc.legend(fontsize=8, loc="lower right")
+    handles, labels = acc.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.suptitle("dotted: first saturated load; ring: the load drawn below", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.22 * rows / (3.6 + 0.22 * rows) + 0.02, 1, 1))
     return _svg(fig, "curves")
 
 

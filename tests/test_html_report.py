@@ -250,3 +250,19 @@ def test_demo_report_draws_the_flits_each_link_carried(monkeypatch, tmp_path, ca
     hops = [bin(int(a) ^ int(b)).count("1") * int(n) for a, b, n in zip(s.pkt_src, s.pkt_dst, s.pkt_len)]
     carried = sum(round(float(uv) * res.cycles) + round(float(vu) * res.cycles) for *_, uv, vu in links)
     assert carried == sum(hops) > 0                     # every packet delivered, over its e-cube path
+
+
+def test_bench_throughput_report_draws_each_sweep(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)                          # (the benchmark's results file goes to ./build)
+    status, out, _, _ = run_cli(["bench", "throughput", "--network", "hypercube:n=3", "--length", "1", "--rate", "0.3",
+                                 "1.0", "--window", "500", "--routers", "fifo", "--report", "bt.html", "--format",
+                                 "json"], capsys, limit=60)
+    assert status == 0
+    (row,) = json.loads(out[out.index("["):])
+    html = (tmp_path / "bt.html").read_text()
+    assert len(LINK.findall(html)) == 12                 # Q_3
+    ok = [p for p in row["points"] if not p["saturated"]]
+    assert ok and row["points"][-1]["saturated"]         # load 1.0 is past Q_3's saturation
+    assert f"class=drawn-load>{max(p['offered'] for p in ok):g}<" in html
+    assert f"(accepted {max(ok, key=lambda p: p['offered'])['accepted']:.3f}," in html
+    assert "saturated at offered 1, stable at 0.3" in html
