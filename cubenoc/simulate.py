@@ -306,11 +306,16 @@ def _study(args) -> int:
         raise CubenocError(f"unknown study {args.study!r}; `cubenoc simulate --study list` lists "
                            f"{', '.join(St.STUDIES)}")
     plot_file(args.plot, "--plot")
+    from .outputs import report_file
+    report_file(args.report, "--report")
+    if args.report_load is not None:
+        raise CubenocError("--report-load chooses a load of a sweep; a study's points are each drawn at their own load")
     if not args.json and not args.quiet:
         print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
               f"docs/papers/hierarchical.md gives each study's time)", file=sys.stderr, flush=True)
     with working(f"simulate --study {args.study}", args.quiet) as w:
         St.on_point = w.status                         # the point now running, beside the elapsed time
+        St.keep_points = [] if args.report else None   # --report: each measured point with its link loads
         try:
             if name == "density":
                 rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
@@ -322,6 +327,7 @@ def _study(args) -> int:
                         "fig12": St.figure_12, "hin-levels": St.hin_levels}[name]()
         finally:
             St.on_point = None
+            kept, St.keep_points = St.keep_points, None
     cols = COLUMNS[name]
     if args.json:
         print(json.dumps(rows, indent=2, default=float))
@@ -337,4 +343,29 @@ def _study(args) -> int:
         with atomic_write(args.plot, "--plot") as tmp:
             plot_study(name, rows, str(tmp))
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
+    if args.report:
+        _study_report(args, name, rows, cols, kept)
     return 0
+
+
+def _study_report(args, name: str, rows, cols, kept) -> None:
+    """``--study NAME --report FILE.html``: each measured point drawn with its link loads, the study's table."""
+    import shlex
+
+    from cubenoc.sim import sim_studies as St
+    from cubenoc.sim.report_page import report_html, table_html
+
+    from .bench.render import provenance
+    from .outputs import atomic_write, say
+    points = [p for p, _ in kept]
+    models = {p.network: topo for p, topo in kept}
+    from html import escape
+    extra = (f"<h2>The study's table</h2><p>{escape(St.STUDIES[name])}</p>"
+             + table_html(cols, [[r.get(c) for c in cols] for r in rows]))
+    html = report_html(points, models, command="cubenoc " + shlex.join(getattr(args, "_argv", ())),
+                       config={"study": name, "reproduces": St.STUDIES[name]}, provenance=provenance(),
+                       title=f"cubenoc simulate --study {args.study}", curves=False, extra=extra,
+                       notes=[f"{St.STUDIES[name]}: each measured point at its own load and traffic"])
+    with atomic_write(args.report, "--report") as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    say(f"report written to {args.report}", file=sys.stderr if args.json else sys.stdout)

@@ -19,6 +19,8 @@ from .report_svg import topology_svg
 
 #: hottest directed channels listed per network
 HOTTEST = 10
+#: networks (or study points) drawn per page: the rest are in the table of every point (the page stays small)
+MAX_DRAWN = 12
 
 
 def chosen_point(points, load: float | None = None):
@@ -147,11 +149,11 @@ pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:12px}.note{color:#8a
 
 
 def report_html(results, models, *, command: str, config: dict, provenance: dict, load: float | None = None,
-                title: str = "", notes=(), curves: bool = True) -> str:
+                title: str = "", notes=(), curves: bool = True, extra: str = "") -> str:
     """The page. ``results``: the run's :class:`~.simulator.PointResult` list; ``models``: network label ->
     its topology; ``config``: the resolved configuration; ``provenance``: date, machine and tool versions;
     ``notes``: lines said under the title (the demo's verdict); ``curves``: draw the load curves (a run of
-    one load point has none)."""
+    one load point has none); ``extra``: HTML placed before the table of every point (a study's own table)."""
     by_net: dict = {}
     for p in results:
         by_net.setdefault(p.network, []).append(p)
@@ -173,6 +175,10 @@ def report_html(results, models, *, command: str, config: dict, provenance: dict
         out.append("<h2>Latency and accepted load</h2><div class=fig>"
                    + curves_svg({n: (pts, chosen[n][0]) for n, pts in by_net.items()}) + "</div>")
     for i, (net, points) in enumerate(by_net.items()):
+        if i == MAX_DRAWN:
+            out.append(f"<p class=note>{len(by_net) - MAX_DRAWN} more network(s) or points are not drawn (at most "
+                       f"{MAX_DRAWN} per page); their figures are in the table below.</p>")
+            break
         point, note = chosen[net]
         topo = models[net]
         out.append(f"<h2>{escape(net)}: the network and its link loads</h2>")
@@ -187,6 +193,7 @@ def report_html(results, models, *, command: str, config: dict, provenance: dict
                                                     uid=f"t{i}") + "</div>")
         out.append(_hottest_table(topo, point))
         out.append(_fairness(point, f"s{i}"))
+    out.append(extra)
     out.append("<h2>Every point</h2>" + _points_table(results))
     out.append("<h2>How this was made</h2><p>Command:</p><pre class=command>" + escape(command) + "</pre>"
                "<p>Configuration (resolved):</p><pre class=config>" + escape(json.dumps(config, indent=1, default=str))
@@ -215,6 +222,16 @@ def _fairness(point, uid: str) -> str:
             f"{_num(hi / lo if lo > 0 else math.inf, '.2f')}), mean latency "
             f"{_num(min(late) if late else None, '.2f')} .. {_num(max(late) if late else None, '.2f')} cycles.</p>")
     return text + "<div class=fig>" + per_source_svg(point, uid) + "</div>"
+
+
+def table_html(header, rows, cls: str = "study") -> str:
+    """A plain table of ``rows`` (numbers to 4 significant digits)."""
+    def cell(x):
+        if isinstance(x, float):
+            return _num(x, ".4g")
+        return escape("-" if x is None else str(x))
+    return (f"<table class={cls}><tr>" + "".join(f"<th>{escape(str(h))}</th>" for h in header) + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{cell(x)}</td>" for x in r) + "</tr>" for r in rows) + "</table>")
 
 
 def _points_table(results) -> str:

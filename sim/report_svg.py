@@ -1,7 +1,8 @@
 """The topology as an SVG picture with each link coloured by its measured utilisation (the HTML report,
 sim/report_page.py): one ``<path class="link">`` per bidirectional link, in the family's layout
-(sim/report_layout.py), coloured by the utilisation of the busier of its two directions (flits/cycle: 0 to 1,
-the link's capacity) and widened in proportion to it (the busiest link widest), with both directions'
+(sim/report_layout.py), coloured by the utilisation of the busier of its two directions (flits/cycle, the
+scale from 0 to the busiest link of the picture) and widened in proportion to it (up to 1 flit/cycle, the
+link's capacity: a lightly loaded network is drawn thin), with both directions'
 figures in its ``<title>`` (the browser shows it on hover) and in ``data-`` attributes."""
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
     cmap = matplotlib.colormaps[COLORMAP]
     pos = node_positions(topo)
     links = links_with_load(topo, channel_util)
-    top = max([max(k["uv"], k["vu"]) for k in links] + [1e-12])      # the widest stroke
+    top = max([max(k["uv"], k["vu"]) for k in links] + [1e-12])      # the darkest colour
     ctrl = {i: _bend(pos[k["u"]], pos[k["v"]], pos.mean(axis=0)) for i, k in enumerate(links) if k["curved"]}
     ends = [pos] + [((pos[links[i]["u"]] + pos[links[i]["v"]]) / 2 + c) / 2 for i, c in ctrl.items()]  # curves' peaks
     lo, hi = np.vstack(ends).min(axis=0), np.vstack(ends).max(axis=0)
@@ -62,7 +63,7 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
     for i, k in enumerate(links):
         (x1, y1), (x2, y2) = xy[k["u"]], xy[k["v"]]
         busy = max(k["uv"], k["vu"])
-        w = 0.8 + 4.2 * busy / top
+        w = 0.8 + 5.2 * min(busy, 1.0)
         if k["curved"]:
             cx, cy = (ctrl[i] - lo) * scale + margin
             d = f"M{x1:.1f} {y1:.1f}Q{cx:.1f} {cy:.1f} {x2:.1f} {y2:.1f}"
@@ -72,7 +73,7 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
         tip = (f"{a} \u2192 {b}: {k['uv']:.4f} flits/cycle\n{b} \u2192 {a}: {k['vu']:.4f} flits/cycle\n"
                f"{k['kind']} (ports {k['pu']}, {k['pv']})")
         dash = ' stroke-dasharray="5 3"' if k["curved"] else ""
-        parts.append(f'<path class=link d="{d}" stroke="{_colour(cmap, busy)}" stroke-width="{w:.2f}"{dash} '
+        parts.append(f'<path class=link d="{d}" stroke="{_colour(cmap, busy / top)}" stroke-width="{w:.2f}"{dash} '
                      f'data-u="{k["u"]}" data-pu="{k["pu"]}" data-v="{k["v"]}" data-pv="{k["pv"]}" data-util-uv="{k["uv"]:.6g}" data-util-vu="{k["vu"]:.6g}">'
                      f'<title>{escape(tip)}</title></path>')
     parts.append("</g><g class=nodes>")
@@ -86,7 +87,7 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
                          f'fill="#444">{name}</text>')
     parts.append("</g>")
     curved = sorted({k["kind"] for k in links if k["curved"]})
-    parts.append(_colour_bar(cmap, height - 22, uid, curved))
+    parts.append(_colour_bar(cmap, height - 22, uid, curved, top))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -101,13 +102,13 @@ def _bend(a: np.ndarray, b: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return mid + normal / 6
 
 
-def _colour_bar(cmap, y: float, uid: str, curved: list[str]) -> str:
-    """The scale under the picture: 0 .. 1 flit/cycle, a link's capacity (the width: relative to the busiest
-    link); ``curved``: the kinds of link drawn dashed."""
+def _colour_bar(cmap, y: float, uid: str, curved: list[str], top: float) -> str:
+    """The scale under the picture: 0 .. ``top``, the busiest link's flits/cycle; ``curved``: the kinds of link
+    drawn dashed."""
     stops = "".join(f'<stop offset="{t:.2f}" stop-color="{_colour(cmap, t)}"/>' for t in np.linspace(0, 1, 9))
     return (f'<defs><linearGradient id="{uid}-scale">{stops}</linearGradient></defs>'
             f'<rect x="28" y="{y:.0f}" width="240" height="10" fill="url(#{uid}-scale)" stroke="#999" stroke-width=".5"/>'
             f'<text x="28" y="{y + 20:.0f}" font-size="10">0</text>'
-            f'<text x="268" y="{y + 20:.0f}" font-size="10" text-anchor="end">1</text>'
-            f'<text x="280" y="{y + 9:.0f}" font-size="10">flits/cycle, the busier direction of a link (1: its '
-            f'capacity){"; dashed: " + escape(", ".join(curved)) if curved else ""}</text>')
+            f'<text x="268" y="{y + 20:.0f}" font-size="10" text-anchor="end">{top:.3g}</text>'
+            f'<text x="280" y="{y + 9:.0f}" font-size="10">flits/cycle, the busier direction of a link; width: '
+            f'0 to 1, its capacity{"; dashed: " + escape(", ".join(curved)) if curved else ""}</text>')

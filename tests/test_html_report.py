@@ -212,8 +212,12 @@ def test_chromium_renders_the_page(run, tmp_path):
     assert img.shape[0] >= 1000 and img.shape[1] >= 1000
     inked = (img.min(axis=2) < 0.9).mean()
     assert img.std() > 0.05 and inked > 0.03                      # not blank
-    warm = (img[..., 0] > 0.85) & (img[..., 2] < 0.55) & (img[..., 1] > 0.3) & (img[..., 1] < 0.9)
-    assert warm.sum() > 500                                      # the loaded links' colours are on screen
+    from collections import Counter
+    html = page.read_text()
+    colour = Counter(re.findall(r'<path class=link d="[^"]*" stroke="#([0-9a-f]{6})"', html)).most_common(1)[0][0]
+    rgb = np.array([int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+    near = (np.abs(img - rgb) < 0.1).all(axis=2).sum()
+    assert near > 2000                  # the links drawn in their load's colour (the scale bar alone: < 500 px)
     dom = _chromium(exe, str(tmp_path / "profile2"), "--dump-dom", page.resolve().as_uri()).stdout
     assert len(re.findall(r'<path class="link"', dom)) == 40     # the browser parsed a path per link
 
@@ -266,3 +270,25 @@ def test_bench_throughput_report_draws_each_sweep(monkeypatch, tmp_path, capsys)
     assert f"class=drawn-load>{max(p['offered'] for p in ok):g}<" in html
     assert f"(accepted {max(ok, key=lambda p: p['offered'])['accepted']:.3f}," in html
     assert "saturated at offered 1, stable at 0.3" in html
+
+
+def test_study_report_draws_each_measured_point(tmp_path, capsys):
+    """``--study density --report``: each Q(4, k) point drawn; its skip links' loads, read from the page, give
+    the study's measured TD_s (Tzeng and Wei's traffic density of the skip links)."""
+    page = tmp_path / "d.html"
+    status, out, _, _ = run_cli(["simulate", "--study", "density", "--n", "4", "--report", str(page), "--json",
+                                 "--quiet"], capsys, limit=90)
+    assert status == 0
+    rows = json.loads(out)
+    html = page.read_text()
+    sections = re.split(r"<h2>", html)
+    drawn = [s for s in sections if "the network and its link loads" in s]
+    assert len(drawn) == len(rows) == 4                  # k = 0, 1 and g = 1, 2
+    for row, sec in zip(rows, drawn):
+        assert sec.startswith(f"EnhancedHypercube(n=4, k={row['k']}), locality (g {row['g']:g})")
+        links = LINK.findall(sec)
+        assert len(links) == 40
+        skip = [float(uv) + float(vu) for u, pu, v, pv, uv, vu in links if int(pu) == 4]
+        accepted = float(re.search(r"\(accepted ([\d.]+),", sec).group(1))
+        assert sum(skip) / len(skip) / accepted == pytest.approx(row["TD_s"], rel=0.01)
+    assert "<h2>The study's table</h2>" in html
