@@ -140,11 +140,7 @@ def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
 
 def _write_report(args, spec, topo, stim, v) -> None:
     """``--report FILE.html``: the model's run (the one the Verilog matched) drawn, written whole or not at all."""
-    import shlex
-
-    from .bench.render import provenance
-    from .outputs import atomic_write
-    from .sim.report_page import report_html
+    from .html_report import write_report
     from .sim.report_run import point_of_run
     label = spec.label(topo)
     offered = stim.num_flits / (topo.num_nodes * max(1, int(stim.pkt_release.max()) + 1))
@@ -154,14 +150,9 @@ def _write_report(args, spec, topo, stim, v) -> None:
                "FAIL: " + "; ".join(v.problems[:3]))
     config = {"network": str(spec), "packets_per_node": args.packets, "max_len": args.max_len, "gap": args.gap,
               "ready": args.ready, "seed": args.seed, "router": v.model.router.as_dict()}
-    html = report_html([point], {label: topo}, command="cubenoc " + shlex.join(getattr(args, "_argv", ())),
-                       config=config, provenance=provenance(), title=f"cubenoc demo: {label}", curves=False,
-                       notes=[f"verdict: {verdict}",
-                              f"the model's run of the demo traffic, {v.model.cycles} cycles (ejection ready "
-                              f"{args.ready:.0%} of cycles): link loads and figures over the whole run"])
-    with atomic_write(args.report, "--report") as tmp:
-        tmp.write_text(html, encoding="utf-8")
-    say(f"report written to {args.report}")
+    write_report(args, [point], {label: topo}, config=config, title=f"cubenoc demo: {label}", curves=False,
+                 notes=[f"verdict: {verdict}", f"the model's run of the demo traffic, {v.model.cycles} cycles "
+                        f"(ejection ready {args.ready:.0%} of cycles): link loads and figures over the whole run"])
 
 
 def _shown(path) -> str:

@@ -159,7 +159,8 @@ def run(args) -> int:
                 "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
                 "--warmup/--measure/--drain or the number of --sweep points")
     if args.report:
-        _preload_report()
+        from .html_report import preload
+        preload()
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
                       stop_at_saturation=not args.no_stop, jobs=args.jobs, trace=args.trace, record=args.record)
@@ -180,44 +181,24 @@ def run(args) -> int:
         say(f"plot written to {args.plot}", file=said)
     if args.report:
         _write_report(args, specs, loads, cfg, results)
-        say(f"report written to {args.report}", file=said)
     return 0
-
-
-def _preload_report() -> None:
-    """Import the report's modules (matplotlib: about a second) in the background while the run goes, so that
-    the page is written within moments of the run's end."""
-    import threading
-
-    def load():
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
-        import cubenoc.sim.report_page  # noqa: F401
-    threading.Thread(target=load, daemon=True).start()
 
 
 def _write_report(args, specs, loads, cfg, results) -> None:
     """``--report FILE.html`` (sim/report_page.py): the page of this run, written whole or not at all."""
-    import shlex
     from dataclasses import asdict
 
     from cubenoc.sim import simulator as S
-    from cubenoc.sim.report_page import report_html
 
-    from .bench.render import provenance
-    from .outputs import atomic_write
+    from .html_report import write_report
     models = {}
     for s in specs:
         model, label = S.model_for(s, cfg.router)
         models[label] = model.topology
     config = {"networks": list(dict.fromkeys(p.spec for p in results)), "loads": loads, **asdict(cfg),
               "router": cfg.router.as_dict(), "trace": args.trace}
-    command = "cubenoc " + shlex.join(getattr(args, "_argv", ()))
-    html = report_html(results, models, command=command, config=config, provenance=provenance(),
-                       load=args.report_load, title=f"cubenoc simulate: {', '.join(models)}")
-    with atomic_write(args.report, "--report") as tmp:
-        tmp.write_text(html, encoding="utf-8")
+    write_report(args, results, models, config=config, title=f"cubenoc simulate: {', '.join(models)}",
+                 load=args.report_load, to_stderr=bool(args.json))
 
 
 def _given(args, dest: str) -> bool:
@@ -350,22 +331,16 @@ def _study(args) -> int:
 
 def _study_report(args, name: str, rows, cols, kept) -> None:
     """``--study NAME --report FILE.html``: each measured point drawn with its link loads, the study's table."""
-    import shlex
+    from html import escape
 
     from cubenoc.sim import sim_studies as St
-    from cubenoc.sim.report_page import report_html, table_html
+    from cubenoc.sim.report_page import table_html
 
-    from .bench.render import provenance
-    from .outputs import atomic_write, say
+    from .html_report import write_report
     points = [p for p, _ in kept]
     models = {p.network: topo for p, topo in kept}
-    from html import escape
     extra = (f"<h2>The study's table</h2><p>{escape(St.STUDIES[name])}</p>"
              + table_html(cols, [[r.get(c) for c in cols] for r in rows]))
-    html = report_html(points, models, command="cubenoc " + shlex.join(getattr(args, "_argv", ())),
-                       config={"study": name, "reproduces": St.STUDIES[name]}, provenance=provenance(),
-                       title=f"cubenoc simulate --study {args.study}", curves=False, extra=extra,
-                       notes=[f"{St.STUDIES[name]}: each measured point at its own load and traffic"])
-    with atomic_write(args.report, "--report") as tmp:
-        tmp.write_text(html, encoding="utf-8")
-    say(f"report written to {args.report}", file=sys.stderr if args.json else sys.stdout)
+    write_report(args, points, models, config={"study": name, "reproduces": St.STUDIES[name]},
+                 title=f"cubenoc simulate --study {args.study}", curves=False, extra=extra, to_stderr=bool(args.json),
+                 notes=[f"{St.STUDIES[name]}: each measured point at its own load and traffic"])

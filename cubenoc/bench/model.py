@@ -146,25 +146,16 @@ def throughput_run(args) -> int:
 
 def _throughput_report(args, reports, rows) -> None:
     """``bench throughput --report FILE.html``: every sweep on one page (sim/report_page.py), written whole."""
-    import shlex
-    import sys
-
-    from ..outputs import atomic_write, say
+    from ..html_report import write_report
     from ..sim.model.perf import SATURATED_BELOW
-    from ..sim.report_page import report_html
-    from .render import provenance
     points = [p for _, _, pts in reports for p in pts]
     config = {"sweeps": [{k: r[k] for k in ("network", "router", "packet_len", "spec") if k in r} for r in rows],
               "loads": [p["offered"] for p in rows[0]["points"]], "warmup": 2000, "window": args.window,
               "router": rows[0].get("router_config")}
-    html = report_html(points, {name: topo for name, topo, _ in reports},
-                       command="cubenoc " + shlex.join(getattr(args, "_argv", ())), config=config,
-                       provenance=provenance(), title="cubenoc bench throughput",
-                       notes=[f"a point is saturated when it accepts under {SATURATED_BELOW:.0%} of its offered load; "
-                              "its latency is then a lower bound"])
-    with atomic_write(args.report, "--report") as tmp:
-        tmp.write_text(html, encoding="utf-8")
-    say(f"report written to {args.report}", file=sys.stderr if args.format != "md" else sys.stdout)
+    write_report(args, points, {name: topo for name, topo, _ in reports}, config=config,
+                 title="cubenoc bench throughput", to_stderr=args.format != "md",
+                 notes=[f"a point is saturated when it accepts under {SATURATED_BELOW:.0%} of its offered load; "
+                        "its latency is then a lower bound"])
 
 
 # ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
