@@ -15,6 +15,7 @@ import math
 import re
 from html import escape
 
+from .report_layout import MAX_DRAWN_NODES
 from .report_svg import topology_svg
 
 #: hottest directed channels listed per network
@@ -29,6 +30,10 @@ def chosen_point(points, load: float | None = None):
     usable."""
     drawn = [p for p in points if not p.saturated and p.channel_util]
     if not drawn:
+        if any(not p.saturated for p in points):
+            from .simulator import DETAIL_MAX_CHANNELS
+            return None, (f"per-link and per-source figures are kept for networks of up to {DETAIL_MAX_CHANNELS:,} "
+                          f"channels (nodes x ports): this one is not drawn")
         return None, "no load point ran its window unsaturated: no link loads to draw"
     if load is not None:
         at = [p for p in drawn if math.isclose(p.offered, load, rel_tol=0, abs_tol=1e-9)]
@@ -221,6 +226,8 @@ def _fairness(point, uid: str) -> str:
     text = (f"<p class=fairness>Per source: accepted {lo:.4f} .. {hi:.4f} flits/cycle (max/min "
             f"{_num(hi / lo if lo > 0 else math.inf, '.2f')}), mean latency "
             f"{_num(min(late) if late else None, '.2f')} .. {_num(max(late) if late else None, '.2f')} cycles.</p>")
+    if len(point.source_accepted) > MAX_DRAWN_NODES:            # a bar per source: too many to see
+        return text
     return text + "<div class=fig>" + per_source_svg(point, uid) + "</div>"
 
 

@@ -341,10 +341,18 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
     return res
 
 
+#: SimConfig.detail keeps per-channel and per-source figures for networks of up to this many channels (N x
+#: ports): Python lists of 2^20 floats are about 30 MB; a 2^20-node cube's 2^24 channels would be 0.5 GB
+DETAIL_MAX_CHANNELS = 1 << 20
+
+
 def _detail(res: PointResult, sim, model, util: np.ndarray, M: int) -> None:
-    """SimConfig.detail: the per-channel and per-source figures of a point that ran its window."""
+    """SimConfig.detail: the per-channel and per-source figures of a point that ran its window (none for a
+    network of more than :data:`DETAIL_MAX_CHANNELS` channels)."""
     tb, topo = model.tables, model.topology
     P = tb.max_ports
+    if topo.num_nodes * P > DETAIL_MAX_CHANNELS:
+        return
     res.channel_util = [[float(util[v * P + p]) if tb.link[v * P + p] >= 0 else None
                          for p in range(topo.num_ports(v))] for v in range(topo.num_nodes)]
     if not res.source_accepted:

@@ -292,3 +292,14 @@ def test_study_report_draws_each_measured_point(tmp_path, capsys):
         accepted = float(re.search(r"\(accepted ([\d.]+),", sec).group(1))
         assert sum(skip) / len(skip) / accepted == pytest.approx(row["TD_s"], rel=0.01)
     assert "<h2>The study's table</h2>" in html
+
+
+def test_a_network_too_large_for_per_link_figures_says_so(monkeypatch):
+    monkeypatch.setattr(S, "DETAIL_MAX_CHANNELS", 16 * 6 - 1)        # just under Q(4, 0)'s 16 x (5 ports + local)
+    cfg = S.SimConfig(warmup=100, measure=500, drain=1000, detail=True)
+    p = S.simulate_point("enhanced:n=4,k=0", 0.2, cfg)
+    assert not p.saturated and p.channel_util == [] and p.source_latency == []
+    model, label = S.model_for("enhanced:n=4,k=0", cfg.router)
+    html = report_html([p], {label: model.topology}, command="c", config={}, provenance={})
+    assert "per-link and per-source figures are kept for networks of up to 95 channels" in html
+    assert not LINK.findall(html)
