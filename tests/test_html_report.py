@@ -303,3 +303,10 @@ def test_a_network_too_large_for_per_link_figures_says_so(monkeypatch):
     html = report_html([p], {label: model.topology}, command="c", config={}, provenance={})
     assert "per-link and per-source figures are kept for networks of up to 95 channels" in html
     assert not LINK.findall(html)
+
+
+@pytest.mark.parametrize("argv", [["demo", "hypercube:n=2"], ["bench", "throughput", "--n", "3"],
+                                  ["simulate", "--study", "density"]])
+def test_every_command_refuses_a_bad_report_path_before_its_work(argv, tmp_path, capsys):
+    status, _, err, seconds = run_cli([*argv, "--report", str(tmp_path / "r.txt")], capsys)
+    assert status == 2 and len(err) == 1 and "the file name must end in .html" in err[0] and seconds < 5
