@@ -4,8 +4,8 @@ topology picture, sim/report_svg.py):
 * hypercube and enhanced hypercube: nested cubes, each dimension a fixed direction (three dimensions make a
   cube, the next three place copies of it), so every dimension's edges are parallel and the skip links of
   Q(n, k) (complement links for k = 0) cross them as curves;
-* perfect difference networks: the nodes on a circle, the links its chords; the bipartite form puts the
-  switches on an outer circle; a product of PDNs is circles of circles;
+* perfect difference networks: the nodes on a circle, the links its chords; a product of PDNs is circles
+  of circles;
 * metacube MC(k, m): one block per class, in it one small m-cube per cluster; cross-edges are curves
   between the class blocks;
 * hierarchical networks: each level-1 cluster on a small circle with its interface node facing the
@@ -65,7 +65,7 @@ def node_positions(topo) -> np.ndarray:
     from .topology.hierarchical import Hierarchical
     from .topology.hypercube import Hypercube
     from .topology.metacube import Metacube
-    from .topology.pdn import BipartitePDN, ProductPDN
+    from .topology.pdn import ProductPDN
     N = topo.num_nodes
     nodes = np.arange(N, dtype=np.int64)
     if isinstance(topo, Hypercube):
@@ -78,9 +78,6 @@ def node_positions(topo) -> np.ndarray:
     if isinstance(topo, ProductPDN):
         digits = np.array([topo.coords(v) for v in range(N)], dtype=np.int64)
         return _nested_circles(digits, list(topo.radix))
-    if isinstance(topo, BipartitePDN):
-        hosts = _circle(topo.n, 1.0)
-        return np.concatenate([hosts, hosts * 1.45])
     return _circle(N)
 
 

@@ -137,7 +137,7 @@ LAYOUTS = {"hypercube:n=5": 5 * 16, "enhanced:n=6,k=1": 6 * 32 + 32, "pdn:set=0,
            "metacube:k=1,m=2": 32 * 3 // 2, "metacube:k=2,m=1": 64 * 3 // 2,
            "hin:level1=bh:3,level2=bh:3": 8 * 12 + 12, "hin:level1=bh:1,level2=bh:1,level3=bh:2": 8 * 1 + 4 * 1 + 4,
            "hin:level1=cc:4,level2=ccc:2": 8 * 6 + 8 * 3 // 2, "hin:level1=bh:2,level2=br:4": 4 * 4 + 4,
-           "pdn:product=2,2": 49 * 8 // 2, "pdn:set=0,1,3,bipartite=1": 7 * 3}
+           "pdn:product=2,2": 49 * 8 // 2}
 
 
 @pytest.mark.parametrize("spec, links", LAYOUTS.items())
