@@ -34,7 +34,7 @@ def run(tmp_path_factory):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         status = main(["simulate", "enhanced:n=4,k=0", "--sweep", "0.1:0.7:0.2", *WINDOW, "--report", str(page),
-                       "--json", "--quiet"])
+                       "--json"])                 # stdout: the JSON alone (the note goes to stderr)
     assert status == 0
     return page, page.read_text(encoding="utf-8"), json.loads(out.getvalue())
 
@@ -264,7 +264,7 @@ def test_bench_throughput_report_draws_each_sweep(monkeypatch, tmp_path, capsys)
                                  "1.0", "--window", "500", "--routers", "fifo", "--report", "bt.html", "--format",
                                  "json"], capsys, limit=60)
     assert status == 0
-    (row,) = json.loads(out[out.index("["):])
+    (row,) = json.loads(out)                             # stdout is the JSON alone (the note went to stderr)
     html = (tmp_path / "bt.html").read_text()
     assert len(LINK.findall(html)) == 12                 # Q_3
     ok = [p for p in row["points"] if not p["saturated"]]
