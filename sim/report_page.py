@@ -212,7 +212,7 @@ def _hottest_table(topo, point) -> str:
     rows = "".join(f"<tr><td>{escape(topo.format_node(v))} \u2192 {escape(topo.format_node(u))}</td>"
                    f"<td>{escape(topo.port_name(v, p))}</td><td>{x:.4f}</td></tr>"
                    for v, p, u, x in hottest_channels(topo, point.channel_util))
-    return (f"<p>The {HOTTEST} busiest directed links (flits/cycle in the measurement window; mean over all links "
+    return (f"<p>The {HOTTEST} busiest directed links (flits/cycle over the measured cycles; mean over all links "
             f"{point.link_util_mean:.4f}):</p><table class=hottest><tr><th>link</th><th>port</th>"
             f"<th>flits/cycle</th></tr>{rows}</table>")
 
