@@ -24,11 +24,24 @@ HOTTEST = 10
 MAX_DRAWN = 12
 
 
+#: said above a picture of a saturated point
+SATURATED_NOTE = ("saturated at this load: the link loads of the cycles it ran before the saturation detector "
+                  "stopped it, which show where it saturates")
+
+
 def chosen_point(points, load: float | None = None):
-    """``(point, note)``: the point whose links are drawn: at ``load`` if given and it ran its window
-    unsaturated, else the highest such load (None if there is none); ``note`` says when ``load`` was not
-    usable."""
+    """``(point, note)``: the point whose links are drawn: at ``load`` if given (and its links are known), else
+    the highest load that ran unsaturated, else the first saturated one (None if no point kept its link
+    loads); ``note`` says when the point is saturated or ``load`` was not usable."""
     drawn = [p for p in points if not p.saturated and p.channel_util]
+    saturated = sorted((p for p in points if p.saturated and p.channel_util), key=lambda p: p.offered)
+    if load is not None:
+        at = [p for p in drawn + saturated if math.isclose(p.offered, load, rel_tol=0, abs_tol=1e-9)]
+        if at:
+            return at[0], SATURATED_NOTE if at[0].saturated else ""
+    if not drawn and saturated:
+        return saturated[0], ("every point saturated; drawn at the first, " if len(saturated) > 1 else "") + \
+            SATURATED_NOTE
     if not drawn:
         if any(not p.saturated for p in points):
             from .simulator import DETAIL_MAX_CHANNELS
@@ -36,11 +49,9 @@ def chosen_point(points, load: float | None = None):
                           f"channels (nodes x ports): this one is not drawn")
         return None, "no load point ran its window unsaturated: no link loads to draw"
     if load is not None:
-        at = [p for p in drawn if math.isclose(p.offered, load, rel_tol=0, abs_tol=1e-9)]
-        if at:
-            return at[0], ""
-        return max(drawn, key=lambda p: p.offered), (f"the chosen load {load:g} is not a point of this run that "
-                                                     f"ran unsaturated; drawn at the highest one instead")
+        return max(drawn, key=lambda p: p.offered), (f"the chosen load {load:g} has no link loads in this run "
+                                                     f"(a sweep stops at its first saturated load); drawn at the "
+                                                     f"highest load that ran unsaturated instead")
     return max(drawn, key=lambda p: p.offered), ""
 
 
@@ -192,7 +203,7 @@ def report_html(results, models, *, command: str, config: dict, provenance: dict
         if point is None:
             continue
         out.append(f"<p>At offered load <b class=drawn-load>{point.offered:g}</b> flits/node/cycle "
-                   f"(accepted {point.accepted:.3f}, mean latency {_num(point.latency_mean, '.2f')} cycles): "
+                   f"(accepted {_num(point.accepted, '.3f')}, mean latency {_num(point.latency_mean, '.2f')} cycles): "
                    f"{topo.num_nodes} nodes, {topo.num_links} links; hover over a link for its two directions.</p>")
         out.append("<div class=fig>" + topology_svg(topo, point.channel_util, f"{net} at {point.offered:g}",
                                                     uid=f"t{i}") + "</div>")
@@ -220,6 +231,8 @@ def _hottest_table(topo, point) -> str:
 def _fairness(point, uid: str) -> str:
     got = [g for g in point.source_accepted if g is not None]
     late = [x for x in point.source_latency if x is not None]
+    if not point.source_latency and point.saturated:
+        return "<p class=note>per-source figures are kept for points that ran their window unsaturated</p>"
     if not got:
         return "<p class=note>no source sent a packet in the window</p>"
     lo, hi = min(got), max(got)

@@ -288,7 +288,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
                        f"{sim.cycle}): offered {rate:g} exceeds what the network accepts (about {rate - slope:.3f})")
         if msg is not None:
             if not cfg.per_source:
-                return _saturated(res, sim, msg)
+                return _saturated(res, sim, msg, _loads_so_far(sim, model, cfg, sent_at_w))
             full = msg
     res.offered_measured = sim.created_flits / (N * M)
     if cfg.per_source:
@@ -296,7 +296,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
         _per_source(res, sim, M)
         if full is not None:
             res.accepted = sim.ejected / (N * M)
-            return _saturated(res, sim, full)
+            return _saturated(res, sim, full, _loads_so_far(sim, model, cfg, sent_at_w))
     util = (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / M   # flits/cycle per link, window
     # drain: until every measured packet is delivered
     deadline = W + M + cfg.drain
@@ -307,7 +307,7 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
             if cfg.drain > 0:
                 return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after "
                                             f"a drain of {cfg.drain} cycles: offered {rate:g} is at or beyond "
-                                            f"saturation")
+                                            f"saturation", (model, util) if cfg.detail else None)
             res.message = (f"no drain (--drain 0): {left} of {sim.created} measured packets were still in the "
                            f"network when the window closed, so no latency is reported (--drain CYCLES for it)")
             break
@@ -346,15 +346,18 @@ def _run_point(model, label, source, rate, traffic, length_label, cfg, span, his
 DETAIL_MAX_CHANNELS = 1 << 20
 
 
-def _detail(res: PointResult, sim, model, util: np.ndarray, M: int) -> None:
-    """SimConfig.detail: the per-channel and per-source figures of a point that ran its window (none for a
-    network of more than :data:`DETAIL_MAX_CHANNELS` channels)."""
+def _detail(res: PointResult, sim, model, util: np.ndarray, M: int, sources: bool = True) -> None:
+    """SimConfig.detail: the per-channel figures of a point (``util``: flits/cycle per channel) and, with
+    ``sources`` (a point that ran its window and drained), the per-source ones; none for a network of more
+    than :data:`DETAIL_MAX_CHANNELS` channels."""
     tb, topo = model.tables, model.topology
     P = tb.max_ports
     if topo.num_nodes * P > DETAIL_MAX_CHANNELS:
         return
     res.channel_util = [[float(util[v * P + p]) if tb.link[v * P + p] >= 0 else None
                          for p in range(topo.num_ports(v))] for v in range(topo.num_nodes)]
+    if not sources:
+        return
     if not res.source_accepted:
         _per_source(res, sim, M)
     res.source_packets = sim.src_done.tolist()
@@ -372,10 +375,23 @@ def _per_source(res: PointResult, sim, M: int) -> None:
         res.source_max_over_min = hi / lo if lo > 0 else math.inf
 
 
-def _saturated(res: PointResult, sim, message: str) -> PointResult:
+def _loads_so_far(sim, model, cfg: SimConfig, sent_at_w):
+    """SimConfig.detail of a point stopped as saturated in its window: ``(model, flits/cycle per channel over
+    the cycles of the window it ran)`` (over the warm-up when it stopped there); None without detail."""
+    if not cfg.detail:
+        return None
+    start = cfg.warmup if sent_at_w is not None else 0
+    return model, (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / max(1, sim.cycle - start)
+
+
+def _saturated(res: PointResult, sim, message: str, loads=None) -> PointResult:
+    """The point stopped as saturated; ``loads``: ``(model, flits/cycle per channel)`` of the cycles it ran
+    (SimConfig.detail: where it saturates), kept without per-source figures."""
     res.saturated = True
     res.message = message
     res.cycles = sim.cycle
+    if loads is not None:
+        _detail(res, sim, loads[0], loads[1], 0, sources=False)
     return res
 
 

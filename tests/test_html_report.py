@@ -104,6 +104,18 @@ def test_the_saturation_point_is_marked_and_labelled():
     html = report_html(points, {label: model.topology}, command="c", config={}, provenance={})
     assert "saturated at offered 0.3, stable at 0.1" in html
     assert ">saturated at 0.3<" in html.replace("\n", "<")    # the label on the curves (matplotlib text)
+    assert "class=drawn-load>0.1<" in html                     # by default: the highest load below saturation
+    # where it saturates: drawn at 0.3, the busiest links are the interface (level-2) links, as the HIN
+    # studies of Dandamudi and Eager, "Hierarchical Interconnection Networks for Multicomputer Systems", find
+    html = report_html(points, {label: model.topology}, command="c", config={}, provenance={}, load=0.3)
+    assert "class=drawn-load>0.3<" in html and "saturated at this load" in html
+    topo = model.topology
+    hot = max(((v, p, x) for v, row in enumerate(points[2].channel_util) for p, x in enumerate(row) if x is not None),
+              key=lambda t: t[2])
+    assert topo.is_level2_port(hot[0], hot[1])
+    links = LINK.findall(html.split("the network and its link loads")[1])
+    busiest = max(links, key=lambda k: max(float(k[4]), float(k[5])))
+    assert topo.is_level2_port(int(busiest[0]), int(busiest[1]))
 
 
 @pytest.mark.parametrize("argv, says", [
