@@ -177,8 +177,8 @@ def report_html(results, models, *, command: str, config: dict, provenance: dict
     out = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{escape(title or 'cubenoc report')}</title>"
            f"<style>{STYLE}</style></head><body>",
            f"<h1>{escape(title or 'cubenoc simulate')}</h1>",
-           f"<p>{escape(', '.join(by_net))}: {len(results)} load point(s), made {escape(str(provenance.get('date', '')))}."
-           f"</p>"]
+           f"<p>{escape(', '.join(by_net))}: {len(results)} load point(s), made "
+           f"{escape(str(provenance.get('date', '')))}.</p>"]
     summary = []
     for net, points in by_net.items():
         first, below = saturation_of(points)

@@ -74,7 +74,8 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
                f"{k['kind']} (ports {k['pu']}, {k['pv']})")
         dash = ' stroke-dasharray="5 3"' if k["curved"] else ""
         parts.append(f'<path class=link d="{d}" stroke="{_colour(cmap, busy / top)}" stroke-width="{w:.2f}"{dash} '
-                     f'data-u="{k["u"]}" data-pu="{k["pu"]}" data-v="{k["v"]}" data-pv="{k["pv"]}" data-util-uv="{k["uv"]:.6g}" data-util-vu="{k["vu"]:.6g}">'
+                     f'data-u="{k["u"]}" data-pu="{k["pu"]}" data-v="{k["v"]}" data-pv="{k["pv"]}" '
+                     f'data-util-uv="{k["uv"]:.6g}" data-util-vu="{k["vu"]:.6g}">'
                      f'<title>{escape(tip)}</title></path>')
     parts.append("</g><g class=nodes>")
     for v in range(N):
@@ -107,7 +108,8 @@ def _colour_bar(cmap, y: float, uid: str, curved: list[str], top: float) -> str:
     drawn dashed."""
     stops = "".join(f'<stop offset="{t:.2f}" stop-color="{_colour(cmap, t)}"/>' for t in np.linspace(0, 1, 9))
     return (f'<defs><linearGradient id="{uid}-scale">{stops}</linearGradient></defs>'
-            f'<rect x="28" y="{y:.0f}" width="240" height="10" fill="url(#{uid}-scale)" stroke="#999" stroke-width=".5"/>'
+            f'<rect x="28" y="{y:.0f}" width="240" height="10" fill="url(#{uid}-scale)" stroke="#999" '
+            f'stroke-width=".5"/>'
             f'<text x="28" y="{y + 20:.0f}" font-size="10">0</text>'
             f'<text x="268" y="{y + 20:.0f}" font-size="10" text-anchor="end">{top:.3g}</text>'
             f'<text x="280" y="{y + 9:.0f}" font-size="10">flits/cycle, the busier direction of a link; width: '
