@@ -195,8 +195,8 @@ def _write_report(args, specs, loads, cfg, results) -> None:
     for s in specs:
         model, label = S.model_for(s, cfg.router)
         models[label] = model.topology
-    config = {"networks": list(dict.fromkeys(p.spec for p in results)), "loads": loads, **asdict(cfg),
-              "router": cfg.router.as_dict(), "trace": args.trace}
+    config = {"networks": list(dict.fromkeys(p.spec for p in results)), "loads": None if args.trace else loads,
+              **asdict(cfg), "router": cfg.router.as_dict(), "trace": args.trace}   # (a trace: its own load)
     write_report(args, results, models, config=config, title=f"cubenoc simulate: {', '.join(models)}",
                  load=args.report_load, to_stderr=bool(args.json))
 
