@@ -102,6 +102,9 @@ def throughput_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "window", default=10000)
     add(p, "routers", option=ROUTER_KINDS, nargs="+", default=["fifo", "voq"])
     add_output_arguments(p, "bench throughput", json_alias=True)
+    add(p, "report", help="also write one self-contained HTML page: each sweep's curves, the network drawn with "
+        "its link loads at the highest load below saturation, per-source figures (docs/simulator.md \"The HTML "
+        "report\")")
 
 
 def _packet(r) -> str:
@@ -119,20 +122,40 @@ def throughput_run(args) -> int:
     if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     nets, specs = _nets(args)
-    from ..outputs import working
+    from ..outputs import report_file, working
+    report_file(args.report, "--report")
+    reports = [] if args.report else None
     with working("bench throughput", args.quiet) as w:
         def said(text):                          # a line per sweep, and the sweep beside the seconds
             progress(text)
             w.status(text.removeprefix("throughput: ").removesuffix(" ..."))
         rows = throughput_rows(nets, fixed_lengths(args.length), args.rate, _configs(args, nets, specs),
-                               window=args.window, queues=args.routers, progress=said, specs=specs)
+                               window=args.window, queues=args.routers, progress=said, specs=specs,
+                               reports=reports)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
             | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
             | {"saturation": ("saturation", lambda r: f"**{trunc3(r['saturation'])}**")})
     before = (f"Command: `{_net_command(args)}`\n\nAccepted throughput (flits/node/cycle, truncated to 3 decimals) "
               f"/ mean packet latency (cycles) per offered load; {SAT_NOTE}:")
-    return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args, _net_command(args))
+    status = publish(Table(rows, cols, before=before, marks=_marks("throughput")), args, _net_command(args))
+    if args.report:
+        _throughput_report(args, reports, rows)
+    return status
+
+
+def _throughput_report(args, reports, rows) -> None:
+    """``bench throughput --report FILE.html``: every sweep on one page (sim/report_page.py), written whole."""
+    from ..html_report import write_report
+    from ..sim.model.perf import SATURATED_BELOW
+    points = [p for _, _, pts in reports for p in pts]
+    config = {"sweeps": [{k: r[k] for k in ("network", "router", "packet_len", "spec") if k in r} for r in rows],
+              "loads": [p["offered"] for p in rows[0]["points"]], "warmup": 2000, "window": args.window,
+              "router": rows[0].get("router_config")}
+    write_report(args, points, {name: topo for name, topo, _ in reports}, config=config,
+                 title="cubenoc bench throughput", to_stderr=args.format != "md",
+                 notes=[f"a point is saturated when it accepts under {SATURATED_BELOW:.0%} of its offered load; "
+                        "its latency is then a lower bound"])
 
 
 # ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
