@@ -13,7 +13,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SHORT = ["--warmup", "100", "--measure", "300", "--drain", "2000", "--quiet"]
 
 
-@pytest.mark.parametrize("name", ["enhanced", "compare", "hypercube", "pdn", "hin"])
+@pytest.mark.parametrize("name", [pytest.param("enhanced", marks=pytest.mark.slow), "compare", "hypercube", "pdn", "hin"])
 def test_example_configs_run_and_write_csv_and_plot(name, tmp_path, capsys):
     """Every simulate example runs (shortened on the command line, which wins over the file)."""
     csv_path, png = tmp_path / f"{name}.csv", tmp_path / f"{name}.png"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 PAPERS = Path(__file__).resolve().parents[1] / "docs" / "papers"
 
 
@@ -58,6 +60,7 @@ def test_safety_capture_and_safe_neighbour():
     assert f"({n5['fault_sets']:,} sets at n = 5)" in page and n5["verdict"] == "holds"
 
 
+@pytest.mark.slow
 def test_fig_8b_model_to_simulation_gap():
     """Dandamudi and Eager, Fig. 8(b) on the model (a few seconds): the gaps docs/papers/hierarchical.md quotes."""
     from cubenoc.sim import sim_studies as St

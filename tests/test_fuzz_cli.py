@@ -119,7 +119,7 @@ def _alarm(signum, frame):
 
 @pytest.mark.parametrize("prefix,parser", COMMANDS, ids=[" ".join(p) for p, _ in COMMANDS])
 def test_random_command_lines_exit_0_or_2_in_one_line(prefix, parser, no_work, tmp_path, capsys):
-    @settings(max_examples=15, deadline=None, derandomize=True,
+    @settings(max_examples=10, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
     @given(command_lines(prefix, parser))
     def check(argv):

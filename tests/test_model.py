@@ -124,7 +124,7 @@ def test_malformed_framing():
 
 
 SELF_NETS = [(EcubeRouting, EnhancedHypercube(4, 0)), (MetacubeRouting, Metacube(1, 2)),
-             (MetacubeRouting, Metacube(2, 1)), (ObliviousPDNRouting, PerfectDifferenceNetwork("0,1,3")),
+             pytest.param(MetacubeRouting, Metacube(2, 1), marks=pytest.mark.slow),   # 64 nodes: a compile of its own (ObliviousPDNRouting, PerfectDifferenceNetwork("0,1,3")),
              (AdaptivePDNRouting, PerfectDifferenceNetwork("0,1,3")),
              (HierarchicalRouting, Hierarchical(Hypercube(2), CubeConnectedCycles(2)))]
 

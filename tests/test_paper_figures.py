@@ -53,6 +53,7 @@ def test_fig_8_rows_equal_the_study(d, K, name, alpha):
         assert close(cell, r[key]), (name, alpha, key, cell, r[key])
 
 
+@pytest.mark.slow
 def test_fig_9_and_12_rows_and_the_quoted_ratios_equal_the_study():
     """BH(3)/BH(3) at alpha 0.5 and 0.6 (the rows the text quotes): e-cube (Fig. 9 and Fig. 12) and the
     run-time least-used selection (Fig. 12); the text's "from X to Y cycles (ratio R" for both alphas."""

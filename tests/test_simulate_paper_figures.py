@@ -51,6 +51,7 @@ def test_study_plot_and_list(tmp_path, capsys):
     assert not math.isnan(rows[0]["Q_sim"])
 
 
+@pytest.mark.slow
 def test_fig_11_at_d15_runs_on_the_symmetric_tables():
     """Fig. 11 at the paper's D = 15: the 32,768-node BH(4)/BH(11) model is built from one route row per
     node position (16 rows; the generic table would need 32,768 x 2^16 entries) -- the study itself
