@@ -8,6 +8,7 @@ A :class:`NetworkSpec` is a family and its parameters, written in one grammar::
     hin:level1=bh:3,level2=ccc:2[,nodes=64][,r=2][,routing=balanced|least_used]
     hin:level1=bh:2,level2=bh:2,level3=bh:2   (any number of levels: level4=..., each joins the interface
                                                nodes of the level below; nodes= sizes the top level)
+    anynet:file=PATH                      (a BookSim anynet file: the user's own network, docs/anynet.md)
 
 plus the router options any family takes (sim/router_config.py ``SPEC_KEYS``): ``depth=N``, ``payload=W``,
 ``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``, ``faults=0|1``, ``arbitration=round_robin|fair``,
@@ -57,6 +58,8 @@ FAMILIES: dict[str, dict[str, tuple]] = {
             "r": ("int", 1, "parallel level-2 links per level-2 edge (1-16)"),
             "routing": (("ecube", "balanced", "least_used"), "ecube",
                         "e-cube, Sec. IV-B candidates (fixed pick) or least-used selection at run time")},
+    "anynet": {"file": ("str", None, "a BookSim anynet file, one line per router: router R node R router R1 "
+                        "router R2 ... (docs/anynet.md)")},
 }
 #: hin levels beyond level3: spec keys (and ``NetworkSpec.of`` parameters) only, no command-line flags
 HIN_LEVELS = {f"level{i}": ("str", None, f"level-{i} network, as level3") for i in range(4, MAX_HIN_LEVELS + 1)}
@@ -115,7 +118,7 @@ FAIR_AREA_NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 SIM_SPEED_NETWORKS = ("hypercube:n=6", "enhanced:n=6,k=0", "hypercube:n=10", "hypercube:n=14", "metacube:k=2,m=3")
 
 GRAMMAR = ("FAMILY:key=value,... e.g. hypercube:n=6, enhanced:n=6,k=0, metacube:k=1,m=2, pdn:set=0,1,3,9, "
-           "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced; router options depth=2, queues=voq, pipeline=1, "
+           "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced, anynet:file=my.anynet; router options depth=2, queues=voq, pipeline=1, "
            "broadcast=1, counters=off, loopback=0 ...; presets " + ", ".join(PRESETS) + " (docs/networks.md)")
 
 
@@ -291,6 +294,9 @@ class NetworkSpec:
             if self.get("broadcast"):
                 from .broadcast.metacube import router_broadcast_refusal
                 raise CubenocError(router_broadcast_refusal(str(self)))
+        if f == "anynet" and not self.get("file"):
+            raise CubenocError("anynet needs file=PATH, a BookSim anynet file (e.g. anynet:file=examples/q4.anynet; "
+                               "docs/anynet.md)")
         if f == "pdn":
             given = [k for k in ("set", "delta", "product") if dict(self.params).get(k) is not None]
             if len(given) != 1:
@@ -351,6 +357,9 @@ class NetworkSpec:
             pds = getattr(topo, "pds", None) or pdn_set(self)
             name = (f"{'0-free ' if getattr(topo, 'zero_free', False) else ''}"
                     f"{'bipartite ' if self.get('bipartite') else ''}PDN {{{','.join(map(str, pds))}}} ({topo.num_nodes})")
+        elif f == "anynet":
+            from pathlib import Path
+            name = f"anynet {Path(self.get('file')).name} ({topo.num_nodes})"
         else:
             levels = hin_levels(self)
             name = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in levels)
@@ -444,4 +453,15 @@ def hin_levels(spec) -> list[str]:
     return [spec.get("level1"), spec.get("level2")] + [spec.get(f"level{i}") for i in given]
 
 
-_BUILDERS = {"hypercube": _cube, "enhanced": _cube, "metacube": _metacube, "pdn": _pdn, "hin": _hin}
+def _anynet(spec):
+    from .anynet_file import read_anynet
+    from .routing.anynet import MinimalTableRouting
+    topo = read_anynet(spec.get("file"))            # cached while the file is unchanged, and so its routing
+    routing = getattr(topo, "_minimal_routing", None)
+    if routing is None:
+        routing = topo._minimal_routing = MinimalTableRouting(topo)
+    return topo, routing
+
+
+_BUILDERS = {"hypercube": _cube, "enhanced": _cube, "metacube": _metacube, "pdn": _pdn, "hin": _hin,
+             "anynet": _anynet}
