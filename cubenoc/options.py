@@ -87,6 +87,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     Option("plot", "write a plot", metavar="FILE.png", table="output"),
     Option("write", "publish: write the results beside the page (PAGE's folder/results/) and render its block",
            metavar="PAGE.md", table="output"),
+    Option("write-anynet", "write the network as a BookSim anynet file, one line per router (docs/anynet.md)",
+           metavar="FILE.anynet", table="output"),
     Option("out", "output folder", metavar="DIR", table="output", short="-o"),
     Option("build-dir", "parent folder of the builds", metavar="DIR", table="output"),
     Option("work-dir", "tool runs, logs and caches", metavar="DIR", table="output"),

@@ -14,7 +14,8 @@ plus the router options any family takes (sim/router_config.py ``SPEC_KEYS``): `
 ``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``, ``faults=0|1``, ``arbitration=round_robin|fair``,
 ``fifo_memory=0|1``, ``counters=on|off|dsp``, ``loopback=0|1``. A
 token without ``=`` continues the previous value (``set=0,1,3,9``). A bare family name takes the family's
-defaults; a preset name (:data:`PRESETS`) stands for its spec. ``cubenoc generate pdn --set 0,1,3,9`` and
+defaults; a preset name (:data:`PRESETS`) stands for its spec, a path ending in ``.anynet`` for
+``anynet:file=PATH``. ``cubenoc generate pdn --set 0,1,3,9`` and
 the other family flags are a shorthand for the same spec (:meth:`NetworkSpec.from_flags`).
 
 :meth:`NetworkSpec.build` returns ``(topology, routing)``: the one place a network is made from a name.
@@ -164,6 +165,8 @@ class NetworkSpec:
         text = str(text).strip()
         if text.lower() in PRESETS:
             text = PRESETS[text.lower()]
+        if text.lower().endswith(".anynet") and not text.lower().startswith("anynet:"):
+            text = "anynet:file=" + text            # a path to an anynet file stands for its spec
         fam, _, rest = text.partition(":")
         fam = fam.strip().lower()
         if fam not in FAMILIES:
