@@ -1,0 +1,42 @@
+"""The Verilog of anynet networks (docs/anynet.md): compiles under Icarus, and the cocotb network bench holds it
+to the model flit for flit and cycle for cycle (tb/scenarios.py's scenarios), on the 7-node PDN's file (one
+VC); marked slow (about a minute each), the 13-node PDN's file and an 8-node ring (two up*/down* VCs)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cubenoc.sim.catalog import NetworkSpec
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_iverilog_compiles_the_pdn13_file(tmp_path):
+    """``cubenoc generate anynet:file=pdn13.anynet``'s network (the ring's: tests/test_icarus.py)."""
+    from test_icarus import need_iverilog
+
+    from cubenoc.rtl.emit import write_network
+    from cubenoc.rtl.tools import iverilog_compile
+    from cubenoc.sim.network_plan import plan_of
+    need_iverilog()
+    spec = NetworkSpec.parse(f"anynet:file={EXAMPLES / 'pdn13.anynet'}")
+    topo, routing = spec.build("rtl")
+    gen = write_network(plan_of(topo, routing, spec.router_config()), tmp_path)
+    res = iverilog_compile(gen.verilog, gen.top, tmp_path / "net.vvp")
+    assert res.returncode == 0 and not res.stderr.strip(), res.stderr[-3000:]
+
+
+@pytest.mark.parametrize("name", ["pdn7.anynet",
+                                  pytest.param("pdn13.anynet", marks=pytest.mark.slow),
+                                  pytest.param("ring8.anynet", marks=pytest.mark.slow)])
+def test_anynet_network_matches_model(name):
+    from cubenoc.tb.scenarios import network_scenarios
+    from cubenoc.tb.verify import verify_network
+    topo, routing = NetworkSpec.parse(f"anynet:file={EXAMPLES / name}").build("rtl")
+    verdicts = verify_network(topo, network_scenarios(topo.num_nodes, seed=7), routing=routing)
+    report = [f"{v.name}: {p}" for v in verdicts for p in v.problems]
+    assert not report, "\n".join(report)
+    assert all(v.model.drained and v.rtl.cycle.size > 0 for v in verdicts)
+    burst = {v.name: v for v in verdicts}["burst"]
+    assert burst.rtl.counters[:, 1].sum() == burst.model.stimulus.num_packets
