@@ -25,13 +25,15 @@ GRAMMAR = "router R node R router R1 router R2 ... (one line per router)"
 
 
 def read_anynet(path) -> AnyNetwork:
-    """The network of the anynet file ``path`` (cached while the file is unchanged)."""
-    p = Path(path)
+    """The network of the anynet file ``path`` (cached while the file is unchanged); a path not found that
+    names an example (``examples/q4.anynet``, ``q4.anynet``) reads the one installed with cubenoc."""
+    from cubenoc.files import example_or_path
+    p = example_or_path(path, ".anynet", "anynet")
     try:
         st = p.stat()
     except OSError as exc:
         raise CubenocError(f"anynet {path}: cannot read it ({exc.strerror or exc})") from None
-    return _read(str(path), st.st_mtime_ns, st.st_size)
+    return _read(str(path) if p == Path(path) else str(p), st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=16)

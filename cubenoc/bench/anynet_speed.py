@@ -78,7 +78,8 @@ def run(args) -> int:
                 row = {"network": spec, "nodes": fam["nodes"], "rate": r, "cycles": args.cycles,
                        "family_cpu_cycles_per_s": fam["cpu_cycles_per_s"],
                        "anynet_cpu_cycles_per_s": mine["cpu_cycles_per_s"],
-                       "ratio": mine["cpu_cycles_per_s"] / fam["cpu_cycles_per_s"]}
+                       "ratio": mine["cpu_cycles_per_s"] / fam["cpu_cycles_per_s"],
+                       "spec": fam["spec"], "router_config": fam["router_config"]}
                 rows.append(row)
                 if not args.quiet:
                     progress(f"anynet-speed: {spec} at {r}: family {fam['cpu_cycles_per_s']:,.0f}, anynet file "
