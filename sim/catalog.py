@@ -60,7 +60,10 @@ FAMILIES: dict[str, dict[str, tuple]] = {
             "routing": (("ecube", "balanced", "least_used"), "ecube",
                         "e-cube, Sec. IV-B candidates (fixed pick) or least-used selection at run time")},
     "anynet": {"file": ("str", None, "a BookSim anynet file, one line per router: router R node R router R1 "
-                        "router R2 ... (docs/anynet.md)")},
+                        "router R2 ... (docs/anynet.md)"),
+               "routing": (("auto", "port_order", "updown", "hops"), "auto",
+                           "shortest paths: lowest port first on one VC where acyclic, VCs by up*/down* turns, "
+                           "or VCs by hop count; auto: port_order if acyclic, else updown")},
 }
 #: hin levels beyond level3: spec keys (and ``NetworkSpec.of`` parameters) only, no command-line flags
 HIN_LEVELS = {f"level{i}": ("str", None, f"level-{i} network, as level3") for i in range(4, MAX_HIN_LEVELS + 1)}
@@ -165,8 +168,8 @@ class NetworkSpec:
         text = str(text).strip()
         if text.lower() in PRESETS:
             text = PRESETS[text.lower()]
-        if text.lower().endswith(".anynet") and not text.lower().startswith("anynet:"):
-            text = "anynet:file=" + text            # a path to an anynet file stands for its spec
+        if text.split(",", 1)[0].lower().endswith(".anynet") and not text.lower().startswith("anynet:"):
+            text = "anynet:file=" + text            # a path to an anynet file (and keys) stands for its spec
         fam, _, rest = text.partition(":")
         fam = fam.strip().lower()
         if fam not in FAMILIES:
@@ -459,11 +462,11 @@ def hin_levels(spec) -> list[str]:
 def _anynet(spec):
     from .anynet_file import read_anynet
     from .routing.anynet import MinimalTableRouting
-    topo = read_anynet(spec.get("file"))            # cached while the file is unchanged, and so its routing
-    routing = getattr(topo, "_minimal_routing", None)
-    if routing is None:
-        routing = topo._minimal_routing = MinimalTableRouting(topo)
-    return topo, routing
+    topo = read_anynet(spec.get("file"))            # cached while the file is unchanged, and so its routings
+    cache = topo.__dict__.setdefault("_routings", {})
+    if spec.get("routing") not in cache:
+        cache[spec.get("routing")] = MinimalTableRouting(topo, spec.get("routing"))
+    return topo, cache[spec.get("routing")]
 
 
 _BUILDERS = {"hypercube": _cube, "enhanced": _cube, "metacube": _metacube, "pdn": _pdn, "hin": _hin,

@@ -15,6 +15,7 @@ from cubenoc.sim.anynet_file import anynet_text, parse_anynet, read_anynet
 from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.deadlock import check_deadlock
 from cubenoc.sim.routing.anynet import MinimalTableRouting
+from cubenoc.sim.routing.base import HeaderLayout, Hop, RoutingFunction
 from cubenoc.sim.topology.anynet import AnyNetwork
 
 from cli_run import run_cli
@@ -144,27 +145,79 @@ def test_the_ring_needs_two_vcs_and_one_vc_is_refused_saying_why(tmp_path):
     assert "\n" not in str(exc.value)
 
 
-class _ClockwiseShortest(MinimalTableRouting):
-    """Shortest paths around the ring on one VC (the routing the VCs are for): the checker's cycle."""
+class _OneVcTable(RoutingFunction):
+    """A destination table on one VC, ``table[d, v]`` (the routings the anynet schemes are checked against)."""
 
-    name = "ring_one_vc"
+    name = "one_vc_table"
 
-    def __init__(self, topology):
+    def __init__(self, topology, table):
         super().__init__(topology)
-        from cubenoc.sim.routing.base import HeaderLayout
-        self.num_vcs, self._layout = 1, HeaderLayout([("dest", 3)])
+        self.table, self._layout = table, HeaderLayout([("dest", 8)])
 
     def inject(self, src, dst):
         return {"dest": dst}
 
     def route(self, node, header):
-        from cubenoc.sim.routing.base import Hop
         d = header["dest"]
-        if d == node:
-            return Hop(self.topology.local_port(node), dict(header))
-        ahead = (d - node) % 8 <= 4
-        port = next(p for p in range(2) if self.topology.neighbor(node, p)[0] == (node + (1 if ahead else -1)) % 8)
-        return Hop(port, dict(header))
+        return Hop(self.topology.local_port(node) if d == node else int(self.table[d][node]), dict(header))
+
+
+def _clockwise_shortest(topo):
+    """Shortest paths around the 8-ring on one VC, clockwise at the opposite node: the routing the VCs are for."""
+    def port(v, w):
+        return next(p for p in range(2) if topo.neighbor(v, p)[0] == w)
+    return _OneVcTable(topo, [[None if d == v else port(v, (v + (1 if (d - v) % 8 <= 4 else -1)) % 8)
+                               for v in range(8)] for d in range(8)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_one_vc_table_check_agrees_with_the_deadlock_checker(seed):
+    """The compiled check of a lowest-port table (a topological sort of the channels) against the checker's
+    walk of every pair (sim/deadlock.py), on random connected graphs: some acyclic, some not."""
+    from cubenoc.sim.routing.anynet import one_vc_acyclic, port_order_table
+    g = nx.connected_watts_strogatz_graph(10 + seed, 4, 0.3 + 0.1 * seed, seed=seed)
+    topo = AnyNetwork([sorted(g[v]) for v in range(g.number_of_nodes())])
+    table = port_order_table(topo.nbr.astype(np.int32), topo.distances)
+    r = _OneVcTable(topo, table)
+    assert one_vc_acyclic(topo.nbr.astype(np.int32), table) == check_deadlock(r).deadlock_free
+    VERDICTS.add(check_deadlock(r).deadlock_free)
+
+
+VERDICTS: set = set()
+
+
+def test_the_random_graphs_gave_both_verdicts():
+    assert VERDICTS == {True, False}
+
+
+@pytest.mark.parametrize("name,scheme,vcs", [("ring8.anynet", "hops", 4), ("pdn13.anynet", "hops", 2),
+                                             ("q4.anynet", "updown", 1), ("mc12.anynet", "updown", 2),
+                                             ("q4.anynet", "port_order", 1)])
+def test_every_scheme_is_shortest_and_deadlock_free(name, scheme, vcs):
+    topo, routing = NetworkSpec.parse(f"anynet:file={EXAMPLES / name},routing={scheme}").build("model")
+    lengths = dict(nx.all_pairs_shortest_path_length(nx.Graph([(u, v) for u, _p, v, _q in topo.links()])))
+    assert all(routing.hops(s, d) == lengths[s][d] for s in topo.nodes() for d in topo.nodes())
+    assert routing.num_vcs == vcs and check_deadlock(routing).deadlock_free
+
+
+@pytest.mark.parametrize("spec,words", [("ring8.anynet,routing=port_order", "cycle of channel dependencies"),
+                                        ("mc12.anynet,routing=hops", "one per hop of the diameter, 6"),
+                                        ("q4.anynet,routing=zigzag", "must be one of auto, port_order")])
+def test_a_scheme_that_cannot_be_deadlock_free_is_refused_saying_why(spec, words):
+    with pytest.raises(CubenocError, match=words) as exc:
+        NetworkSpec.parse(str(EXAMPLES / spec)).build("model")
+    assert "\n" not in str(exc.value)
+
+
+def test_the_q6_file_is_as_balanced_as_ecube():
+    """Lowest port first on the 6-cube's file is dimension-order routing: at 0.4 flits/node/cycle the same
+    accepted load and busiest link as the family's e-cube (up*/down* would crowd the root's links)."""
+    from cubenoc.sim.simulator import SimConfig, simulate_point
+    cfg = SimConfig(warmup=300, measure=2000, drain=2000)
+    ours = simulate_point(f"anynet:file={EXAMPLES / 'q6.anynet'}", 0.4, cfg)
+    cube = simulate_point("hypercube:n=6", 0.4, cfg)
+    assert not ours.saturated and not cube.saturated
+    assert ours.link_util_max <= 1.05 * cube.link_util_max
 
 
 def test_the_ring_runs_at_load_06_without_deadlock_where_one_vc_wedges(tmp_path):
@@ -179,7 +232,7 @@ def test_the_ring_runs_at_load_06_without_deadlock_where_one_vc_wedges(tmp_path)
     stim = bernoulli_traffic(8, 0.6, 4, 3000, seed=3)
     res = NetworkModel(plan_of(topo, routing)).run(stim, max_cycles=60_000)
     assert res.drained and res.delivered.size == stim.num_packets
-    one_vc = _ClockwiseShortest(topo)
+    one_vc = _clockwise_shortest(topo)
     assert not check_deadlock(one_vc).deadlock_free
     wedged = NetworkModel(plan_of(topo, one_vc)).run(stim, max_cycles=20_000)
     assert not wedged.drained and wedged.delivered.size < stim.num_packets

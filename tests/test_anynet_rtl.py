@@ -59,3 +59,13 @@ def test_prove_the_ring_file(tmp_path, capsys):
         assert got[prop] == {"proved"}, (prop, got)
     assert got["5 route units"] == {"exhaustive"}
     assert {o["shape"] for o in out["outcomes"] if o["shape"] != "all"} == {"node 0 (3 ports, 2 VCs, 8 nodes)"}
+
+
+@pytest.mark.parametrize("spec", ["pdn7.anynet", "ring8.anynet", "ring8.anynet,routing=hops", "q4.anynet"])
+def test_route_units_equal_the_routing_function(spec):
+    """The node-generic ROMs (rtl/route/table.py) of every scheme give ``routing.route`` and ``routing.inject``
+    on every header a packet presents to every router (amaranth.sim, property 5 of cubenoc prove)."""
+    from cubenoc.rtl.formal.route import route_unit_mismatches
+    _topo, routing = NetworkSpec.parse(str(EXAMPLES / spec)).build("rtl")
+    checked, bad = route_unit_mismatches(routing)
+    assert checked > 0 and bad == []

@@ -31,13 +31,12 @@ class _TableRouteUnit(RouteUnit):
         vbits = (routing.num_vcs - 1).bit_length()
         table = {}
         for u in _peers(routing, self.node):
-            for d in routing.topology.nodes():
-                for word in _words(routing, d):
-                    try:
-                        hop = routing.route(u, layout.unpack(word))
-                    except CubenocError:         # a state no packet reaches (a VC past the last)
-                        continue
-                    table[(u << R) | word] = hop.port | layout.pack(hop.header) << pbits | hop.vc << (pbits + R)
+            for word in range(1 << R):
+                try:
+                    hop = routing.route(u, layout.unpack(word))
+                except CubenocError:             # not a header: a destination past the last, a VC past the last
+                    continue
+                table[(u << R) | word] = hop.port | layout.pack(hop.header) << pbits | hop.vc << (pbits + R)
         entry = Signal(pbits + R + vbits)
         local = routing.topology.local_port(self.node)
         rom(m, Cat(self.route.as_value(), node_address(self)), table, entry,
@@ -48,14 +47,6 @@ class _TableRouteUnit(RouteUnit):
         if routing.num_vcs > 1:
             m.d.comb += self.vc.eq(entry[pbits + R:])
         return m
-
-
-def _words(routing, dest: int) -> list[int]:
-    """The route words a packet to ``dest`` carries (every down/vc state with more than one VC)."""
-    layout = routing.layout
-    if routing.num_vcs == 1:
-        return [layout.pack({"dest": dest})]
-    return [layout.pack({"dest": dest, "down": s, "vc": c}) for s in (0, 1) for c in range(routing.num_vcs)]
 
 
 class _TableInjectUnit(InjectUnit):

@@ -60,8 +60,8 @@ def measures(topology, routing) -> dict:
         out["mean_routed_hops"] = None
         out["deadlock_free"] = None
         out["deadlock"] = (f"not walked above {DEADLOCK_WALK_NODES:,} nodes"
-                           + ("; acyclic by construction (up*/down* layers, docs/anynet.md)"
-                              if routing.name == "anynet_minimal" else ""))
+                           + ("; acyclic: checked on the tables (one VC) or by construction (up*/down* layers), "
+                              "docs/anynet.md" if routing.name.startswith("anynet_") else ""))
     return out
 
 
