@@ -41,6 +41,19 @@ def write_anynet_of(spec: str, folder: Path) -> Path:
     return path
 
 
+def random_regular_anynet(nodes: int, degree: int, folder: Path, seed: int = 1) -> Path:
+    """The anynet file of a random ``degree``-regular graph (networkx): a network no family describes, whose
+    lowest-port routes have cycles (the up*/down* tables are planned)."""
+    import networkx as nx
+
+    from ..sim.anynet_file import anynet_text
+    from ..sim.topology.anynet import AnyNetwork
+    g = nx.random_regular_graph(degree, nodes, seed=seed)
+    path = folder / f"random_regular_{degree}_{nodes}.anynet"
+    path.write_text(anynet_text(AnyNetwork([sorted(g[v]) for v in range(nodes)])))
+    return path
+
+
 def plan_seconds(path: Path) -> dict:
     """Seconds to parse, check and plan the anynet file ``path`` (the compiled loops warmed first)."""
     from ..sim.catalog import NetworkSpec
@@ -48,8 +61,8 @@ def plan_seconds(path: Path) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     topo, routing = NetworkSpec.parse(f"anynet:file={path}").build("model")
     plan_of(topo, routing)
-    return {"nodes": topo.num_nodes, "vcs": routing.num_vcs, "plan_s": time.perf_counter() - t0,
-            "plan_cpu_s": time.process_time() - c0}
+    return {"nodes": topo.num_nodes, "vcs": routing.num_vcs, "routing": routing.name,
+            "plan_s": time.perf_counter() - t0, "plan_cpu_s": time.process_time() - c0}
 
 
 def run(args) -> int:
@@ -88,14 +101,17 @@ def run(args) -> int:
         path = write_anynet_of(large, Path(tmp))
         plan_seconds(write_anynet_of("pdn:set=0,1,3", Path(tmp)))      # compile the loops once
         p = plan_seconds(path)
+        q = plan_seconds(random_regular_anynet(p["nodes"], 6, Path(tmp)))
         if not args.quiet:
             progress(f"anynet-speed: the anynet file of {large} ({p['nodes']:,} nodes) parsed, checked and planned in "
-                     f"{p['plan_s']:.2f} s")
+                     f"{p['plan_s']:.2f} s, a random 6-regular graph of as many in {q['plan_s']:.2f} s")
     cols = {"network": "network", "nodes": "nodes", "rate": ("offered load", lambda r: f"{r['rate']:.2f}"),
             "family_cpu_cycles_per_s": ("family: cycles per CPU s", lambda r: f"{r['family_cpu_cycles_per_s']:,.0f}"),
             "anynet_cpu_cycles_per_s": ("its anynet file", lambda r: f"{r['anynet_cpu_cycles_per_s']:,.0f}"),
             "ratio": ("anynet / family", lambda r: f"{r['ratio']:.2f}")}
-    after = "\n".join([f"The anynet file of `{large}` ({p['nodes']:,} nodes, {p['vcs']} VC): parsed, checked and "
-                       f"planned in {p['plan_s']:.2f} s wall ({p['plan_cpu_s']:.2f} s CPU).", "", machine_note()])
+    after = "\n".join([f"Parsed, checked and planned: the anynet file of `{large}` ({p['nodes']:,} nodes, "
+                       f"`{p['routing']}`, {p['vcs']} VC) in {p['plan_s']:.2f} s wall ({p['plan_cpu_s']:.2f} s CPU); a "
+                       f"random 6-regular graph of {q['nodes']:,} nodes (networkx, seed 1; `{q['routing']}`, "
+                       f"{q['vcs']} VCs) in {q['plan_s']:.2f} s wall ({q['plan_cpu_s']:.2f} s CPU).", "", machine_note()])
     return publish(Table(rows, cols, before=f"Best of {args.repeat} seeds, {args.cycles:,} cycles each, 1-flit "
                          "packets, uniform traffic, FIFO depth 4.", after=after, marks=MARKS), args)

@@ -39,8 +39,10 @@ from .base import HeaderLayout, Hop, RoutingFunction
 
 #: the most virtual channels an anynet network's routers get (a network needing more is refused)
 MAX_VCS = 4
-#: the root is chosen among at most this many centres (the one whose routes need the fewest VCs)
+#: the root is chosen among at most this many centres (the one whose routes need the fewest VCs): 8 up to
+#: 512 routers, then one (each try is a pass over every pair: about a second at 4,096 routers)
 ROOT_CANDIDATES = 8
+ROOT_TRIES_UP_TO = 512
 
 
 def _bits(values: int) -> int:
@@ -294,7 +296,7 @@ class MinimalTableRouting(RoutingFunction):
             return
         self.name = "anynet_updown"
         ecc = dist.max(axis=1)
-        centres = np.nonzero(ecc == ecc.min())[0][:ROOT_CANDIDATES]
+        centres = np.nonzero(ecc == ecc.min())[0][:ROOT_CANDIDATES if n <= ROOT_TRIES_UP_TO else 1]
         best = None
         for root in centres.tolist():
             down, turns, port, free = updown_tables(nbr, dist, root)
