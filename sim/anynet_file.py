@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError
 
-from .topology.anynet import MAX_PORTS, AnyNetwork
+from .topology.anynet import MAX_PORTS, MAX_ROUTERS, AnyNetwork
 
 GRAMMAR = "router R node R router R1 router R2 ... (one line per router)"
 
@@ -65,6 +65,8 @@ def parse_anynet(text: str, where: str = "anynet") -> list[list[int]]:
         r = int(idw)
         if r in line_of:
             raise err(ln, f"router {r} is listed twice (first on line {line_of[r]})")
+        if len(line_of) >= MAX_ROUTERS:
+            raise err(ln, f"more than {MAX_ROUTERS:,} routers: the route tables hold every pair of routers")
         line_of[r], own[r] = ln, []
         node_seen = False
         last = None

@@ -41,12 +41,21 @@ def network_of(args):
 def measures(topology, routing) -> dict:
     """Nodes, links, degree, diameter, average distance (BFS), bisection width (exact up to
     :data:`BISECTION_NODES` nodes), the routing's VCs, mean routed hops and deadlock verdict."""
+    from ..topology.anynet import all_pairs_distances
     n = topology.num_nodes
-    dist = topology.distance_matrix() if hasattr(topology, "distance_matrix") else None
-    degrees = [sum(topology.neighbor(v, p) is not None for p in range(topology.num_ports(v))) for v in topology.nodes()]
+    far = [[f[0] for f in (topology.neighbor(v, p) for p in range(topology.num_ports(v))) if f is not None]
+           for v in topology.nodes()]
+    nbr = np.full((n, max(1, max(map(len, far)))), -1, dtype=np.int64)
+    for v, row in enumerate(far):
+        nbr[v, :len(row)] = row
+    dist = all_pairs_distances(nbr)
+    if (dist < 0).any():
+        raise CubenocError(f"{topology!r} is not connected")
+    degrees = [len(row) for row in far]
     out = {"network": repr(topology), "nodes": n, "links": topology.num_links,
            "degree_min": min(degrees), "degree_max": max(degrees),
-           "diameter": int(dist.max()), "average_distance": float(dist.sum()) / (n * (n - 1)) if n > 1 else 0.0}
+           "diameter": int(dist.max()),
+           "average_distance": float(dist.sum(dtype=np.int64)) / (n * (n - 1)) if n > 1 else 0.0}
     out["bisection"] = exact_bisection(topology.nodes(), [(u, v) for u, _p, v, _q in topology.links()],
                                        BISECTION_NODES) if n <= BISECTION_NODES else None
     out["routing"], out["vcs"] = routing.name, int(routing.num_vcs)
@@ -65,9 +74,20 @@ def measures(topology, routing) -> dict:
     return out
 
 
+#: analyze measures every pair of routers (distances, routes): networks up to this many routers
+MAX_ANALYZE_NODES = 8192
+
+
 def analyze(args) -> AnalysisResult:
     spec = network_of(args)
+    bits = spec.address_bits()
+    if bits is not None and bits > MAX_ANALYZE_NODES.bit_length() - 1:
+        raise CubenocError(f"{spec}: 2^{bits} routers; analyze anynet measures every pair, networks up to "
+                           f"{MAX_ANALYZE_NODES:,} routers")
     topo, routing = spec.build("model")
+    if topo.num_nodes > MAX_ANALYZE_NODES:
+        raise CubenocError(f"{spec}: {topo.num_nodes:,} routers; analyze anynet measures every pair, networks up "
+                           f"to {MAX_ANALYZE_NODES:,} routers")
     data = {"spec": str(spec), **measures(topo, routing)}
     if args.write_anynet:
         from cubenoc.outputs import write_file

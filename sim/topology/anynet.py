@@ -17,6 +17,9 @@ from .base import Topology
 
 #: most network ports of one router: the model's port masks are 62-bit words (sim/model/tables.py)
 MAX_PORTS = 61
+#: most routers: the distances and route tables hold every (router, destination) pair (N^2 entries; 8,192
+#: routers: 128 MB of distances, 384 MB of up*/down* tables)
+MAX_ROUTERS = 8192
 
 
 class AnyNetwork(Topology):
@@ -30,6 +33,8 @@ class AnyNetwork(Topology):
         n = len(adj)
         if n < 1:
             raise CubenocError("a network needs at least one router")
+        if n > MAX_ROUTERS:
+            raise CubenocError(f"{n:,} routers: the route tables hold every pair of routers, at most {MAX_ROUTERS:,}")
         self.adjacency = adj
         self.source = str(source)
         P = max((len(a) for a in adj), default=0)
