@@ -28,9 +28,11 @@ def add_arguments(parser) -> None:
 
 def network_of(args):
     """The spec the command names: NETWORK, --network or --file (one of them)."""
-    from cubenoc.netargs import one_network
     from ..catalog import NetworkSpec
-    spec = one_network(args.networks, args.network)
+    if args.networks and args.network:
+        raise CubenocError(f"give the network as NETWORK or as --network, not both ({args.networks} and --network "
+                           f"{args.network})")
+    spec = args.networks or args.network
     if spec and args.file:
         raise CubenocError(f"give the network as NETWORK/--network or as --file, not both ({spec} and --file {args.file})")
     if not spec and not args.file:
@@ -90,7 +92,7 @@ def analyze(args) -> AnalysisResult:
                            f"to {MAX_ANALYZE_NODES:,} routers")
     data = {"spec": str(spec), **measures(topo, routing)}
     if args.write_anynet:
-        from cubenoc.outputs import write_file
+        from cubenoc.files import write_file
         from ..anynet_file import anynet_text
         write_file(args.write_anynet, anynet_text(topo), "--write-anynet")
         data["written"] = str(args.write_anynet)
