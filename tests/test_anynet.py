@@ -238,6 +238,23 @@ def test_the_ring_runs_at_load_06_without_deadlock_where_one_vc_wedges(tmp_path)
     assert not wedged.drained and wedged.delivered.size < stim.num_packets
 
 
+@pytest.mark.parametrize("spec", ["q4.anynet", "pdn13.anynet", "ring8.anynet", "mc12.anynet", "ring8.anynet,routing=hops",
+                                  "pdn13.anynet,routing=hops", "q4.anynet,routing=updown"])
+def test_the_simulators_tables_equal_the_generic_ones(spec):
+    """sim/model/anynet.py's numpy tables and turns (what simulate runs) are build_tables' of routing.route with
+    the plan's turns (what every other family's generic model reads), entry for entry."""
+    from cubenoc.sim.model.anynet import anynet_model
+    from cubenoc.sim.model.network import NetworkModel
+    from cubenoc.sim.network_plan import plan_of
+    topo, routing = NetworkSpec.parse(str(EXAMPLES / spec)).build("model")
+    plan = plan_of(topo, routing)
+    fast, generic = anynet_model(plan).tables, NetworkModel(plan).tables
+    for key in ("nports", "link", "route", "allowed"):
+        assert np.array_equal(getattr(fast, key), getattr(generic, key)), key
+    assert (fast.vc is None) == (generic.vc is None) and (fast.vc is None or np.array_equal(fast.vc, generic.vc))
+    assert (fast.route >= 0).sum() > topo.num_nodes ** 2 // 2
+
+
 def test_simulate_q4_file_gives_the_hypercube_hops():
     """Mean hops of the anynet Q4 within 2 % of hypercube:n=4 at load 0.05 (and of 32/15, the cube's mean
     distance under uniform traffic)."""
