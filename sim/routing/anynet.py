@@ -68,20 +68,44 @@ def updown_tables(nbr: np.ndarray, dist: np.ndarray, root: int):
 
 
 @njit(cache=True, nogil=True)
+def _by_distance(row, order, start):     # pragma: no cover (compiled)
+    """``order``: the nodes by ``row`` (their distances to one destination), nearest first (a counting sort;
+    ``start`` is scratch of n + 2 entries)."""
+    n = row.shape[0]
+    start[:] = 0
+    for v in range(n):
+        start[row[v] + 1] += 1
+    for k in range(1, n + 1):
+        start[k] += start[k - 1]
+    for v in range(n):
+        order[start[row[v]]] = v
+        start[row[v]] += 1
+
+
+@njit(cache=True, nogil=True)
+def _shortest_ports(nbr, row, v, out):     # pragma: no cover (compiled)
+    """How many ports of ``v`` lead one hop closer to the destination whose distances are ``row``; those ports
+    in ``out``, lowest first."""
+    count = 0
+    for p in range(nbr.shape[1]):
+        w = nbr[v, p]
+        if w < 0:
+            break
+        if row[w] == row[v] - 1:
+            out[count] = p
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
 def _updown_dp(nbr, dist, down, turns, port, free):     # pragma: no cover (compiled)
     n, P = nbr.shape
     order = np.empty(n, dtype=np.int64)
     start = np.empty(n + 2, dtype=np.int64)
+    hops = np.empty(P, dtype=np.int64)
     for d in range(n):
         row = dist[d]                     # dist is symmetric: row d is every node's distance to d
-        start[:] = 0
-        for v in range(n):
-            start[row[v] + 1] += 1
-        for k in range(1, n + 1):
-            start[k] += start[k - 1]
-        for v in range(n):                # counting sort by distance to d, nearest first
-            order[start[row[v]]] = v
-            start[row[v]] += 1
+        _by_distance(row, order, start)
         up_d, down_d = turns[0, d], turns[1, d]
         for i in range(n):
             v = order[i]
@@ -89,12 +113,9 @@ def _updown_dp(nbr, dist, down, turns, port, free):     # pragma: no cover (comp
             if k == 0:
                 continue
             b0, b1, p0, p1, f = 1 << 14, 1 << 14, -1, -1, -1
-            for p in range(P):
+            for j in range(_shortest_ports(nbr, row, v, hops)):
+                p = hops[j]
                 w = nbr[v, p]
-                if w < 0:
-                    break
-                if row[w] != k - 1:
-                    continue
                 if down[v, p]:
                     c = down_d[w]
                     if c == 0 and f < 0:
@@ -129,16 +150,10 @@ def balance(nbr, dist, down, turns, port, free, mode):     # pragma: no cover (c
     order = np.empty(n, dtype=np.int64)
     start = np.empty(n + 2, dtype=np.int64)
     flow = np.zeros((2, n), dtype=np.float64)
+    hops = np.empty(P, dtype=np.int64)
     for d in range(n):
         row = dist[d]
-        start[:] = 0
-        for v in range(n):
-            start[row[v] + 1] += 1
-        for k in range(1, n + 1):
-            start[k] += start[k - 1]
-        for v in range(n):
-            order[start[row[v]]] = v
-            start[row[v]] += 1
+        _by_distance(row, order, start)
         flow[:] = 0.0
         flow[0, :] = 1.0
         for i in range(n - 1, -1, -1):           # farthest first
@@ -151,12 +166,9 @@ def balance(nbr, dist, down, turns, port, free, mode):     # pragma: no cover (c
                 if f == 0.0:
                     continue
                 best, bp = np.inf, -1
-                for p in range(P):
+                for j in range(_shortest_ports(nbr, row, v, hops)):
+                    p = hops[j]
                     w = nbr[v, p]
-                    if w < 0:
-                        break
-                    if row[w] != k - 1:
-                        continue
                     dn = down[v, p]
                     if mode == 2:
                         ok = True
