@@ -61,6 +61,7 @@ def measures(topology, routing) -> dict:
     out["bisection"] = exact_bisection(topology.nodes(), [(u, v) for u, _p, v, _q in topology.links()],
                                        BISECTION_NODES) if n <= BISECTION_NODES else None
     out["routing"], out["vcs"] = routing.name, int(routing.num_vcs)
+    out["updown_root"] = getattr(routing, "root", None)
     if n <= DEADLOCK_WALK_NODES:
         from ..deadlock import check_deadlock
         report = check_deadlock(routing)
@@ -103,6 +104,7 @@ def analyze(args) -> AnalysisResult:
              f"  bisection width {bis}" if bis is not None else
              f"  bisection width not computed above {BISECTION_NODES} nodes (an exhaustive search over the halves)",
              f"  routing {data['routing']}: {data['vcs']} VC(s)"
+             + (f" (up*/down* root {data['updown_root']})" if data["updown_root"] is not None else "")
              + (f", mean routed hops {data['mean_routed_hops']:.4f}" if data["mean_routed_hops"] is not None else ""),
              f"  deadlock: {data['deadlock']}"]
     if args.write_anynet:
