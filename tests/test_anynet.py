@@ -334,3 +334,32 @@ def test_a_config_file_names_an_anynet_network(tmp_path, capsys):
     status, text, err, _ = run_cli(["simulate", "--config", str(cfg), "--json"], capsys, limit=60)
     assert status == 0, err
     assert "pdn7.anynet" in text
+
+
+# ---- any input ------------------------------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WORDS = st.sampled_from(["router", "node", "Router", "0", "1", "2", "3", "-1", "7", "x", "//", "#", "1e3", "\t"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(WORDS, max_size=8).map(" ".join), max_size=6).map("\n".join) | st.text(max_size=80))
+def test_any_text_is_a_network_or_one_line_naming_the_file(text):
+    try:
+        adj = parse_anynet(text, "f.anynet")
+    except CubenocError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and (msg.startswith("anynet f.anynet line ") or msg == f"anynet f.anynet: no routers "
+                                    f"(a line is router R node R router R1 router R2 ... (one line per router))"), msg
+        return
+    topo = AnyNetwork(adj)                           # a network the parser accepts is whole and connected
+    topo.validate()
+    assert (topo.distances >= 0).all()
+
+
+def test_a_binary_file_is_one_line_naming_the_file_and_line(tmp_path, capsys):
+    path = tmp_path / "bin.anynet"
+    path.write_bytes(b"router 0 node 0 router 1\nrouter 1 node \xff1\n")
+    status, _out, err, _s = run_cli(["analyze", "anynet", str(path)], capsys, limit=30)
+    assert status == 2 and len(err) == 1 and f"{path} line 2: not a text file" in err[0], err
