@@ -72,3 +72,17 @@ def test_route_units_equal_the_routing_function(spec):
     _topo, routing = NetworkSpec.parse(str(EXAMPLES / spec)).build("rtl")
     checked, bad = route_unit_mismatches(routing)
     assert checked > 0 and bad == []
+
+
+def test_route_units_of_a_large_network_are_one_rom_per_router(monkeypatch):
+    """Above GENERIC_ROM_ENTRIES (the whole network's table in every router module would be too big) each
+    router gets its own node's ROM, and it too equals the routing function (MC(1,2)'s file, the threshold lowered)."""
+    import cubenoc.rtl.route.table as table
+    from cubenoc.rtl.formal.route import route_unit_mismatches
+    from cubenoc.rtl.route import rtl_for
+    _topo, routing = NetworkSpec.parse(str(EXAMPLES / "mc12.anynet")).build("rtl")
+    assert rtl_for(routing).node_generic
+    monkeypatch.setattr(table, "GENERIC_ROM_ENTRIES", 16)
+    assert not rtl_for(routing).node_generic
+    checked, bad = route_unit_mismatches(routing)
+    assert checked > 1000 and bad == []
