@@ -8,7 +8,7 @@ A :class:`NetworkSpec` is a family and its parameters, written in one grammar::
     hin:level1=bh:3,level2=ccc:2[,nodes=64][,r=2][,routing=balanced|least_used]
     hin:level1=bh:2,level2=bh:2,level3=bh:2   (any number of levels: level4=..., each joins the interface
                                                nodes of the level below; nodes= sizes the top level)
-    anynet:file=PATH                      (a BookSim anynet file: the user's own network, docs/anynet.md)
+    anynet:file=PATH[,routing=port_order|updown|hops]   (a BookSim anynet file: a user's network, docs/anynet.md)
 
 plus the router options any family takes (sim/router_config.py ``SPEC_KEYS``): ``depth=N``, ``payload=W``,
 ``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``, ``faults=0|1``, ``arbitration=round_robin|fair``,
