@@ -22,6 +22,8 @@ ANALYSES = {
     "safety": ("cubenoc.sim.analysis.safety", "safety levels in injured hypercubes: Table 1, Figure 5 (Wu)"),
     "metacube": ("cubenoc.sim.analysis.metacube", "metacube MC(k, m): Tables 1-2, routing vs BFS (Li, Peng and Chu)"),
     "pdn": ("cubenoc.sim.analysis.pdn", "perfect difference networks: Tables 1-2, products, Theorem 3 (Parhami and Rakov)"),
+    "anynet": ("cubenoc.sim.analysis.anynet", "any network (a BookSim anynet file or any spec): degree, diameter, "
+               "average distance, bisection, VCs, deadlock; --write-anynet writes its anynet file"),
 }
 
 #: other sub-commands: name -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)

@@ -30,23 +30,16 @@ ALTERNATIVES = (("rate", "sweep", "trace"),)
 
 def examples() -> Path:
     """The folder of the example files installed with cubenoc (examples/ of the source tree)."""
-    from importlib.resources import files
-    return Path(str(files("cubenoc.examples")))
+    from .files import examples_folder
+    return examples_folder()
 
 
 def config_path(path) -> Path:
     """``path`` if it exists (relative to the current folder); else, when it names an example
     (``examples/compare.toml``, ``compare.toml`` or ``compare``), the example installed with cubenoc, said on
     stderr. Outputs the file names (``csv = "cmp.csv"``) still go to the current folder."""
-    import sys
-    p = Path(path)
-    if p.exists() or str(p.parent) not in (".", "examples"):
-        return p
-    example = examples() / (p.name if p.suffix == ".toml" else p.name + ".toml")
-    if not example.is_file():
-        return p
-    print(f"cubenoc: --config {path}: reading the example installed with cubenoc, {example}", file=sys.stderr)
-    return example
+    from .files import example_or_path
+    return example_or_path(path, ".toml", "--config")
 
 
 def load(path) -> dict:

@@ -60,7 +60,7 @@ def spec_from_args(family: str, args, **defaults):
 
 
 _FLAG_KEYS = ("n", "k", "m", "shortest", "set", "delta", "zero_free", "product", "bipartite", "routing", "prefer",
-              "level1", "level2", "level3", "nodes", "replication", "d", "size")
+              "level1", "level2", "level3", "nodes", "replication", "d", "size", "file")
 
 
 def _known(fam: str) -> set:

@@ -92,6 +92,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
            "saturation)", float, metavar="RATE", table="output"),
     Option("write", "publish: write the results beside the page (PAGE's folder/results/) and render its block",
            metavar="PAGE.md", table="output"),
+    Option("write-anynet", "write the network as a BookSim anynet file, one line per router (docs/anynet.md)",
+           metavar="FILE.anynet", table="output"),
     Option("out", "output folder", metavar="DIR", table="output", short="-o"),
     Option("build-dir", "parent folder of the builds", metavar="DIR", table="output"),
     Option("work-dir", "tool runs, logs and caches", metavar="DIR", table="output"),

@@ -8,12 +8,14 @@ A :class:`NetworkSpec` is a family and its parameters, written in one grammar::
     hin:level1=bh:3,level2=ccc:2[,nodes=64][,r=2][,routing=balanced|least_used]
     hin:level1=bh:2,level2=bh:2,level3=bh:2   (any number of levels: level4=..., each joins the interface
                                                nodes of the level below; nodes= sizes the top level)
+    anynet:file=PATH[,routing=port_order|updown|hops]   (a BookSim anynet file: a user's network, docs/anynet.md)
 
 plus the router options any family takes (sim/router_config.py ``SPEC_KEYS``): ``depth=N``, ``payload=W``,
 ``queues=fifo|voq``, ``pipeline=0|1``, ``broadcast=0|1``, ``faults=0|1``, ``arbitration=round_robin|fair``,
 ``fifo_memory=0|1``, ``counters=on|off|dsp``, ``loopback=0|1``. A
 token without ``=`` continues the previous value (``set=0,1,3,9``). A bare family name takes the family's
-defaults; a preset name (:data:`PRESETS`) stands for its spec. ``cubenoc generate pdn --set 0,1,3,9`` and
+defaults; a preset name (:data:`PRESETS`) stands for its spec, a path ending in ``.anynet`` for
+``anynet:file=PATH``. ``cubenoc generate pdn --set 0,1,3,9`` and
 the other family flags are a shorthand for the same spec (:meth:`NetworkSpec.from_flags`).
 
 :meth:`NetworkSpec.build` returns ``(topology, routing)``: the one place a network is made from a name.
@@ -57,6 +59,11 @@ FAMILIES: dict[str, dict[str, tuple]] = {
             "r": ("int", 1, "parallel level-2 links per level-2 edge (1-16)"),
             "routing": (("ecube", "balanced", "least_used"), "ecube",
                         "e-cube, Sec. IV-B candidates (fixed pick) or least-used selection at run time")},
+    "anynet": {"file": ("str", None, "a BookSim anynet file, one line per router: router R node R router R1 "
+                        "router R2 ... (docs/anynet.md)"),
+               "routing": (("auto", "port_order", "updown", "hops"), "auto",
+                           "shortest paths: lowest port first on one VC where acyclic, VCs by up*/down* turns, "
+                           "or VCs by hop count; auto: port_order if acyclic, else updown")},
 }
 #: hin levels beyond level3: spec keys (and ``NetworkSpec.of`` parameters) only, no command-line flags
 HIN_LEVELS = {f"level{i}": ("str", None, f"level-{i} network, as level3") for i in range(4, MAX_HIN_LEVELS + 1)}
@@ -115,7 +122,7 @@ FAIR_AREA_NETWORKS = ("enhanced:n=4,k=0", "pdn:set=0,1,3,9", "metacube:k=1,m=2")
 SIM_SPEED_NETWORKS = ("hypercube:n=6", "enhanced:n=6,k=0", "hypercube:n=10", "hypercube:n=14", "metacube:k=2,m=3")
 
 GRAMMAR = ("FAMILY:key=value,... e.g. hypercube:n=6, enhanced:n=6,k=0, metacube:k=1,m=2, pdn:set=0,1,3,9, "
-           "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced; router options depth=2, queues=voq, pipeline=1, "
+           "pdn:delta=4, hin:level1=bh:3,level2=ccc:2,routing=balanced, anynet:file=my.anynet; router options depth=2, queues=voq, pipeline=1, "
            "broadcast=1, counters=off, loopback=0 ...; presets " + ", ".join(PRESETS) + " (docs/networks.md)")
 
 
@@ -161,6 +168,8 @@ class NetworkSpec:
         text = str(text).strip()
         if text.lower() in PRESETS:
             text = PRESETS[text.lower()]
+        if text.split(",", 1)[0].lower().endswith(".anynet") and not text.lower().startswith("anynet:"):
+            text = "anynet:file=" + text            # a path to an anynet file (and keys) stands for its spec
         fam, _, rest = text.partition(":")
         fam = fam.strip().lower()
         if fam not in FAMILIES:
@@ -291,6 +300,9 @@ class NetworkSpec:
             if self.get("broadcast"):
                 from .broadcast.metacube import router_broadcast_refusal
                 raise CubenocError(router_broadcast_refusal(str(self)))
+        if f == "anynet" and not self.get("file"):
+            raise CubenocError("anynet needs file=PATH, a BookSim anynet file (e.g. anynet:file=examples/q4.anynet; "
+                               "docs/anynet.md)")
         if f == "pdn":
             given = [k for k in ("set", "delta", "product") if dict(self.params).get(k) is not None]
             if len(given) != 1:
@@ -355,6 +367,9 @@ class NetworkSpec:
             pds = getattr(topo, "pds", None) or pdn_set(self)
             name = (f"{'0-free ' if getattr(topo, 'zero_free', False) else ''}"
                     f"{'bipartite ' if self.get('bipartite') else ''}PDN {{{','.join(map(str, pds))}}} ({topo.num_nodes})")
+        elif f == "anynet":
+            from pathlib import Path
+            name = f"anynet {Path(self.get('file')).name} ({topo.num_nodes})"
         else:
             levels = hin_levels(self)
             name = "/".join(f"{p.split(':')[0].upper()}({p.split(':')[1]})" if ":" in p else p.upper() for p in levels)
@@ -448,4 +463,15 @@ def hin_levels(spec) -> list[str]:
     return [spec.get("level1"), spec.get("level2")] + [spec.get(f"level{i}") for i in given]
 
 
-_BUILDERS = {"hypercube": _cube, "enhanced": _cube, "metacube": _metacube, "pdn": _pdn, "hin": _hin}
+def _anynet(spec):
+    from .anynet_file import read_anynet
+    from .routing.anynet import MinimalTableRouting
+    topo = read_anynet(spec.get("file"))            # cached while the file is unchanged, and so its routings
+    cache = topo.__dict__.setdefault("_routings", {})
+    if spec.get("routing") not in cache:
+        cache[spec.get("routing")] = MinimalTableRouting(topo, spec.get("routing"))
+    return topo, cache[spec.get("routing")]
+
+
+_BUILDERS = {"hypercube": _cube, "enhanced": _cube, "metacube": _metacube, "pdn": _pdn, "hin": _hin,
+             "anynet": _anynet}

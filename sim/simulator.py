@@ -80,6 +80,9 @@ def _model(spec: str, config: RouterConfig):
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
         from .model.ecube import ecube_model
         return ecube_model(plan), label
+    if type(routing).__name__ == "MinimalTableRouting":   # from its tables with numpy (sim/model/anynet.py)
+        from .model.anynet import anynet_model
+        return anynet_model(plan), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
         return symmetric_model(plan), label
     return NetworkModel(plan), label

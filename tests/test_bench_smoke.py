@@ -40,6 +40,8 @@ SMALLEST = {
     "safety-area": (["--unit", "fork", "--n", "2"], "| SL1 | 2 |", ("model", "DSL2")),
     "sim-speed": (["--network", "hypercube:n=2", "--loads", "0.1", "--cycles", "200", "--repeat", "1"],
                   "| Hypercube(n=2) | 4 | 0.10 | 200 |", ("nodes", 4)),
+    "anynet-speed": (["--network", "hypercube:n=2", "--rate", "0.1", "--cycles", "200", "--repeat", "1", "--size",
+                      "hypercube:n=3"], "| hypercube:n=2 | 4 | 0.10 |", ("nodes", 4)),
 }
 
 

@@ -3,6 +3,7 @@ Verilog differs most: broadcast forks, the adaptive router with fault inputs, vi
 with ``iverilog -g2012``; the AXI4-Stream kit's test runs under it (tests/test_axis_kit.py)."""
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +24,8 @@ def need_iverilog():
 #: the smallest network of each family; metacube's two VCs and enhanced broadcast forks once failed
 #: (functions named ``\\$procmux$NNN``, which Icarus takes for system functions)
 NETWORKS = {"hypercube": "hypercube:n=2", "enhanced": "enhanced:n=3,k=1,broadcast=1", "metacube": "metacube:k=1,m=2",
-            "pdn": "pdn:set=0,1,3,routing=availability", "hin": "hin:level1=bh:1,level2=bh:2"}
+            "pdn": "pdn:set=0,1,3,routing=availability", "hin": "hin:level1=bh:1,level2=bh:2",
+            "anynet": f"anynet:file={Path(__file__).resolve().parents[1] / 'examples' / 'ring8.anynet'}"}
 
 
 def test_every_family_has_a_network():

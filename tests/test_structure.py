@@ -114,12 +114,12 @@ def test_router_units_and_model_kernel_stay_compact():
 #: file names more than one library module may carry, and why ("no two modules with the same name
 #: doing different things"). Per-family modules: each layer folder has one module per network family and a
 #: ``base`` (sim/topology/pdn.py is the PDN topology, sim/routing/pdn.py its routing, rtl/route/pdn.py its
-#: route unit ...). The others name one subject in the role their folder says: rtl/formal/X.py proves the
+#: route unit ...; anynet: a user's own network, its topology, routing and analysis). The others name one subject in the role their folder says: rtl/formal/X.py proves the
 #: unit rtl/router/X.py; cubenoc/bench/X.py is the command over the primitive rtl/X.py or sim/model/X.py;
 #: fork/runner/demo/safety: the fork of a router input (rtl/route), of the safety unit (rtl/safety) and its
 #: table (sim/broadcast), the cocotb and SymbiYosys runners, the board's demo design and the command;
 #: axis_ni: the AXI4-Stream network interface (rtl/), its model's phases (sim/model/) and its proofs (rtl/formal/).
-SHARED_NAMES = {"base", "hypercube", "pdn", "hierarchical", "metacube", "safety",
+SHARED_NAMES = {"base", "hypercube", "pdn", "hierarchical", "metacube", "anynet", "safety",
                 "arbiter", "router", "area", "adaptive", "fork", "runner", "demo", "axis_ni"}
 
 

@@ -35,6 +35,8 @@ BENCHES = {
     "safety-area": ("safety_area", "add_arguments", "run", "iCE40 cells of the safety-level unit and fork"),
     "sim-speed": ("sim_speed", "add_arguments", "run", "the simulator's network-cycles per second on its "
                   "networks, 64 to 16,384 nodes (was `simulate --bench-speed`)"),
+    "anynet-speed": ("anynet_speed", "add_arguments", "run", "a family network against its anynet file on the "
+                     "model, and the time to plan a 4,096-node anynet file"),
 }
 
 

@@ -4,7 +4,7 @@ ROM fallback (:class:`~.rom.RomRTL`)."""
 from __future__ import annotations
 
 from ...sim.routing.base import RoutingFunction
-from . import hierarchical, hypercube, metacube, pdn  # noqa: F401  (register the families)
+from . import hierarchical, hypercube, metacube, pdn, table  # noqa: F401  (register the families)
 from .base import REGISTRY, ROM_MAX_BITS, InjectUnit, RouteUnit, RoutingRTL, register  # noqa: F401
 from .rom import RomRTL
 
