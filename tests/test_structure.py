@@ -96,15 +96,18 @@ def test_no_import_cycles():
 #: the router's units and the model kernel, lines of code (measured, plus a few; the units' ``registers`` for
 #: the formal invariants and two seeded bugs added fourteen, the request words past 62 bits twenty-one; the
 #: units' typed state (FifoState, Lane, RouterUnits) and the thirteen one-line rules the seeded bugs replace
-#: from rtl/formal/ (docs/decisions/seeded-bugs.md) forty-three, 1471 -> 1514)
-ROUTER_AND_LOOP_LINES = 1520     # + the AXI4-Stream interface's hooks in the ejection phases
+#: from rtl/formal/ (docs/decisions/seeded-bugs.md) forty-three, 1471 -> 1514; the model's cycle loop by stage
+#: (one function per stage, composed per variant: sim/model/kernel.py, phases.py, stages.py, forks.py,
+#: pipelined.py; their signatures, imports and per-variant steps) 173, 1514 -> 1687)
+ROUTER_AND_LOOP_LINES = 1690
 
 
 def test_router_units_and_model_kernel_stay_compact():
     """The router's units (rtl/router/) and the model kernel that mirrors them stay one compact design: every
     option adds to the existing units and phases, not a second router. The cap is the measured size plus a
     few lines; raise it only with a change that adds a unit or a phase (git log says which did)."""
-    files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / "kernel.py"]
+    files = sorted((ROOT / "rtl" / "router").glob("*.py")) + [ROOT / "sim" / "model" / f"{name}.py" for name in
+                                                              ("kernel", "phases", "stages", "forks", "pipelined")]
     total = sum(code_lines(f) for f in files)
     assert 300 < total <= ROUTER_AND_LOOP_LINES, f"{total} lines of code in {[f.name for f in files]}"
     gone = ["rtl/router.py", "rtl/router_adaptive.py", "rtl/router_bcast.py", "sim/model/kernel_bcast.py"]
