@@ -6,18 +6,23 @@
 """
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from pathlib import Path
 
+from cubenoc.sim.analysis.report import table
+from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP, NetworkSpec
+from cubenoc.sim.traffic import LengthDist, PATTERNS, make_pattern, trace_span
+
 from .errors import CubenocError
+from .estimate import check_run
+from .netargs import add_family_flags, add_router_flags, router_config, spec_from_args as from_args, with_router_flags
+from .options import add
+from .outputs import atomic_write, plot_file, say, working, writable_file
 
 
 def add_arguments(p) -> None:
-    from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP
-    from cubenoc.sim.traffic import PATTERNS
-
-    from .netargs import add_family_flags, add_router_flags
-    from .options import add
     p.add_argument("network", nargs="?", metavar="NETWORK",
                    help="a network spec (enhanced:n=6,k=0, pdn:set=0,1,3,9, a preset such as q60) or a family "
                         "name with the flags below (or use --compare); docs/networks.md")
@@ -76,8 +81,6 @@ DEFAULTS = {"hypercube": {"n": 6}, "enhanced": {"n": 6, "k": 0}, "pdn": {"set": 
 
 def spec_from_args(args) -> str:
     """The catalog spec of NETWORK (a spec, a preset, or a family name with the flags over :data:`DEFAULTS`)."""
-    from .netargs import spec_from_args as from_args
-    from .netargs import with_router_flags
     fam = str(args.network).lower()
     defaults = dict(DEFAULTS.get(fam, {}))
     if fam == "pdn" and any(getattr(args, k, None) is not None for k in ("set", "delta", "product")):
@@ -89,9 +92,6 @@ def spec_from_args(args) -> str:
 def run(args) -> int:
     from cubenoc.sim import simulator as S
 
-    from .estimate import check_run
-
-    from .netargs import router_config
     if args.bench_speed:
         return _bench_speed(args)
     if args.write:
@@ -109,7 +109,6 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import atomic_write, plot_file, say, writable_file
     writable_file(args.csv, "--csv")
     plot_file(args.plot, "--plot")
     writable_file(args.record, "--record")
@@ -120,7 +119,6 @@ def run(args) -> int:
     targs = traffic_options(args)
     warmup, measure, trace = args.warmup, args.measure, None
     if args.trace:                               # the window is the trace's unless --warmup/--measure say
-        from cubenoc.sim.traffic import trace_span
         _check_trace_size(args.trace)
         trace = trace_span(args.trace)
         if not _given(args, "warmup"):
@@ -131,8 +129,6 @@ def run(args) -> int:
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
                       router=router_config(args)).check()
-    from cubenoc.sim.catalog import NetworkSpec
-    from cubenoc.sim.traffic import LengthDist, make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
         router_config(args, NetworkSpec.parse(s))          # a spec key and a flag that disagree
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
@@ -184,7 +180,6 @@ _DEFAULT_WINDOW = {"warmup": 1000, "measure": 5000}
 
 def _check_trace_size(path) -> None:
     """A trace file is read whole: one much larger than the machine's memory is refused before it is read."""
-    from .estimate import check_run
     try:
         size = Path(path).stat().st_size
     except OSError:
@@ -211,10 +206,7 @@ def traffic_options(args) -> dict:
 
 def _bench_speed(args) -> int:
     """The deprecated ``simulate --bench-speed [--write PAGE]``: says where it moved and runs it there."""
-    import argparse
-
     from .bench import sim_speed
-    from .outputs import writable_file
     writable_file(args.write, "--write")
     print("cubenoc: `simulate --bench-speed` moved to `cubenoc bench sim-speed`; running that", file=sys.stderr)
     p = argparse.ArgumentParser(prog="cubenoc bench sim-speed")
@@ -241,13 +233,9 @@ STUDY_LEGEND = {
 
 
 def _study(args) -> int:
-    import json
-
     from cubenoc.sim import sim_studies as St
-    from cubenoc.sim.analysis.report import table
     from cubenoc.sim.study_plots import COLUMNS, plot_study
 
-    from .outputs import plot_file, working
     name = St.STUDY_ALIASES.get(args.study, args.study)
     if name == "list":
         print(table([[k, v] for k, v in St.STUDIES.items()], ["study", "reproduces"]))
@@ -284,7 +272,6 @@ def _study(args) -> int:
         if name in St.STUDY_NOTES:
             print("\nnote: " + St.STUDY_NOTES[name])
     if args.plot:
-        from .outputs import atomic_write
         with atomic_write(args.plot, "--plot") as tmp:
             plot_study(name, rows, str(tmp))
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)

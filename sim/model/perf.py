@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..catalog import recorded
+from ..network_plan import plan_of
 from ..router_config import RouterConfig
 from .network import NetworkModel
 from .stimulus import StimulusBuilder, bernoulli_traffic
-from ..network_plan import plan_of
 
 
 @dataclass
@@ -109,7 +110,6 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig |
     verified against the model (and by which test), the packet length, the points (offered, accepted,
     latency, past saturation or not) and the saturation throughput, and what ran (``spec``: ``specs[i]`` the
     catalog spec of ``nets[i]``, if given; ``router_config``). ``progress(text)``: told before each sweep."""
-    from ..catalog import recorded
     base = config or RouterConfig()
     depth = base.fifo_depth
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
