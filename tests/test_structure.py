@@ -98,9 +98,9 @@ def test_no_import_cycles():
 #: units' typed state (FifoState, Lane, RouterUnits) and the thirteen one-line rules the seeded bugs replace
 #: from rtl/formal/ (docs/decisions/seeded-bugs.md) forty-three, 1471 -> 1514; the model's cycle loop by stage
 #: (one function per stage, composed per variant: sim/model/kernel.py, phases.py, stages.py, forks.py,
-#: pipelined.py; their signatures, imports and per-variant steps) 173 and the router's output side as an
-#: OutputStage chosen once by the config 31, 1514 -> 1718)
-ROUTER_AND_LOOP_LINES = 1725
+#: pipelined.py; their signatures, imports and per-variant steps) 135 and the router's output side as an
+#: OutputStage chosen once by the config 31, 1514 -> 1680)
+ROUTER_AND_LOOP_LINES = 1685
 
 
 def test_router_units_and_model_kernel_stay_compact():

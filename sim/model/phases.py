@@ -283,53 +283,6 @@ def new_route(w, e):
 
 
 @phase
-def pipe_cross(v, P, tab, fifo, out, q, nd, ne):
-    """PIPE, stage 2 (rtl/router/pipe_stage.py, the output unit's registered grant): each lane's stage granted
-    last cycle (``trav``) crosses the crossbar; returns (nd, ne, the outputs crossed to, the word crossing to
-    the local output or -1)."""
-    stage, trav, link = fifo.stage, fifo.trav, tab.link
-    base, crossing, wl = v * P, 0, -1
-    for j in range(tab.nports[v]):
-        fi = base + j
-        o = trav[fi]
-        if o < 0:
-            continue
-        crossing |= 1 << o
-        w = stage[fi]
-        if w & HEAD_MASK:
-            w = new_route(w, route_lookup(w, v, tab))
-        d = link[base + o]
-        if d == -1:
-            wl = w
-        else:                                          # the flit leaves this router
-            nd = dequeue(q, nd, fi)
-            out.link_flits[base + o] += 1
-            ne = enqueue(q, ne, d, w)
-    return nd, ne, crossing, wl
-
-
-@phase
-def pipe_eject(t, v, P, fifo, out, q, nd, ntr, wl):
-    """PIPE (rtl/router/eject_buffer.py): ``local_out`` offers the ejection buffer's head, else the flit
-    crossing to it now (``wl``); a crossing flit not taken at once waits in the buffer."""
-    ej, ecnt = fifo.eject, fifo.ecount
-    e0 = ecnt[v]
-    if e0 and eject_taken(t, v, ej[v, 0], out):        # the ejection buffer's head is taken
-        ntr = eject_record(t, v, ej[v, 0], out, ntr)
-        nd = dequeue(q, nd, v * P)
-        ej[v, 0], e0 = ej[v, 1], e0 - 1
-    elif wl >= 0 and eject_taken(t, v, wl, out):       # empty buffer: the crossing flit is taken at once
-        ntr = eject_record(t, v, wl, out, ntr)
-        nd = dequeue(q, nd, v * P)
-        wl = -1
-    if wl >= 0:                                        # else it waits in the buffer
-        ej[v, e0] = wl
-        e0 += 1
-    ecnt[v] = e0
-    return nd, ntr
-
-
-@phase
 def apply_faults(t, ad, scal):
     """The fault inputs at the start of cycle t (docs/router.md "Run-time faults"): every change of the fault
     schedule due by then (``scal[3]``: the next one). No slice copies: they need numba's reference counting."""
