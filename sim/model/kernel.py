@@ -8,7 +8,8 @@ runs its units in their order (docs/router.md "Router"): the route stage and req
 allocation, traversal. The stages: :mod:`.stages` (route stage and request, switch allocation and traversal,
 shared by the unicast, adaptive, per-output-queue and broadcast routers), :mod:`.forks` (broadcast),
 :mod:`.pipelined` (the pipelined router); the unit phases they call (arbiters, FIFOs, source interface, route
-unit, selection, ejection): :mod:`.phases`.
+unit, selection, ejection): :mod:`.phases`. numba's on-disk cache checks only this file's source: a change to
+a stage module drops the cached loops at import (:func:`.loop_cache.drop_stale_loops`).
 
 VOQ (per-output queues): V = P, lane c of an input holds the flits for output c, ``Hop.vc`` = the next
 router's output from lookahead routing, one lock per output, round robin over the inputs (docs/router.md
@@ -21,6 +22,7 @@ from numba import njit
 
 from .axis_ni import AXIS, AXQ, axis_egress, ni_phase
 from .forks import bcast_node
+from .loop_cache import drop_stale_loops
 from .phases import apply_faults, clock_edge, phase, request_words, source_phase
 from .pipelined import pipe_clock_edge, pipe_node
 from .stages import adaptive_request, lane_request, switch
@@ -139,12 +141,16 @@ def run_pipe(t0, t_stop, stop, depth, P, V, tab, fifo, arb, src, out, ad, bc, q,
                   out, ad, bc, q, scratch)
 
 
+#: the modules whose functions and constants the loops compile in (numba's cache checks only this file)
+STAGE_MODULES = ("phases", "stages", "forks", "pipelined", "axis_ni", "word")
+LOOPS = (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)
+drop_stale_loops(LOOPS, STAGE_MODULES)
+
+
 def run_cycles(mode, t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc):
     """Simulate cycles t0 .. t_stop-1 (stop once drained if asked); return the next cycle. ``out.scal``:
     [0] flits buffered, [1] trace length, [2] flits not yet taken, [3] next fault change."""
     q = np.empty((3, tab.nports.shape[0] * (P * V + 1 if mode < BCAST else P * (P + V + 1))), np.int64)   # deq, enq
     # per router: req (P x request_words <= P * V: P <= WORD), tgt, tvc, ent, want, row
     scratch = np.zeros((6, P * V), np.int64)
-    return (run_unicast, run_adaptive, run_bcast, run_voq, run_pipe)[mode](t0, t_stop, stop_when_drained, depth, P,
-                                                                           V, tab, fifo, arb, src, out, ad, bc, q,
-                                                                           scratch)
+    return LOOPS[mode](t0, t_stop, stop_when_drained, depth, P, V, tab, fifo, arb, src, out, ad, bc, q, scratch)
