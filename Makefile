@@ -4,9 +4,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow prove venv clean iverilog
+.PHONY: demo test test-slow prove venv clean iverilog chromium
 
-venv: $(STAMP) iverilog
+venv: $(STAMP) iverilog chromium
 
 # Icarus Verilog, the second simulator (tests/test_icarus.py): Debian's package, installed if missing
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -14,6 +14,13 @@ iverilog:
 	@command -v iverilog >/dev/null || ! command -v apt-get >/dev/null || \
 	  $(SUDO) apt-get install -y -qq iverilog >/dev/null 2>&1 || \
 	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq iverilog; }
+
+# Headless Chromium renders the HTML report as a person sees it (tests/test_html_report.py): Debian's package,
+# installed if missing
+chromium:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || ! command -v apt-get >/dev/null || \
+	  $(SUDO) apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
 
 # PYTHONWARNINGS hides setuptools' editable-install notice about folders named like the package (ours are
 # mapped by package-dir); constraints.txt pins the tools that move published figures.
@@ -29,11 +36,11 @@ demo: $(STAMP)
 
 # The default run skips tests marked `slow` (ECP5 bitstreams, long soaks); every kind of check still
 # runs at least once in it (e.g. the iCEBreaker bitstream, cocotb networks). `make test-slow` runs them.
-test: $(STAMP) iverilog
+test: $(STAMP) iverilog chromium
 	@echo "make test: every test except those marked slow (about 13 minutes on 2 cores; make test-slow runs the rest)"
-	$(PY) -m pytest -q -n 2 -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 --dist worksteal --durations=25 -m "not slow" $(PYTEST_ARGS)
 
-test-slow: $(STAMP) iverilog
+test-slow: $(STAMP) iverilog chromium
 	$(PY) -m pytest -q -n 2 -m slow $(PYTEST_ARGS)
 
 # Formal proofs (docs/formal.md) of every router shape of the default networks: Q(4,0), PDN {0,1,3,9}, MC(1,2),

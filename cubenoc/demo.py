@@ -10,13 +10,11 @@ import argparse
 import os
 import time
 
-import numpy as np
-
 from .errors import CubenocError, require, require_int, require_modules
 from .estimate import check_run
 from .netargs import check_size, one_network
 from .options import add
-from .outputs import say, working, writable_dir
+from .outputs import report_file, say, working, writable_dir
 from .sim.catalog import NetworkSpec
 from .sim.model.stimulus import random_traffic
 from .sim.network_plan import plan_of
@@ -37,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "seed", default=1, note="of the traffic")
     add(p, "build-dir", default="build", help="where the Verilog and the Verilator build go (default build/ in "
         "the current folder; a later run of the same design reuses it)")
+    add(p, "report", help="write one self-contained HTML page of the run: the network drawn with the flits each link "
+        "carried, per-source figures, the verdict, the command and configuration (docs/simulator.md \"The HTML "
+        "report\")")
     p.add_argument("--waves", action="store_true",
                    help="write a waveform (VCD) of the run with the design's signal names and print its path "
                         "(open it with gtkwave or surfer; docs/verification.md)")
@@ -58,6 +59,7 @@ def run(args) -> int:
         "enhanced", n=4 if args.n is None else args.n, k=0 if args.k is None else args.k)
     topo, routing = spec.build("rtl")
     build_dir = writable_dir(args.build_dir, "--build-dir").resolve()
+    report_file(args.report, "--report")
     check_size(spec, topo, routing, "demo")
     n = topo.num_nodes
     check_demo_run(n, args.packets, args.max_len, args.gap)       # hours or gigabytes: refused before any line
@@ -97,6 +99,8 @@ def run(args) -> int:
     if args.waves:
         print(f"  waveform                {rtl.vcd} (gtkwave or surfer opens it)" if rtl.vcd else
               "  waveform                none was written")
+    if args.report:
+        _write_report(args, spec, topo, stim, v)
     if v.ok:
         print(f"\nverdict: PASS - the Verilog ejected the same {flits} flits as the model, at the same nodes "
               f"and cycles; counters equal; nothing lost, duplicated, reordered or interleaved")
@@ -128,6 +132,23 @@ def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
     seconds = total * DEMO_S_PER_PACKET + nodes * cycles * DEMO_S_PER_NODE_CYCLE
     check_run(f"demo: {total:,} packets on {nodes:,} nodes", seconds, total * mean_len * DEMO_BYTES_PER_FLIT,
               "--packets (default 40) or --max-len")
+
+
+def _write_report(args, spec, topo, stim, v) -> None:
+    """``--report FILE.html``: the model's run (the one the Verilog matched) drawn, written whole or not at all."""
+    from .html_report import write_report
+    from .sim.report_run import point_of_run
+    label = spec.label(topo)
+    offered = stim.num_flits / (topo.num_nodes * max(1, int(stim.pkt_release.max()) + 1))
+    point = point_of_run(v.model, topo, label, offered=offered, traffic="uniform random destinations",
+                         length=f"uniform 1..{args.max_len}")
+    verdict = ("PASS: the Verilog ejected the same flits as the model, at the same nodes and cycles" if v.ok else
+               "FAIL: " + "; ".join(v.problems[:3]))
+    config = {"network": str(spec), "packets_per_node": args.packets, "max_len": args.max_len, "gap": args.gap,
+              "ready": args.ready, "seed": args.seed, "router": v.model.router.as_dict()}
+    write_report(args, [point], {label: topo}, config=config, title=f"cubenoc demo: {label}", curves=False,
+                 notes=[f"verdict: {verdict}", f"the model's run of the demo traffic, {v.model.cycles} cycles "
+                        f"(ejection ready {args.ready:.0%} of cycles): link loads and figures over the whole run"])
 
 
 def _shown(path) -> str:

@@ -87,6 +87,11 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     Option("format", "print a Markdown table, the rows as JSON, or CSV", FORMATS, default="md", table="output"),
     Option("csv", "write the results as CSV", metavar="FILE.csv", table="output"),
     Option("plot", "write a plot", metavar="FILE.png", table="output"),
+    Option("report", "write one self-contained HTML page of the run: the network drawn with its link loads, the "
+           "latency and accepted-load curves, per-source figures, the configuration (docs/simulator.md \"The HTML "
+           "report\")", metavar="FILE.html", table="output"),
+    Option("report-load", "the offered load whose link loads --report draws (default: the highest load below "
+           "saturation)", float, metavar="RATE", table="output"),
     Option("write", "publish: write the results beside the page (PAGE's folder/results/) and render its block",
            metavar="PAGE.md", table="output"),
     Option("out", "output folder", metavar="DIR", table="output", short="-o"),

@@ -69,6 +69,17 @@ def plot_file(path, option: str = "--plot") -> Path | None:
     return writable_file(path, option)
 
 
+def report_file(path, option: str = "--report") -> Path | None:
+    """``path`` for an HTML page: it ends in .html or .htm and can be written (:func:`writable_file`)."""
+    if path is None:
+        return None
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".html", ".htm"):
+        raise CubenocError(f"{option} {path}: the file name must end in .html (an HTML page)"
+                           + (f", got {suffix}" if suffix else ", it has no suffix"))
+    return writable_file(path, option)
+
+
 def _not_empty(path, option: str) -> None:
     """An empty path (``-o ''``) is refused: Path('') would quietly be the current folder."""
     if isinstance(path, str) and not path.strip():

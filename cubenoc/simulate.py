@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
+from html import escape
 from pathlib import Path
 
 from cubenoc.sim.analysis.report import table
@@ -19,7 +21,7 @@ from .errors import CubenocError
 from .estimate import check_run
 from .netargs import add_family_flags, add_router_flags, router_config, spec_from_args as from_args, with_router_flags
 from .options import add
-from .outputs import atomic_write, plot_file, say, working, writable_file
+from .outputs import atomic_write, plot_file, report_file, say, working, writable_file
 
 
 def add_arguments(p) -> None:
@@ -57,6 +59,8 @@ def add_arguments(p) -> None:
     o = p.add_argument_group("output")
     add(o, "plot", note="(latency vs load; a CSV is written beside it)")
     add(o, "csv")
+    add(o, "report")
+    add(o, "report-load")
     add(o, "json")
     add(o, "quiet")
     d = p.add_argument_group("distributed")
@@ -111,11 +115,17 @@ def run(args) -> int:
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
     writable_file(args.csv, "--csv")
     plot_file(args.plot, "--plot")
+    report_file(args.report, "--report")
+    if args.report_load is not None and not args.report:
+        raise CubenocError("--report-load RATE chooses the load --report FILE.html draws: give --report too")
     writable_file(args.record, "--record")
     if args.sweep is not None:
         loads = S.parse_sweep(args.sweep)
     else:
         loads = [args.rate if args.rate is not None else 0.1]
+    if args.report_load is not None and not any(abs(x - args.report_load) < 1e-9 for x in loads):
+        raise CubenocError(f"--report-load {args.report_load:g} is not one of the run's loads "
+                           f"({', '.join(f'{x:g}' for x in loads)})")
     targs = traffic_options(args)
     warmup, measure, trace = args.warmup, args.measure, None
     if args.trace:                               # the window is the trace's unless --warmup/--measure say
@@ -128,24 +138,14 @@ def run(args) -> int:
     cfg = S.SimConfig(warmup=warmup, measure=measure, drain=args.drain, seed=args.seed,
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
-                      router=router_config(args)).check()
+                      router=router_config(args), detail=bool(args.report)).check()
     for s in specs:                              # bad traffic/network input: one error before any work
         router_config(args, NetworkSpec.parse(s))          # a spec key and a flag that disagree
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
-    cycles = cfg.warmup + cfg.measure + cfg.drain
-    seconds = memory = 0.0
-    for s in specs:                              # hours or gigabytes: refused before the run, with the figure
-        nodes = S.model_for(s, cfg.router)[0].num_nodes
-        if trace is not None:
-            t, m = S.run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
-        else:
-            flits = sum(loads) * nodes * cycles
-            t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
-        seconds, memory = seconds + t, max(memory, m)
-    check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
-                f"{cycles:,} cycles", seconds, memory,
-                "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
-                "--warmup/--measure/--drain or the number of --sweep points")
+    _check_run(S, specs, loads, cfg, trace)
+    if args.report:
+        from .html_report import preload
+        preload()
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
                       stop_at_saturation=not args.no_stop, jobs=args.jobs, trace=args.trace, record=args.record)
@@ -164,7 +164,42 @@ def run(args) -> int:
             S.plot_latency(results, tmp, f"{cfg.traffic} traffic, packet length {cfg.length}, "
                                          f"{cfg.router.fifo_depth}-flit buffers", fmt=Path(args.plot).suffix[1:])
         say(f"plot written to {args.plot}", file=said)
+    if args.report:
+        _write_report(args, specs, loads, cfg, results)
     return 0
+
+
+def _check_run(S, specs, loads, cfg, trace) -> None:
+    """Hours or gigabytes: the run refused before it starts, with the figure (cubenoc/estimate.py)."""
+    cycles = cfg.warmup + cfg.measure + cfg.drain
+    seconds = memory = 0.0
+    for s in specs:
+        nodes = S.model_for(s, cfg.router)[0].num_nodes
+        if trace is not None:
+            t, m = S.run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
+        else:
+            flits = sum(loads) * nodes * cycles
+            t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
+        seconds, memory = seconds + t, max(memory, m)
+    check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
+              f"{cycles:,} cycles", seconds, memory,
+              "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
+              "--warmup/--measure/--drain or the number of --sweep points")
+
+
+def _write_report(args, specs, loads, cfg, results) -> None:
+    """``--report FILE.html`` (sim/report_page.py): the page of this run, written whole or not at all."""
+    from cubenoc.sim import simulator as S
+
+    from .html_report import write_report
+    models = {}
+    for s in specs:
+        model, label = S.model_for(s, cfg.router)
+        models[label] = model.topology
+    config = {"networks": list(dict.fromkeys(p.spec for p in results)), "loads": None if args.trace else loads,
+              **asdict(cfg), "router": cfg.router.as_dict(), "trace": args.trace}   # (a trace: its own load)
+    write_report(args, results, models, config=config, title=f"cubenoc simulate: {', '.join(models)}",
+                 load=args.report_load, to_stderr=bool(args.json))
 
 
 def _given(args, dest: str) -> bool:
@@ -245,11 +280,15 @@ def _study(args) -> int:
         raise CubenocError(f"unknown study {args.study!r}; `cubenoc simulate --study list` lists "
                            f"{', '.join(St.STUDIES)}")
     plot_file(args.plot, "--plot")
+    report_file(args.report, "--report")
+    if args.report_load is not None:
+        raise CubenocError("--report-load chooses a load of a sweep; a study's points are each drawn at their own load")
     if not args.json and not args.quiet:
         print(f"simulate --study {args.study}: the paper's points on the model, one after the other (minutes; "
               f"docs/papers/hierarchical.md gives each study's time)", file=sys.stderr, flush=True)
     with working(f"simulate --study {args.study}", args.quiet) as w:
         St.on_point = w.status                         # the point now running, beside the elapsed time
+        St.keep_points = [] if args.report else None   # --report: each measured point with its link loads
         try:
             if name == "density":
                 rows = [St.enhanced_density(args.n or 6, k, g, args.rate or 0.1)
@@ -261,6 +300,7 @@ def _study(args) -> int:
                         "fig12": St.figure_12, "hin-levels": St.hin_levels}[name]()
         finally:
             St.on_point = None
+            kept, St.keep_points = St.keep_points, None
     cols = COLUMNS[name]
     if args.json:
         print(json.dumps(rows, indent=2, default=float))
@@ -275,4 +315,21 @@ def _study(args) -> int:
         with atomic_write(args.plot, "--plot") as tmp:
             plot_study(name, rows, str(tmp))
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
+    if args.report:
+        _study_report(args, name, rows, cols, kept)
     return 0
+
+
+def _study_report(args, name: str, rows, cols, kept) -> None:
+    """``--study NAME --report FILE.html``: each measured point drawn with its link loads, the study's table."""
+    from cubenoc.sim import sim_studies as St
+    from cubenoc.sim.report_page import table_html
+
+    from .html_report import write_report
+    points = [p for p, _ in kept]
+    models = {p.network: topo for p, topo in kept}
+    extra = (f"<h2>The study's table</h2><p>{escape(St.STUDIES[name])}</p>"
+             + table_html(cols, [[r.get(c) for c in cols] for r in rows]))
+    write_report(args, points, models, config={"study": name, "reproduces": St.STUDIES[name]},
+                 title=f"cubenoc simulate --study {args.study}", curves=False, extra=extra, to_stderr=bool(args.json),
+                 notes=[f"{St.STUDIES[name]}: each measured point at its own load and traffic"])

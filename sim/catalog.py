@@ -319,6 +319,10 @@ class NetworkSpec:
         if bits is not None and bits > limit:
             raise CubenocError(f"{self}: {bits}-bit node addresses, the {'Verilog router' if purpose == 'rtl' else 'model'}"
                                f" takes at most {limit} ({1 << limit} nodes)")
+        if self.family == "pdn" and self.get("bipartite"):
+            raise CubenocError(f"{self}: the bipartite PDN (Parhami and Rakov, Fig. 2b) is analysed (cubenoc analyze "
+                               "pdn), not simulated or built: its switch nodes send and receive nothing, and the "
+                               "model and the Verilog top give every node traffic; use the plain PDN (drop bipartite)")
         topo, routing = _BUILDERS[self.family](self)
         if topo.num_nodes > (1 << limit):
             raise CubenocError(f"{self}: {topo.num_nodes} nodes, the {purpose} limit is {1 << limit}")

@@ -30,6 +30,8 @@ class SimConfig:
     min_backlog: float = 10.0      # ... and the growth rule needs at least this much
     growth: float = 0.02           # backlog growth (flits/node/cycle) as a fraction of the offered load
     per_source: bool = False       # per-source accepted throughput; a saturated point runs the whole window
+    detail: bool = False           # the result keeps per-channel utilisation and per-source throughput and
+                                   # latency (the HTML report's figures); the run itself is the same
     router: RouterConfig = field(default_factory=RouterConfig)   # FIFO depth, arbitration ... (docs/router.md)
 
     def check(self) -> "SimConfig":
@@ -72,6 +74,11 @@ class PointResult:
     source_max_over_min: float = math.nan     # inf when a source got nothing through
     source_accepted: list = field(default_factory=list)   # per node (flits/cycle; None: sent nothing)
     spec: str = ""                 # the network with every router option that differs from the generic router
+    # SimConfig.detail (points that drained): channel_util[v][p] = flits/cycle out of port p of node v in the
+    # window (None: the port has no link); per source, its measured packets delivered and their mean latency
+    channel_util: list = field(default_factory=list)
+    source_packets: list = field(default_factory=list)
+    source_latency: list = field(default_factory=list)   # cycles (None: no measured packet from that source)
 
     def as_dict(self) -> dict:
         """Every field; the router as its arbitration and its description in words, and (JSON) every field
@@ -87,7 +94,8 @@ class PointResult:
         d.pop("router_config")
         d.pop("util_by_port")
         d.pop("util_max_by_port")
-        d.pop("source_accepted")
+        for k in ("source_accepted", "channel_util", "source_packets", "source_latency"):
+            d.pop(k)
         return d
 
 
@@ -95,7 +103,7 @@ def run_point(model, label, source, rate, traffic, length_label, cfg, span, hist
     N = model.num_nodes
     W, M = cfg.warmup, cfg.measure
     deterministic = not model.adaptive   # the routes are known
-    sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source, hops=deterministic)
+    sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source or cfg.detail, hops=deterministic)
     res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok", router=model.config)
     fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
     sent_at_w = None                            # per-link flit counters when the window opens
@@ -111,7 +119,7 @@ def run_point(model, label, source, rate, traffic, length_label, cfg, span, hist
         msg = _backlog_check(sim, fit, N, rate, cfg)
         if msg is not None:
             if not cfg.per_source:
-                return _saturated(res, sim, msg)
+                return _saturated(res, sim, msg, _loads_so_far(sim, model, cfg, sent_at_w))
             full = msg
     res.offered_measured = sim.created_flits / (N * M)
     if cfg.per_source:
@@ -119,7 +127,7 @@ def run_point(model, label, source, rate, traffic, length_label, cfg, span, hist
         _per_source(res, sim, M)
         if full is not None:
             res.accepted = sim.ejected / (N * M)
-            return _saturated(res, sim, full)
+            return _saturated(res, sim, full, _loads_so_far(sim, model, cfg, sent_at_w))
     util = (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / M   # flits/cycle per link, window
     # drain: until every measured packet is delivered
     deadline = W + M + cfg.drain
@@ -130,7 +138,7 @@ def run_point(model, label, source, rate, traffic, length_label, cfg, span, hist
             if cfg.drain > 0:
                 return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after "
                                             f"a drain of {cfg.drain} cycles: offered {rate:g} is at or beyond "
-                                            f"saturation")
+                                            f"saturation", (model, util) if cfg.detail else None)
             res.message = (f"no drain (--drain 0): {left} of {sim.created} measured packets were still in the "
                            f"network when the window closed, so no latency is reported (--drain CYCLES for it)")
             break
@@ -140,6 +148,8 @@ def run_point(model, label, source, rate, traffic, length_label, cfg, span, hist
     if sim.created:
         _latencies(res, sim, util, M, deterministic, hist_percentile)
     _link_utilisation(res, model.tables, util, N)
+    if cfg.detail:
+        _detail(res, sim, model, util, M)
     return res
 
 
@@ -206,10 +216,46 @@ def _per_source(res: PointResult, sim, M: int) -> None:
         res.source_max_over_min = hi / lo if lo > 0 else math.inf
 
 
-def _saturated(res: PointResult, sim, message: str) -> PointResult:
+#: SimConfig.detail keeps per-channel and per-source figures for networks of up to this many channels (N x
+#: ports): Python lists of 2^20 floats are about 30 MB; a 2^20-node cube's 2^24 channels would be 0.5 GB
+DETAIL_MAX_CHANNELS = 1 << 20
+
+
+def _detail(res: PointResult, sim, model, util: np.ndarray, M: int, sources: bool = True) -> None:
+    """SimConfig.detail: the per-channel figures of a point (``util``: flits/cycle per channel) and, with
+    ``sources`` (a point that ran its window and drained), the per-source ones; none for a network of more
+    than :data:`DETAIL_MAX_CHANNELS` channels."""
+    tb, topo = model.tables, model.topology
+    P = tb.max_ports
+    if topo.num_nodes * P > DETAIL_MAX_CHANNELS:
+        return
+    res.channel_util = [[float(util[v * P + p]) if tb.link[v * P + p] >= 0 else None
+                         for p in range(topo.num_ports(v))] for v in range(topo.num_nodes)]
+    if not sources:
+        return
+    if not res.source_accepted:
+        _per_source(res, sim, M)
+    res.source_packets = sim.src_done.tolist()
+    res.source_latency = [float(s / n) if n else None for s, n in zip(sim.src_lat_sum.tolist(), res.source_packets)]
+
+
+def _loads_so_far(sim, model, cfg: SimConfig, sent_at_w):
+    """SimConfig.detail of a point stopped as saturated in its window: ``(model, flits/cycle per channel over
+    the cycles of the window it ran)`` (over the warm-up when it stopped there); None without detail."""
+    if not cfg.detail:
+        return None
+    start = cfg.warmup if sent_at_w is not None else 0
+    return model, (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / max(1, sim.cycle - start)
+
+
+def _saturated(res: PointResult, sim, message: str, loads=None) -> PointResult:
+    """The point stopped as saturated; ``loads``: ``(model, flits/cycle per channel)`` of the cycles it ran
+    (SimConfig.detail: where it saturates), kept without per-source figures."""
     res.saturated = True
     res.message = message
     res.cycles = sim.cycle
+    if loads is not None:
+        _detail(res, sim, loads[0], loads[1], 0, sources=False)
     return res
 
 

@@ -49,7 +49,7 @@ def enhanced_density(n: int, k: int, g: float = 1.0, rate: float = 0.1, cfg: Sim
     traffic ``p_l ~ g^-l``, against eqs (6)-(7)."""
     base = cfg or SimConfig(warmup=500, measure=4000, drain=2000)
     cfg = SimConfig(**{**base.__dict__, "traffic": "locality", "traffic_args": {"g": g}, "length": "1"})
-    p = simulate_point(f"enhanced:n={n},k={k}", rate, cfg)
+    p = _measured(f"enhanced:n={n},k={k}", rate, cfg)
     msg_rate = p.accepted                         # 1-flit packets: flits = messages per node per cycle
     td = [2 * u / msg_rate for u in p.util_by_port]       # two channels per link
     return {"n": n, "k": k, "g": g, "rate": rate, "saturated": p.saturated,
@@ -76,6 +76,26 @@ _ZERO_LOAD: dict = {}
 MEAN_LEN = 8.0
 #: called with each simulated point's network and load before it runs (the CLI shows it beside the time)
 on_point = None
+#: a list to collect each measured point (a PointResult with its per-channel and per-source figures,
+#: ``SimConfig.detail``) and its topology: ``simulate --study NAME --report FILE.html`` draws them; None: not kept
+keep_points = None
+
+#: the traffic options that name a point of each pattern in a study's report
+_TRAFFIC_KEYS = {"locality": ("g",), "alpha": ("alpha",), "hotspot": ("hotspot", "fraction")}
+
+
+def _measured(spec: str, rate: float, cfg: SimConfig):
+    """One measured point of a study (:func:`simulate_point`); kept in :data:`keep_points` when that is a list,
+    named by its network, traffic and load."""
+    if keep_points is None:
+        return simulate_point(spec, rate, cfg)
+    from .simulator import model_for
+    p = simulate_point(spec, rate, SimConfig(**{**cfg.__dict__, "detail": True}))
+    args = ", ".join(f"{k} {cfg.traffic_args[k]:g}" for k in _TRAFFIC_KEYS.get(cfg.traffic, ())
+                     if cfg.traffic_args.get(k) is not None)
+    p.network = f"{p.network}, {cfg.traffic}{f' ({args})' if args else ''}, offered {p.offered:g}"
+    keep_points.append((p, model_for(spec, cfg.router)[0].topology))
+    return p
 
 
 def _zero_load(spec: str, cfg: SimConfig, measure: int) -> float:
@@ -125,7 +145,7 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
     cfg = SimConfig(warmup=warmup, measure=measure, drain=drain, seed=seed, router=RouterConfig(fifo_depth=64),
                     length=f"exp:{mean_len:g}:64", traffic="alpha",
                     traffic_args={"alpha": alpha, "cluster_size": n})
-    sim = simulate_point(spec, rate, cfg)
+    sim = _measured(spec, rate, cfg)
     zero = _zero_load(spec, cfg, zero_measure)
     return {"network": str(spec), **pred,            # the spec: a short name in a wide table
             "saturated": sim.saturated, "message": sim.message,
@@ -428,7 +448,7 @@ def hin_levels(networks=HIN_LEVEL_NETWORKS, alphas=(None, 0.8), lam: float = 1.0
                 on_point(f"{spec}, alpha {alpha:g}")
             cfg = SimConfig(warmup=warmup, measure=measure, length=str(length), traffic="alpha",
                             traffic_args={"alpha": alpha, "cluster_size": n})
-            sim = simulate_point(spec, rate, cfg)
+            sim = _measured(spec, rate, cfg)
             rows.append({"network": name, "levels": 1 if levels is None else len(levels), "n_1": n,
                          "traffic": "uniform" if a is None else f"alpha {a:g}", "alpha": alpha, "L": f["L"],
                          "P": f["P"], "P_routed": float(f.get("P_routed", math.nan)), "R": f["R"],

@@ -125,15 +125,16 @@ def loop_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 
     return loop_rounds([(spec, rate, cycles, spec)], repeat, seed, depth)[0]
 
 
-def loop_rounds(points: list[tuple], rounds: int, seed: int = 1, depth: int = 4, each=None) -> list[dict]:
+def loop_rounds(points: list[tuple], rounds: int, seed: int = 1, depth: int | dict = 4, each=None) -> list[dict]:
     """The loops of ``points`` (``(spec, rate, cycles, group)``) run in turn, one run of each per round,
     ``rounds`` rounds: a slow spell of the machine (other tenants' memory traffic) falls on every network
     of a round alike. Per point the best run's figures, the median ns per node-cycle per hop over the
     rounds, and ``vs_smallest``: the median over the rounds of its ns / that of the point with the fewest
     nodes in its ``group`` in the same round (the ratio the model-speed target bounds at 1.5x). ``each(label)`` reports
-    progress. All the points' state is held at once."""
+    progress. ``depth``: the FIFO depth, or one per spec. All the points' state is held at once."""
     from .simulator import _model
-    runs = [LoopRun(spec, rate, cycles, seed, depth) for spec, rate, cycles, _ in points]
+    runs = [LoopRun(spec, rate, cycles, seed, depth[spec] if isinstance(depth, dict) else depth)
+            for spec, rate, cycles, _ in points]
     times = [[] for _ in runs]
     for k in range(rounds):
         for lr, ts in zip(runs, times):

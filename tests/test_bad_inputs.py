@@ -35,6 +35,9 @@ CASES = [
     ("build --board icebreaker --network enhanced:n=10,k=0", "at most 256 nodes"),
     ("build --board icebreaker --network enhanced:n=10,k=0 --estimate-only", "at most 256 nodes"),
     ("prove --work-dir /proc/cubenoc-x", "--work-dir"),
+    # the bipartite PDN is an analysis network: a traceback in simulate, a confusing route error in generate
+    ("simulate pdn --set 0,1,3 --bipartite --rate 0.05", "bipartite PDN"),
+    ("generate pdn --set 0,1,3,9 --bipartite -o {tmp}/b", "bipartite PDN"),
     # accepted with exit 0
     ("simulate q4 --sweep=", "--sweep"),
     ("bench sim-speed --network bad:spec", "unknown network"),

@@ -63,8 +63,9 @@ NETWORKS = {
     "hin_bh3_ccc2": (lambda: _hin("bh:3", "ccc:2"), False),         # 64 nodes, V = 3
     "hin_bh3_br4": (lambda: _hin("bh:3", "br:4"), False),           # 32 nodes, V = 2
     "mc21": (lambda: _mc(2, 1), False),                             # 64 nodes, V = 2
+    "hin_bh2_bh2_bh2": (lambda: _hin("bh:2", "bh:2", "bh:2"), False),   # three levels, 64 nodes: the page's example
 }
-SLOW = {"hin_bh1_ccc2_8lanes", "pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21"}
+SLOW = {"hin_bh1_ccc2_8lanes", "pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21", "hin_bh2_bh2_bh2"}
 
 
 def saturating(num_nodes: int, seed: int, packets: int = 10):

@@ -43,7 +43,7 @@ def add_target_arguments(ap, block: str) -> None:
 
 
 #: options that do not change a benchmark's figures (left out of the command a table records)
-_NOT_RECORDED = {"help", "format", "write", "jobs", "quiet", "config"}
+_NOT_RECORDED = {"help", "format", "write", "jobs", "quiet", "config", "report", "report_load"}
 
 
 def command(args, keep=(), drop=()) -> str:

@@ -11,7 +11,7 @@ from ..errors import CubenocError, at_least
 from ..estimate import check_run
 from ..netargs import add_router_flags, router_config
 from ..options import ROUTER_KINDS, add, fixed_lengths
-from ..outputs import working
+from ..outputs import report_file, working
 from ..sim import speed
 from ..sim.catalog import NetworkSpec, recorded
 from ..sim.model.tables import MAX_TABLE_ENTRIES
@@ -49,6 +49,11 @@ def _nets(args) -> tuple[list, list]:
     return [sp.build("model") for sp in specs], specs
 
 
+def _configs(args, nets, specs) -> list[RouterConfig]:
+    """Each network's routers: its spec's router keys and the command's --depth, by the one precedence."""
+    return [router_config(args, spec, routing=routing, only=("depth",)) for spec, (_, routing) in zip(specs, nets)]
+
+
 def _net_command(args) -> str:
     """The command of a Q(n) / Q(n, k) or --network benchmark: --n and --k always shown unless --network."""
     return command(args, keep=() if args.network else ("n", "k"), drop=("n", "k") if args.network else ())
@@ -60,14 +65,14 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p, "bench latency")
 
 
-def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None, specs=None) -> list[dict]:
+def latency_rows(nets, packet_len: int = 4, config=None, specs=None) -> list[dict]:
     """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit;
-    what ran (``specs[i]``: the catalog spec of ``nets[i]``)."""
+    what ran (``specs[i]``: the catalog spec of ``nets[i]``). ``config``: one RouterConfig, or one per network."""
     from ..sim.model.network import NetworkModel
-    from ..sim.model.perf import zero_load_latency
+    from ..sim.model.perf import per_network, zero_load_latency
     out = []
-    for i, (topo, routing) in enumerate(nets):
-        model = NetworkModel(plan_of(topo, routing, config))
+    for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):
+        model = NetworkModel(plan_of(topo, routing, cfg))
         z = zero_load_latency(model, packet_len)
         for h, a, b in zip(z.hops, z.head_latency, z.tail_latency):
             out.append({"network": repr(topo), "nodes": topo.num_nodes, "hops": int(h), "head_latency": float(a),
@@ -78,7 +83,7 @@ def latency_rows(nets, packet_len: int = 4, config: RouterConfig | None = None, 
 
 def latency_run(args) -> int:
     nets, specs = _nets(args)
-    rows = latency_rows(nets, fixed_lengths(args.length)[0], router_config(args, only=("depth",)), specs)
+    rows = latency_rows(nets, fixed_lengths(args.length)[0], _configs(args, nets, specs), specs)
     fits = [f"- {r['network']}: head latency = {r['per_hop']:.3f} cycles/hop x h + {r['overhead']:.3f} "
             f"(least squares over all {r['nodes'] ** 2} pairs)" for r in rows if r is _first(rows, r)]
     cols = {"network": "network", "hops": "hops h",
@@ -99,6 +104,9 @@ def throughput_arguments(p: argparse.ArgumentParser) -> None:
     add(p, "window", default=10000)
     add(p, "routers", option=ROUTER_KINDS, nargs="+", default=["fifo", "voq"])
     add_output_arguments(p, "bench throughput", json_alias=True)
+    add(p, "report", help="also write one self-contained HTML page: each sweep's curves, the network drawn with "
+        "its link loads at the highest load below saturation, per-source figures (docs/simulator.md \"The HTML "
+        "report\")")
 
 
 def _packet(r) -> str:
@@ -116,19 +124,39 @@ def throughput_run(args) -> int:
     if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     nets, specs = _nets(args)
+    report_file(args.report, "--report")
+    reports = [] if args.report else None
     with working("bench throughput", args.quiet) as w:
         def said(text):                          # a line per sweep, and the sweep beside the seconds
             progress(text)
             w.status(text.removeprefix("throughput: ").removesuffix(" ..."))
-        rows = throughput_rows(nets, fixed_lengths(args.length), args.rate, router_config(args, only=("depth",)),
-                               window=args.window, queues=args.routers, progress=said, specs=specs)
+        rows = throughput_rows(nets, fixed_lengths(args.length), args.rate, _configs(args, nets, specs),
+                               window=args.window, queues=args.routers, progress=said, specs=specs,
+                               reports=reports)
     loads = [p["offered"] for p in rows[0]["points"]]
     cols = ({"network": "network", "router": "router", "packet_len": ("packet", _packet)}
             | load_columns(loads, lambda p: f"{trunc3(p['accepted'])} / {p['latency']:.0f}{_sat(p)}")
             | {"saturation": ("saturation", lambda r: f"**{trunc3(r['saturation'])}**")})
     before = (f"Command: `{_net_command(args)}`\n\nAccepted throughput (flits/node/cycle, truncated to 3 decimals) "
               f"/ mean packet latency (cycles) per offered load; {SAT_NOTE}:")
-    return publish(Table(rows, cols, before=before, marks=_marks("throughput")), args, _net_command(args))
+    status = publish(Table(rows, cols, before=before, marks=_marks("throughput")), args, _net_command(args))
+    if args.report:
+        _throughput_report(args, reports, rows)
+    return status
+
+
+def _throughput_report(args, reports, rows) -> None:
+    """``bench throughput --report FILE.html``: every sweep on one page (sim/report_page.py), written whole."""
+    from ..html_report import write_report
+    from ..sim.model.perf import SATURATED_BELOW
+    points = [p for _, _, pts in reports for p in pts]
+    config = {"sweeps": [{k: r[k] for k in ("network", "router", "packet_len", "spec") if k in r} for r in rows],
+              "loads": [p["offered"] for p in rows[0]["points"]], "warmup": 2000, "window": args.window,
+              "router": rows[0].get("router_config")}
+    write_report(args, points, {name: topo for name, topo, _ in reports}, config=config,
+                 title="cubenoc bench throughput", to_stderr=args.format != "md",
+                 notes=[f"a point is saturated when it accepts under {SATURATED_BELOW:.0%} of its offered load; "
+                        "its latency is then a lower bound"])
 
 
 # ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
@@ -232,13 +260,14 @@ def speed_run(args) -> int:
               max(N * c * r for (_, r, c, _), N in zip(points, [N for N in nodes for _ in args.rate])) * BYTES_PER_FLIT,
               "--cycles/--node-cycles" + (" or --repeat" if args.loop_only else ""))
     if args.loop_only:
-        depth = router_config(args, only=("depth",)).fifo_depth
+        depth = {spec: router_config(args, p, only=("depth",)).fifo_depth for spec, p in zip(specs, parsed)}
         rows = loop_rounds(points, args.repeat, depth=depth, each=lambda s: progress(f"model-speed: {s} ..."))
     else:
         rows = []
         for spec, r, cycles, _ in points:
             progress(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...")
-            rows.append(speed.scaling_point(spec, r, cycles, depth=router_config(args, only=("depth",)).fifo_depth))
+            depth = router_config(args, parsed[specs.index(spec)], only=("depth",)).fifo_depth
+            rows.append(speed.scaling_point(spec, r, cycles, depth=depth))
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
     columns = {k: v for k, v in SPEED_COLUMNS.items() if (k in LOOP_COLUMNS if args.loop_only else k not in ROUNDS)}

@@ -56,6 +56,7 @@ class LoadPoint:
     accepted: float           # flits/node/cycle ejected in the measurement window
     latency: float            # mean packet latency (creation to tail ejection) of packets created in the window
     delivered_fraction: float # packets created in the window that were delivered by the end of the run
+    report: object = None     # with ``report_label``: the point as the HTML report draws it (a PointResult)
 
     @property
     def saturated(self) -> bool:
@@ -65,13 +66,21 @@ class LoadPoint:
 
 
 def load_point(model: NetworkModel, rate: float, packet_len: int, warmup: int = 2000, window: int = 10000,
-               seed: int = 1) -> LoadPoint:
+               seed: int = 1, report_label: str | None = None) -> LoadPoint:
     """Bernoulli uniform-random traffic at ``rate`` flits/node/cycle: warm-up, measurement window, and a
-    drain of at most ``window`` cycles more for latency (packets still queued then count as undelivered)."""
+    drain of at most ``window`` cycles more for latency (packets still queued then count as undelivered).
+    ``report_label``: also the point as the HTML report draws it (its window's per-channel and per-source
+    figures, sim/report_run.py), named so."""
     n = model.num_nodes
     cycles = warmup + window
     stim = bernoulli_traffic(n, rate, packet_len, cycles, seed)
-    res = model.run(stim, cycles=cycles + window)
+    sim = model.start(stim)                # the run of model.run(stim, cycles + window), in three steps
+    sim.advance(warmup)
+    before = sim.link_flits.copy()
+    sim.advance(window)
+    channel_flits = sim.link_flits - before
+    sim.advance(window)
+    res = sim.result()
     ej = res.eject_cycle
     in_window = (ej >= warmup) & (ej < cycles)
     accepted = in_window.sum() / (n * window)
@@ -79,7 +88,15 @@ def load_point(model: NetworkModel, rate: float, packet_len: int, warmup: int = 
     last = stim.pkt_first[k] + stim.pkt_len[k] - 1
     done = ej[last] >= 0
     lat = float((ej[last][done] - stim.pkt_release[k][done]).mean()) if done.any() else float("inf")
-    return LoadPoint(rate, float(accepted), lat, float(done.mean()) if k.size else 1.0)
+    point = LoadPoint(rate, float(accepted), lat, float(done.mean()) if k.size else 1.0)
+    if report_label is not None:
+        from ..report_run import point_of_run
+        point.report = point_of_run(res, model.topology, report_label, offered=rate, traffic="uniform",
+                                    length=str(packet_len), saturated=point.saturated,
+                                    message="ok" if not point.saturated else
+                                    f"accepts {point.accepted:.3f}, under {SATURATED_BELOW:.0%} of the offered load",
+                                    window=(warmup, cycles), channel_flits=channel_flits)
+    return point
 
 
 #: a point is past saturation when it accepts less than this share of its offered load
@@ -103,18 +120,26 @@ ROUTER_OPTIONS = {"fifo": ("V=1 (RTL, verified)", "tests/test_cocotb_network.py"
                   "pipe": ("V=1 pipelined, 2 cycles/hop (RTL, verified)", "tests/test_cocotb_pipeline.py")}
 
 
-def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig | None = None, warmup: int = 2000,
-                    window: int = 10000, queues=("fifo", "voq"), progress=None, specs=None) -> list[dict]:
+def per_network(config, nets) -> list:
+    """``config`` for each of ``nets``: one RouterConfig (or None) for all, or a list with one per network."""
+    return list(config) if isinstance(config, (list, tuple)) else [config] * len(nets)
+
+
+def throughput_rows(nets, packet_lens=(1, 4), loads=None, config=None, warmup: int = 2000,
+                    window: int = 10000, queues=("fifo", "voq"), progress=None, specs=None,
+                    reports: list | None = None) -> list[dict]:
     """One saturation sweep per (network, router option, packet length) of ``config``'s routers (the option
     ``queues``: fifo, voq or pipe, over it): dicts with the network, the option, whether its Verilog is
     verified against the model (and by which test), the packet length, the points (offered, accepted,
     latency, past saturation or not) and the saturation throughput, and what ran (``spec``: ``specs[i]`` the
-    catalog spec of ``nets[i]``, if given; ``router_config``). ``progress(text)``: told before each sweep."""
-    base = config or RouterConfig()
-    depth = base.fifo_depth
+    catalog spec of ``nets[i]``, if given; ``router_config``; ``config``: one, or one per network).
+    ``progress(text)``: told before each sweep. ``reports``: a list that gets each sweep's points as the HTML
+    report draws them (``(label, topology, [PointResult ...])``)."""
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
     rows = []
-    for i, (topo, routing) in enumerate(nets):
+    for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):
+        base = cfg or RouterConfig()
+        depth = base.fifo_depth
         for q in queues:
             option = {"pipeline": True} if q == "pipe" else {"queues": q}
             model = NetworkModel(plan_of(topo, routing, base.replace(**option)))
@@ -122,7 +147,11 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, config: RouterConfig |
             for L in packet_lens:
                 if progress is not None:
                     progress(f"throughput: {topo!r}, {label}, {L}-flit packets, {len(loads)} loads ...")
-                pts = saturation_sweep(model, L, loads, warmup=warmup, window=window)
+                name = f"{topo!r}, {label}, {L}-flit packets"
+                pts = saturation_sweep(model, L, loads, warmup=warmup, window=window,
+                                       report_label=name if reports is not None else None)
+                if reports is not None:
+                    reports.append((name, topo, [p.report for p in pts]))
                 rows.append({"network": repr(topo), "queues": q, "router": label, "verified": True,
                              "verified_by": test, "depth": depth, "packet_len": L,
                              "points": [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency,

@@ -1,5 +1,5 @@
-"""What a model run returns (docs/router.md "The model and the comparison"): the ejected-flit trace, counters
-and per-flit cycles."""
+"""What a model run returns (docs/router.md "The model and the comparison"): the ejected-flit trace, counters,
+per-flit cycles and the flits each channel carried."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,6 +27,7 @@ class ModelResult:
     tr_head: np.ndarray
     tr_tail: np.ndarray
     router: RouterConfig = field(default_factory=RouterConfig)   # the routers that made it
+    link_flits: np.ndarray | None = None   # int64 [N*P]: flits sent on output o of node v (v*P + o), whole run
 
     @property
     def broadcast(self) -> bool:

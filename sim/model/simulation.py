@@ -191,4 +191,4 @@ class Simulation:
         tr_cycle, tr_node, tr_flit, ht = (a[:n].copy() for a in self.trace)
         return ModelResult(self.stim, self.cycle, self.drained, self.counters[:, :self.num_counters].copy(),
                            self.accept_cycle.copy(), self.eject_cycle.copy(), tr_cycle, tr_node, tr_flit,
-                           ht & 1, (ht >> TAIL) & 1, router=self.model.config)
+                           ht & 1, (ht >> TAIL) & 1, router=self.model.config, link_flits=self.link_flits.copy())

@@ -14,7 +14,8 @@ Statistics, as :mod:`cubenoc.sim.simulator` reports them, from the ejected-flit 
 flits ejected in the measurement window [W0, W1) (per source optionally), and for the *measured*
 packets (created in [W0, W1)): a histogram of packet latency (creation to tail ejection; percentiles
 from it, :func:`hist_percentile`), the sum of network latencies (head accepted to tail ejected), the
-count created / delivered, and their hop count (walked through the route tables at creation).
+count created / delivered (per source optionally, with the sum of their latencies), and their hop count
+(walked through the route tables at creation).
 """
 from __future__ import annotations
 
@@ -160,6 +161,9 @@ class StreamRun:
         self.net_sum = self.delivered = self.created = self.created_flits = self.ejected = 0
         self.hops_sum, self.want_hops = 0, hops
         self.src_ejected = np.zeros(N, dtype=np.int64) if per_source else None
+        # per_source: the measured packets delivered per source and the sum of their latencies
+        self.src_done = np.zeros(N, dtype=np.int64) if per_source else None
+        self.src_lat_sum = np.zeros(N, dtype=np.int64) if per_source else None
         self.sent = np.zeros(N, dtype=bool)
         self.window_end = 0
         z = np.zeros(0, dtype=np.int64)
@@ -213,6 +217,10 @@ class StreamRun:
                 grow = max(self.hist.size, int(lat.max()) + 1 - self.hist.size)
                 self.hist = np.concatenate([self.hist, np.zeros(grow, dtype=np.int64)])
             self.hist += np.bincount(lat, minlength=self.hist.size)
+            if self.src_done is not None:
+                who = self.f_src[f]
+                self.src_done += np.bincount(who, minlength=self.N)
+                self.src_lat_sum += np.bincount(who, weights=lat, minlength=self.N).astype(np.int64)
             self.net_sum += int((cyc - self._head_accept(f)).sum())
             self.delivered += int(f.size)
         sim.scal[1] = 0
