@@ -25,9 +25,10 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import Out
 
-from cubenoc.errors import require_int
+from cubenoc.errors import CubenocError, require_int
 
 from ..rtl.network_top import Network
+from ..sim.topology import Hypercube
 from .traffic_gen import TIME_WIDTH, TrafficChecker, TrafficGenerator
 from .uart import LineReporter, UartTx
 
@@ -220,8 +221,6 @@ class DemoTop(wiring.Component):
 
 def safety_dimension(topology) -> int:
     """n of an n-cube demo network (Wu's safety levels are defined on hypercubes)."""
-    from ..sim.topology import Hypercube
-    from cubenoc.errors import CubenocError
     if type(topology) is not Hypercube or topology.n < 2:
         raise CubenocError(f"--safety needs a hypercube network (Wu's safety levels are defined on "
                            f"the n-cube), got {topology!r}; use --family hypercube --n N (N >= 2)")

@@ -15,6 +15,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..rtl.tools import use_builtin_yosys, use_verilator
+
 BUILD_ARGS = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O1"]
 RESULT_NAMES = ("sent", "received", "errors", "lat_sum", "lat_count", "error_kinds")
 
@@ -34,7 +36,6 @@ def run_traffic(plan, *, cycles: int = 4000, drain: int = 1000, rate: int = 64, 
     from amaranth.back import verilog
     from cocotb_tools.runner import get_runner
 
-    from ..rtl.tools import use_builtin_yosys, use_verilator
     from .demo import TrafficSystem
 
     use_builtin_yosys()

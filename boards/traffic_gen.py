@@ -194,12 +194,7 @@ class TrafficChecker(wiring.Component):
         rd = expect.read_port(domain="comb")
         wr = expect.write_port()
 
-        if self.stall_rate:
-            lfsr = Signal(32, init=self.seed)
-            m.d.sync += lfsr.eq((lfsr >> 1) ^ Mux(lfsr[0], LFSR_TAPS, 0))
-            m.d.comb += self.inp.ready.eq(lfsr[24:32] >= self.stall_rate)
-        else:
-            m.d.comb += self.inp.ready.eq(1)
+        self._backpressure(m)
 
         in_pkt, bad = Signal(), Signal()
         idx, length, ts = Signal(4), Signal(4), Signal(TIME_WIDTH)
@@ -271,3 +266,12 @@ class TrafficChecker(wiring.Component):
             with m.If(pkt_err):
                 m.d.sync += self.errors.eq(self.errors + 1)
         return m
+
+    def _backpressure(self, m) -> None:
+        """``ready``: always, or de-asserted ``stall_rate`` cycles in 256 by a 32-bit LFSR."""
+        if self.stall_rate:
+            lfsr = Signal(32, init=self.seed)
+            m.d.sync += lfsr.eq((lfsr >> 1) ^ Mux(lfsr[0], LFSR_TAPS, 0))
+            m.d.comb += self.inp.ready.eq(lfsr[24:32] >= self.stall_rate)
+        else:
+            m.d.comb += self.inp.ready.eq(1)

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import argparse
 
+from . import outputs
 from .errors import CubenocError
-from .outputs import say
+from .netargs import add_family_flags, add_router_flags, one_network, router_config, spec_from_args, with_router_flags
+from .options import add
+from .outputs import say, working, writable_dir
+from .sim.catalog import FAMILIES, NetworkSpec
+from .sim.network_plan import plan_of
+from .sim.router_config import target_default
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .netargs import add_family_flags, add_router_flags
     p.add_argument("--board", default=None, help="target board: every amaranth-boards board an open toolchain from "
                    "PyPI builds for (iCE40, ECP5, Gowin); --list-boards lists them")
     p.add_argument("--list-boards", nargs="?", const="text", choices=("text", "markdown"), default=None,
@@ -27,7 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("network_arg", nargs="?", metavar="NETWORK", default=None,
                    help="a network spec as in `cubenoc generate` (pdn:set=0,1,3, hypercube:n=3, a preset); "
                         "default: the board's demo network (docs/networks.md)")
-    from .options import add
     add(p, "network")
     add(p, "family", note="with the flags below, the shorthand for --network")
     add_family_flags(p)
@@ -51,9 +55,6 @@ def network_for(board, args):
     """The network plan of the demo: the network from --network, --family + flags, or the board's demo
     network; the routers are the board family's default (sim/router_config.py ``TARGETS``) with the board's demo width
     and depth, then the spec's and the flags' router options."""
-    from .netargs import one_network, router_config, spec_from_args, with_router_flags
-    from .sim.network_plan import plan_of
-    from .sim.catalog import FAMILIES, NetworkSpec
     fam, n, k, payload, depth = board.default_network
     args.network = one_network(getattr(args, "network_arg", None), getattr(args, "network", None))
     if args.network is not None and str(args.network).lower() in FAMILIES and args.family is None:
@@ -86,7 +87,6 @@ def board_router(board, payload: int, depth: int):
     """The demo's routers on ``board``: the board family's default router (sim/router_config.py ``TARGETS``)
     at the demo's width and depth, with loopback: the demo's generators address every node, their own
     included (boards/traffic_gen.py)."""
-    from .sim.router_config import target_default
     return target_default(board.target).replace(payload_width=payload, fifo_depth=depth, loopback=True)
 
 
@@ -114,7 +114,6 @@ def run(args) -> int:
         raise CubenocError("--safety and --pipeline together are not built: the safety panel runs adaptive routers")
     if safety:
         check_safety_board(board, topo)
-    from .outputs import writable_dir
     writable_dir(args.build_dir, "--build-dir")
     lut, ff = check_fits(board, plan, safety)
     line = (f"{board.name} ({board.device}): {topo!r}{' + safety panel' if safety else ''}, {routing.name} routing"
@@ -125,12 +124,10 @@ def run(args) -> int:
         return 0
     say(line)
     from .boards.flow import build_demo, check_programmer, program
-    from .outputs import working
     prog = check_programmer(board, safety) if args.program else None   # what is missing, before the build
     with working(f"yosys + nextpnr for {board.name} (about 1-2 minutes on the iCE40, more on the ECP5 and Gowin)"):
         rep = build_demo(board, plan, rate=round(args.rate * 256), build_dir=args.build_dir,
                          toolchain=args.toolchain, seed=args.seed, safety=safety, goal=args.synth)
-    from . import outputs
     print(rep.text(estimate=outputs.QUIET))       # (the estimate was said before the build, unless --quiet)
     if args.program:
         print("programmed:", program(board, rep.bitstream, prog))

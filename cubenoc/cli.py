@@ -12,7 +12,13 @@ import importlib.util
 import json
 import sys
 
+import numpy as np
+
+from . import __version__
 from .errors import CubenocError, ToolError
+from .interrupt import EXIT, guard, say_interrupted
+from .options import add, contradictions
+from .outputs import atomic_write, plot_file, quiet
 
 #: ``cubenoc analyze FAMILY``: family name -> (analysis module, help)
 ANALYSES = {
@@ -71,7 +77,6 @@ def _available(module: str) -> bool:
 
 
 def _version() -> str:
-    from . import __version__
     return f"cubenoc {__version__}"
 
 
@@ -94,7 +99,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             p = fam.add_parser(family, help=help_text, description=help_text)
             p.set_defaults(family_name=family)
             mod.add_arguments(p)
-            from .options import add
             add(p, "json")
             add(p, "plot", help="write a plot of the results")
             _add_quiet(p)
@@ -116,7 +120,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 raise
             p.description = f"{help_text} (needs {install_hint(extra)})"
             continue
-        from .options import add
         for q in getattr(p, "_bench_parsers", {}).values() or [p]:
             _add_quiet(q)
         if name in CONFIGURABLE:
@@ -128,14 +131,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _add_quiet(p) -> None:
     """``--quiet`` on every command: nothing but errors and the output asked for (cubenoc/outputs.py ``say``)."""
-    from .options import add
     if "--quiet" not in p._option_string_actions:
         add(p, "quiet")
 
 
 def _run_analysis(mod):
     def handler(args) -> int:
-        from .outputs import atomic_write, plot_file
         plot_file(args.plot, "--plot")
         result = mod.analyze(args)
         if args.plot:
@@ -154,16 +155,12 @@ def _run_analysis(mod):
 
 
 def _jsonable(obj):
-    try:
-        import numpy as np
-        if isinstance(obj, np.integer):
-            return int(obj)
-        if isinstance(obj, np.floating):
-            return float(obj)
-        if isinstance(obj, np.ndarray):
-            return obj.tolist()
-    except ImportError:  # pragma: no cover
-        pass
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
     if isinstance(obj, (set, frozenset, tuple)):
         return list(obj)
     raise TypeError(f"not JSON serialisable: {obj!r}")
@@ -177,7 +174,7 @@ def _apply_config(parser, argv: list[str]) -> None:
     """``--config FILE``: its values become the defaults of the command's parser (cubenoc/config.py)."""
     if "--config" not in argv and not any(a.startswith("--config=") for a in argv):
         return
-    from . import config
+    from . import config                            # start-up: only a command given --config reads TOML
     i = next(i for i, a in enumerate(argv) if a == "--config" or a.startswith("--config="))
     path = argv[i].partition("=")[2] if "=" in argv[i] else (argv[i + 1] if i + 1 < len(argv) else None)
     command = _command_of(argv)
@@ -205,7 +202,6 @@ def _apply_config(parser, argv: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .interrupt import guard
     with guard():                                   # Ctrl-C: the tools killed, exit 130 within 2 s
         return _main(argv)
 
@@ -221,8 +217,6 @@ def _main(argv: list[str] | None = None) -> int:
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return OK if not argv else BAD_INPUT
-        from .options import contradictions
-        from .outputs import quiet
         quiet(getattr(args, "quiet", False))
         contradictions(args)                        # one option given two values: refused, every command alike       # per call: main() runs many times in one test process
         return int(args.handler(args) or 0)
@@ -249,6 +243,5 @@ def _main(argv: list[str] | None = None) -> int:
         print(f"cubenoc: error: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:
-        from .interrupt import EXIT, say_interrupted
         say_interrupted()
         return EXIT

@@ -17,9 +17,14 @@ is an error naming the key (exit 2).
 from __future__ import annotations
 
 import argparse
+import tomllib
 from pathlib import Path
 
 from .errors import CubenocError
+from .files import example_or_path, examples_folder
+from .options import OPTIONS
+from .outputs import read_text
+from .sim.catalog import NetworkSpec
 
 SHARED = ("router", "traffic", "run", "output")
 COMMAND_TABLES = ("simulate", "generate", "bench", "synth-report")
@@ -30,7 +35,6 @@ ALTERNATIVES = (("rate", "sweep", "trace"),)
 
 def examples() -> Path:
     """The folder of the example files installed with cubenoc (examples/ of the source tree)."""
-    from .files import examples_folder
     return examples_folder()
 
 
@@ -38,13 +42,10 @@ def config_path(path) -> Path:
     """``path`` if it exists (relative to the current folder); else, when it names an example
     (``examples/compare.toml``, ``compare.toml`` or ``compare``), the example installed with cubenoc, said on
     stderr. Outputs the file names (``csv = "cmp.csv"``) still go to the current folder."""
-    from .files import example_or_path
     return example_or_path(path, ".toml", "--config")
 
 
 def load(path) -> dict:
-    import tomllib
-    from .outputs import read_text
     path = config_path(path)
     if not path.is_file():
         names = ", ".join(sorted(p.stem for p in examples().glob("*.toml")))
@@ -119,7 +120,6 @@ def _check_value(path, where: str, key: str, action: argparse.Action, value):
 
 def _table_of(action) -> str | None:
     """The shared table a registered option lives in (cubenoc/options.py ``Option.table``)."""
-    from .options import OPTIONS
     o = OPTIONS.get(getattr(action, "registered", None) or "")
     return o.table if o is not None else None
 
@@ -151,7 +151,6 @@ def apply(path, command: str, parser: argparse.ArgumentParser, all_options: set[
         nets = nets if isinstance(nets, list) else [nets]
         if not nets or not all(isinstance(n, str) for n in nets):
             raise CubenocError(f"--config {path}: networks must be a list of spec strings (docs/networks.md)")
-        from .sim.catalog import NetworkSpec
         for n in nets:
             NetworkSpec.parse(n)            # a bad spec: its own one-line error
         if command == "simulate":

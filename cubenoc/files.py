@@ -2,7 +2,9 @@
 library packages too: sim/traffic.py reads traces with them). cubenoc/outputs.py re-exports them."""
 from __future__ import annotations
 
+import codecs
 import os
+import tempfile
 from pathlib import Path
 
 from .errors import CubenocError
@@ -18,7 +20,6 @@ def read_text(path, what: str = "") -> str:
     p = Path(path)
     if p.is_dir():
         raise CubenocError(f"{where}: is a folder, expected a file")
-    import codecs
     chunks, size, nul, bad = [], 0, -1, None
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:                      # in chunks, stopping at the first NUL or non-UTF-8 byte: a device such as
@@ -102,7 +103,6 @@ class atomic_write:
         self.path, self.option = Path(path), option
 
     def __enter__(self) -> Path:
-        import tempfile
         self.direct = self.path.exists() and not self.path.is_file()      # a device, a pipe
         if self.direct:
             self.tmp = self.path

@@ -11,13 +11,20 @@ import argparse
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from .errors import CubenocError
-from .outputs import say
+from .netargs import add_family_flags, add_router_flags, check_size, router_config, spec_from_args, with_router_flags
+from .options import add
+from .outputs import clean_stale, say, working, writable_dir, write_file
+from .rtl import tools
+from .sim.axis_frames import check_payload
+from .sim.network_plan import plan_of
+from .sim.router_config import target_default
+from .tb.axis_kit import testbench_text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .netargs import add_family_flags, add_router_flags
-    from .options import add
     p.add_argument("network", metavar="NETWORK", nargs="?", help="a network spec (pdn:set=0,1,3,9, enhanced:n=4,k=0, "
                    "hin:level1=bh:3,level2=ccc:2, a preset such as q60) or a family name (hypercube, enhanced, "
                    "metacube, pdn, hin) with the flags below; docs/networks.md")
@@ -38,7 +45,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def network_spec(args):
     """The catalog spec of the arguments: NETWORK (spec, preset or family + flags) and the router flags
     --queues/--pipeline/--broadcast, which add to the spec's own options (docs/networks.md)."""
-    from .netargs import spec_from_args, with_router_flags
     if not args.network:
         raise CubenocError("give the network: a spec (pdn:set=0,1,3,9), a preset (q4) or a family name with flags "
                            "(hypercube --n 4), or --config FILE.toml")
@@ -47,11 +53,7 @@ def network_spec(args):
 
 
 def run(args) -> int:
-    from .netargs import check_size, router_config
-    from .outputs import writable_dir
     from .rtl.emit import write_network
-    from .sim.network_plan import plan_of
-    from .sim.router_config import target_default
     spec = network_spec(args)
     topo, routing = spec.build("rtl")
     writable_dir(args.out, "-o/--out")
@@ -61,11 +63,9 @@ def run(args) -> int:
     if getattr(args, "testbench", False) and plan.config.interface != "axis":
         raise CubenocError("--testbench writes a test of the AXI4-Stream top: add --interface axis")
     if plan.config.interface == "axis":
-        from .sim.axis_frames import check_payload
         check_payload(plan.config.payload_width, topo.num_nodes)
         if args.flat:
             raise CubenocError("--flat exposes the routers' flit streams: it does not take --interface axis")
-    from tqdm import tqdm
     bar = tqdm(desc="generate", unit="file", file=sys.stderr, disable=getattr(args, "quiet", False) or None,
                leave=False)
 
@@ -83,13 +83,10 @@ def run(args) -> int:
         written.append(write_testbench(gen, spec.with_config(plan.config)))
     for path in written:                           # notes: --quiet writes the files and says nothing
         say(f"  {path}")
-    from .outputs import clean_stale
     clean_stale(args.out, written, "generate", gen.top)   # a rerun of this top: the last run's other files go
     if args.lint:
-        from .rtl.tools import verilator_lint
-        from .outputs import working
         with working(f"verilator --lint-only ({len(gen.verilog)} files)", getattr(args, "quiet", False)):
-            res = verilator_lint(gen.verilog, gen.top, gen.waivers)
+            res = tools.verilator_lint(gen.verilog, gen.top, gen.waivers)
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(res.by_kind.items()))
         print(f"verilator --lint-only -Wall {gen.waivers.name}: {res.errors} errors, {res.warnings} warnings"
               + (f" ({kinds})" if kinds else ""))
@@ -105,9 +102,7 @@ def run(args) -> int:
 def write_testbench(gen, spec) -> Path:
     """``test_<top>.py`` beside the Verilog: the AXI4-Stream kit (cubenoc/tb/axis_kit.py)."""
     from .rtl.network_top import axis_digits
-    from .tb.axis_kit import testbench_text
     a = gen.network.axis
-    from .outputs import write_file
     path = gen.describe_json.parent / f"test_{gen.top}.py"
     write_file(path, testbench_text(gen.top, str(spec), a.num_nodes, axis_digits(a.num_nodes), a.payload_width // 8,
                                    a.dest_width, a.broadcast, a.fifo_depth), "-o/--out")

@@ -2,14 +2,16 @@
 sim/report_page.py with the command line as typed and the tool versions, written whole or not at all."""
 from __future__ import annotations
 
+import shlex
 import sys
+import threading
+
+from .outputs import atomic_write, say
 
 
 def preload() -> None:
     """Import the report's modules (matplotlib: about a second) in the background while the run goes, so that
     the page is written within moments of the run's end."""
-    import threading
-
     def load():
         import matplotlib
         matplotlib.use("Agg")
@@ -23,12 +25,9 @@ def write_report(args, points, models, *, config: dict, title: str, to_stderr: b
     """Write ``args.report``: the page of ``points`` (PointResults) on ``models`` (label -> topology), with
     ``config`` (the resolved configuration) and ``page`` (report_html's other keywords); then say where
     (on stderr when stdout carries JSON or CSV: ``to_stderr``)."""
-    import shlex
-
     from cubenoc.sim.report_page import report_html
 
     from .bench.render import provenance
-    from .outputs import atomic_write, say
     html = report_html(points, models, command="cubenoc " + shlex.join(getattr(args, "_argv", ())), config=config,
                        provenance=provenance(), title=title, **page)
     with atomic_write(args.report, "--report") as tmp:

@@ -16,9 +16,12 @@ import contextlib
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
+
+from .outputs import LIVE
 
 #: seconds the command gets to end by itself after Ctrl-C before the process is ended
 GRACE = 0.8
@@ -56,7 +59,6 @@ def descendants(pid: int | None = None) -> list[int]:
             fields = stat[stat.rfind(b")") + 2:].split()     # after "(comm)": state, ppid, ...
             parent[int(entry)] = int(fields[1])
     except FileNotFoundError:                                 # no /proc (macOS)
-        import subprocess
         out = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
         for line in out.splitlines():
             a, b = line.split()
@@ -107,7 +109,6 @@ def _watch(sock: socket.socket) -> None:
         kill_descendants()
         time.sleep(0.05)
     kill_descendants()
-    from .outputs import LIVE                                 # outputs half written: not left behind
     for path in list(LIVE):
         with contextlib.suppress(OSError):
             path.unlink()

@@ -3,14 +3,18 @@ family name with the family flags as a shorthand for the same spec (sim/catalog.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .errors import CubenocError
+from .options import Option, add, contradictions, family_options, given, router_options
+from .sim.catalog import FAMILIES, NetworkSpec, ROUTER_KEYS
+from .sim.network_plan import plan_seconds
+from .sim.router_config import RouterConfig, field_value, with_options
 
 
 def add_family_flags(p: argparse.ArgumentParser, title: str = "network flags (with a FAMILY name)") -> None:
     """``--n --k --m --set ...``: each flag sets the catalog key of the same name (cubenoc/options.py
     ``family_options``, made from sim/catalog.py ``FAMILIES``)."""
-    from .options import Option, add, family_options
     g = p.add_argument_group(title)
     for o in family_options():
         add(g, o.name, option=o)
@@ -43,7 +47,6 @@ def with_router_flags(spec, args):
 def spec_from_args(family: str, args, **defaults):
     """A :class:`NetworkSpec` from a positional ``family`` that is a spec, a preset or a family name (then
     the family flags, over ``defaults``, give its parameters)."""
-    from .sim.catalog import FAMILIES, NetworkSpec
     name = str(family).strip()
     if name.lower() not in FAMILIES:
         flags = [f"--{k.replace('_', '-')}" for k in _FLAG_KEYS if getattr(args, k, None) not in (None, False)]
@@ -64,13 +67,11 @@ _FLAG_KEYS = ("n", "k", "m", "shortest", "set", "delta", "zero_free", "product",
 
 
 def _known(fam: str) -> set:
-    from .sim.catalog import FAMILIES, ROUTER_KEYS
     return set(FAMILIES[fam]) | set(ROUTER_KEYS) | ({"d", "size"} if fam == "hin" else set())
 
 
 def check_flags_apply(spec, args) -> None:
     """A family flag the spec's family does not take is an error (``generate hypercube --m 2``)."""
-    from .sim.catalog import FAMILIES
     keys = set(FAMILIES[spec.family]) | ({"replication", "d", "size"} if spec.family == "hin" else set())
     wrong = [k for k in _FLAG_KEYS if getattr(args, k, None) not in (None, False) and k not in keys]
     if wrong:
@@ -89,9 +90,6 @@ REFUSE_ESTIMATE, SAY_ESTIMATE = 3600.0, 30.0
 def check_size(spec, topology, routing, command: str, verilog: bool = True) -> float:
     """Refuse, before any work, a network that would take more than an hour to plan (and elaborate, with
     ``verilog``), and say the estimate on stderr when it is long (sim/network_plan.py ``plan_seconds``)."""
-    import sys
-
-    from .sim.network_plan import plan_seconds
     est = plan_seconds(topology, routing, verilog)
     what = f"{spec}: {topology.num_nodes:,} nodes"
     if est > REFUSE_ESTIMATE:
@@ -117,7 +115,6 @@ def _duration(seconds: float) -> str:
 # ---- router flags: the one map from a command's flags onto RouterConfig (sim/router_config.py) -------------
 #: flag dest -> the config field it sets (cubenoc/options.py, the router options)
 def _router_flags() -> dict:
-    from .options import router_options
     return {o.dest: o.field for o in router_options()}
 
 
@@ -127,7 +124,6 @@ ROUTER_FLAGS = _router_flags()
 def add_router_flags(p: argparse.ArgumentParser, only: tuple | None = None, title: str = "router") -> None:
     """The router flags (every one defaults to the target's router, sim/router_config.py ``TARGETS``);
     ``only``: the flag dests this command takes."""
-    from .options import add, router_options
     g = p.add_argument_group(title, "each flag overrides one field of the target's default router "
                              "(docs/router.md \"Router options\")")
     for o in router_options():
@@ -142,8 +138,6 @@ def router_config(args, spec=None, base=None, routing=None, only: tuple | None =
     that disagree are refused in one line. ``only``: the flag dests the command has, where another option
     shares a name. A default field that refuses what the user asked for (or ``routing``) gives way
     (``with_options``)."""
-    from .options import contradictions, given
-    from .sim.router_config import RouterConfig, field_value, with_options
     contradictions(args)
     spec_fields = dict(spec.router_fields()) if spec is not None else {}
     changes = {}

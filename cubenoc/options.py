@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import at_least
-from .option import FORMATS, ROUTER_OPTIONS, SYNTH_GOALS, Option
+from .errors import CubenocError, at_least
+from .option import FORMATS, Option, ROUTER_OPTIONS, SYNTH_GOALS
+from .outputs import say
+from .sim.catalog import FAMILIES
 
 #: the FPGA parts a command synthesises for (boards/synth.py ``TARGETS``), and the other names every command
 #: that takes an FPGA target accepts: the family of a part we measure one of
@@ -109,7 +111,6 @@ ROUTER_KINDS = Option("routers", "routers compared: one FIFO per input (fifo), p
 
 def fixed_lengths(values) -> list[int]:
     """``--length`` where only fixed packet lengths are measured (the benchmarks): each value an integer >= 1."""
-    from .errors import CubenocError
     out = []
     for v in values if isinstance(values, (list, tuple)) else [values]:
         try:
@@ -134,7 +135,6 @@ FAMILY_FLAG = {"r": "replication", "zero_free": "zero-free"}
 def family_options() -> list[Option]:
     """``--n --k --m --set ...``: one option per catalog key of the families (sim/catalog.py ``FAMILIES``),
     help from the catalog's text for each family that takes it."""
-    from .sim.catalog import FAMILIES
     keys: dict[str, list] = {}
     for fam, table in FAMILIES.items():
         for key, (kind, _, text) in table.items():
@@ -174,7 +174,6 @@ def _noted(base):
     class Noted(base):
         def __call__(self, parser, namespace, values, option_string=None):
             if option_string in self.old_names:
-                from .outputs import say
                 say(f"cubenoc: {option_string} is the old name of {self.option_strings[0]}", file=sys.stderr)
             super().__call__(parser, namespace, values, option_string)
             _note(namespace, self, option_string, getattr(namespace, self.dest))
@@ -247,7 +246,6 @@ def given(args, dest: str) -> bool:
 
 def contradictions(args) -> None:
     """Two different values for one option on one command line: refused in one line, every command alike."""
-    from .errors import CubenocError
     for dest, uses in getattr(args, "_flags_given", {}).items():
         if len({repr(v) for _, v in uses}) > 1:
             raise CubenocError(f"give one of {' or '.join(dict.fromkeys(typed for typed, _ in uses))}, not both")

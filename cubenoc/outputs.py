@@ -2,9 +2,14 @@
 to the user go through :func:`say`, which ``--quiet`` silences (every command takes it, cubenoc/cli.py)."""
 from __future__ import annotations
 
+import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
+
+from tqdm import tqdm
 
 from .errors import CubenocError
 
@@ -110,11 +115,6 @@ class working:
         self.what, self.quiet, self.doing = what, quiet or QUIET, what
 
     def __enter__(self):
-        import sys
-        import threading
-        import time
-
-        from tqdm import tqdm
         self.log = not self.quiet and not sys.stderr.isatty()
         self.start = time.monotonic()
         if self.log:
@@ -132,8 +132,6 @@ class working:
         self.bar.set_description_str(self.doing, refresh=False)
 
     def _tick(self):
-        import sys
-        import time
         while not self.stop.wait(1.0):
             self.bar.refresh()
             spent = time.monotonic() - self.start
@@ -161,7 +159,6 @@ def clean_stale(folder, written, command: str, key: str = "") -> list[Path]:
     so several designs can share a folder): remove the files the previous run of that key wrote there
     (listed in ``folder/.cubenoc-manifest``, JSON) that this run did not write, say so in one note, and list
     this run's files in the manifest. Only files the manifest lists are ever removed. Returns them."""
-    import json
     folder = Path(folder)
     manifest = folder / MANIFEST
     mine = sorted({os.path.relpath(Path(p), folder) for p in written})

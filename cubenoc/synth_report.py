@@ -25,17 +25,18 @@ import sys
 import time
 from pathlib import Path
 
-from .bench.synth_shapes import (BEGIN, END, SYNTH_FAMILIES, collect, markdown_table, section_head, seeds,
-                                 shapes_for, table_cells, tool_versions, write_command)
+from .bench.render import RESULTS, provenance, render_block, write_results
+from .bench.synth_shapes import (BEGIN, END, SYNTH_FAMILIES, collect, markdown_table, section_head, seeds, shapes_for,
+                                 table_cells, tool_versions, write_command)
 from .errors import CubenocError, ToolError, at_least
-from .outputs import say
+from .netargs import add_router_flags, one_network
+from .options import add, given
+from .outputs import say, writable_dir, writable_file
 
 
 # ---- CLI ----------------------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .boards.synth import DEFAULT_TARGETS
-    from .netargs import add_router_flags
-    from .options import add
     sizes = "; ".join(f"{f}: {what}" for f, (_, what) in SYNTH_FAMILIES.items())
     p.add_argument("networks", nargs="*", metavar="NETWORK", help="networks as catalog specs (pdn:set=0,1,3,9, q4, "
                    "hin:level1=bh:3,level2=ccc:2; docs/networks.md), the same as --network")
@@ -74,10 +75,8 @@ def _page(args) -> Path:
 
 
 def run(args) -> int:
-    from .netargs import one_network
     args.network = one_network(args.networks, args.network) or None
     seeds(args)
-    from .options import given
     if args.network and given(args, "family"):
         raise CubenocError("give networks (NETWORK or --network) or --family/--size, not both")
     if args.list and args.write:
@@ -93,7 +92,6 @@ def run(args) -> int:
         raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
     if not args.pnr_timeout > 0:
         raise CubenocError(f"--pnr-timeout must be a positive number of seconds, got {args.pnr_timeout:g}")
-    from .outputs import writable_dir, writable_file
     writable_dir(args.work_dir, "--work-dir")
     if args.write:
         writable_file(_page(args), "--write")
@@ -113,7 +111,6 @@ def run(args) -> int:
                            + "; ".join(failures) + (" -- docs not updated" if args.write else ""))
     if args.write:
         doc = _page(args)
-        from .bench.render import RESULTS, provenance, render_block, write_results
         headings, body = table_cells(rows)
         block = {"block": "synth-report", "page": doc.name, "marks": [BEGIN, END], "command": write_command(args),
                  **provenance(), "tables": [{"name": "rows", "before": section_head(args, rows), "after": "",

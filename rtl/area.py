@@ -18,9 +18,11 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError, ToolError
 
-from ..sim.router_config import RouterConfig
-from .tools import use_builtin_yosys, venv_bin
 from ..sim.network_plan import plan_of
+from ..sim.router_config import RouterConfig
+from ..sim.routing.hypercube import EcubeRouting
+from ..sim.topology import EnhancedHypercube, Hypercube
+from .tools import use_builtin_yosys, venv_bin
 
 @dataclass
 class AreaResult:
@@ -97,8 +99,6 @@ def count(cells: dict, target: str) -> dict:
 
 
 def measure(family: str, n: int, k: int, targets, config: RouterConfig | None = None, jobs=2) -> list[AreaResult]:
-    from ..sim.routing.hypercube import EcubeRouting
-    from ..sim.topology import EnhancedHypercube, Hypercube
     topo = Hypercube(n) if family == "hypercube" else EnhancedHypercube(n, k)
     text, ports = router_verilog(topo, EcubeRouting(topo), config)
     with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -1,6 +1,6 @@
 """The AXI4-Stream network interface of one node (docs/ip.md "How it works"), between the user's
 ``s_axis``/``m_axis`` and the router's local flit streams; its rule in Python is sim/axis_frames.py and the
-model's ``ni_phase`` (sim/model/kernel.py).
+model's ``ni_phase`` (sim/model/axis_ni.py).
 
 Ingress: a queue of ``params.queue_depth`` registered entries (a shift register: ``local_in`` is entry 0,
 no multiplexer between the registers and the router) in front of ``local_in``. The first beat of a frame is

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from textwrap import wrap
 
+from ..sim.catalog import recorded
 from .flit import DEST_WIDTH, link_flit_layout, local_flit_layout
 from .network_top import Network
-from .router import COUNTER_WIDTH, COUNTERS
+from .router import COUNTERS, COUNTER_WIDTH
 from .tools import flat_verilog, use_builtin_yosys
-from ..sim.catalog import recorded
 
 
 @dataclass
@@ -297,7 +298,6 @@ def verilator_waivers(top: str) -> str:
     """``<top>.vlt``: a Verilator configuration file waiving ``WAIVERS`` in files whose names contain ``top``
     (``verilator --lint-only -Wall <top>.vlt <top>*.v``: 0 warnings; tests/test_ip.py). No comment line starts
     with the word "verilator": Verilator reads such a comment as a directive."""
-    from textwrap import wrap
     lines = ["`verilator_config",
              *(f"// {line}" for line in wrap(
                  f"Waivers of Verilator -Wall warnings in {top} (cubenoc generate; docs/ip.md \"Packaging\"). "

@@ -15,6 +15,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from .broadcast.fork import BROADCAST_DEST
+from .model.stimulus import StimulusBuilder
 from .model.word import DEST_WIDTH
 
 SRC_LSB = DEST_WIDTH          # the header flit: data[0:16] destination, data[16:16+b] source
@@ -86,7 +87,6 @@ def frames_stimulus(num_nodes: int, data_width: int, frames, eject_ready=None, b
     """A model :class:`~cubenoc.sim.model.stimulus.Stimulus` for AXI4-Stream frames ``[(src, tdest, [(release,
     tdata), ...]), ...]`` (per source in offer order; a beat's release is the first cycle ``tvalid`` showed it):
     the header flit is released with the first beat."""
-    from .model.stimulus import StimulusBuilder
     b = StimulusBuilder(num_nodes, data_width)
     release = [[] for _ in range(num_nodes)]
     for src, tdest, beats in frames:

@@ -21,6 +21,9 @@ the other family flags are a shorthand for the same spec (:meth:`NetworkSpec.fro
 :meth:`NetworkSpec.build` returns ``(topology, routing)``: the one place a network is made from a name.
 The limits on a network's size live here too (:data:`ADDRESS_BITS`): the Verilog's head flit carries a
 16-bit destination, the model's tables are sized by the node count.
+
+Over 400 lines: the one place a name becomes a network holds the grammar, every family's keys and the
+commands' network lists together.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from .broadcast.fork import fork_entry
 from .routing.base import RoutingFunction
 from .routing.facts import pair_dependencies, route_facts
 
@@ -78,7 +79,6 @@ def broadcast_dependency_graph(routing: RoutingFunction, alg, pairs=None) -> nx.
     once, so a fork never holds one branch while waiting for another: no edges between branches. After
     its head is placed a broadcast of at most D flits never blocks on a network branch (every branch
     FIFO was empty), so the head's waits are the only ones."""
-    from .broadcast.fork import fork_entry
     g = channel_dependency_graph(routing, pairs)
     topo = alg.topology
     seen = set()

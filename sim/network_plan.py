@@ -23,20 +23,25 @@ the commands take a plan; the topology, routing function and config are its attr
 """
 from __future__ import annotations
 
+import math
 from functools import cached_property
+
+import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from .broadcast.fork import broadcast_turns, check_broadcast
+from .model.word import PORT_BITS
 from .router_config import RouterConfig
 from .routing.base import hop_limit, is_adaptive
 from .routing.facts import route_facts
+from .routing.hypercube import EcubeRouting
+from .topology.hypercube import Hypercube
 
 
 def default_routing(topology):
     """The routing function a family's routers run (e-cube / Algorithm C for the hypercube family)."""
-    from .topology.hypercube import Hypercube
     if isinstance(topology, Hypercube):
-        from .routing.hypercube import EcubeRouting
         return EcubeRouting(topology)
     raise CubenocError(f"no default routing function for {topology!r}: pass one")
 
@@ -55,7 +60,6 @@ class NetworkPlan:
         self.config = (config or RouterConfig()).check(routing)
         self.broadcast = self.config.broadcast_algorithm(topology)
         if self.broadcast is not None:
-            from .broadcast.fork import check_broadcast
             check_broadcast(self.broadcast, routing)
 
     def replace(self, **changes) -> "NetworkPlan":
@@ -84,7 +88,6 @@ class NetworkPlan:
 
     @cached_property
     def _broadcast_turns(self):
-        from .broadcast.fork import broadcast_turns
         return broadcast_turns(self.broadcast)
 
     def turns(self, node: int) -> frozenset:
@@ -103,8 +106,6 @@ class NetworkPlan:
         from the walks of the packets injected at ``nodes`` with header ``words`` (numpy arrays) through
         the tables: with the packets of one node per orbit to every destination, every turn a router of
         the orbit makes. No loopback as :meth:`turns`; unicast only."""
-        import numpy as np
-        from .model.word import PORT_BITS
         if self.broadcast is not None:
             raise CubenocError("the table walk follows unicast routes: broadcast turns come from the pair walk")
         row, xor = tables.row_and_xor()
@@ -185,7 +186,6 @@ def plan_seconds(topology, routing, verilog: bool = True) -> float:
     """A rough estimate, from the node and port counts alone, of the time to plan the network (the walk of
     every pair: ``N^2`` pairs, about ``log2(N) / 2`` hops each) and, with ``verilog``, to elaborate every
     router. Commands check it before starting (``cubenoc generate enhanced:n=16,k=0`` would take days)."""
-    import math
     n = topology.num_nodes
     hops = max(1.0, math.log2(max(n, 2)) / 2)
     seconds = n * n * hops * WALK_SECONDS_PER_PAIR_HOP

@@ -15,6 +15,7 @@ import math
 import re
 from html import escape
 
+from . import load_point
 from .report_layout import MAX_DRAWN_NODES
 from .report_svg import topology_svg
 
@@ -44,8 +45,8 @@ def chosen_point(points, load: float | None = None):
             SATURATED_NOTE
     if not drawn:
         if any(not p.saturated for p in points):
-            from .simulator import DETAIL_MAX_CHANNELS
-            return None, (f"per-link and per-source figures are kept for networks of up to {DETAIL_MAX_CHANNELS:,} "
+            return None, (f"per-link and per-source figures are kept for networks of up to "
+                          f"{load_point.DETAIL_MAX_CHANNELS:,} "
                           f"channels (nodes x ports): this one is not drawn")
         return None, "no load point ran its window unsaturated: no link loads to draw"
     if load is not None:

@@ -17,6 +17,12 @@ from dataclasses import dataclass, fields, replace
 from cubenoc.errors import CubenocError, require_int
 from cubenoc.option import ARBITRATIONS, INTERFACES, QUEUES, ROUTER_OPTIONS  # the words, with the options
 
+from .broadcast.fork import broadcast_algorithm_for
+from .broadcast.metacube import router_broadcast_refusal
+from .model.word import DEST_WIDTH, MAX_PAYLOAD
+from .routing.base import is_adaptive
+from .topology.metacube import Metacube
+
 #: FIFO storage behind the head register: flip-flops, memory arrays (distributed RAM), the platform's pick
 #: (memory on a Lattice family with distributed RAM, rtl/router/fifo.py), iCE40 block RAM
 FIFO_MEMORIES = (False, True, None, "block")
@@ -43,7 +49,6 @@ class RouterConfig:
     interface: str = "native"        # INTERFACES: the top's per-node ports (rtl/axis_ni.py)
 
     def __post_init__(self):
-        from .model.word import DEST_WIDTH, MAX_PAYLOAD
         if isinstance(self.payload_width, bool) or not isinstance(self.payload_width, int) or \
                 not DEST_WIDTH <= self.payload_width <= MAX_PAYLOAD:
             raise CubenocError(f"payload width must be an integer of at least {DEST_WIDTH} and at most {MAX_PAYLOAD} "
@@ -79,7 +84,6 @@ class RouterConfig:
     def candidate_stage(self, routing) -> bool:
         """The candidate route stage (docs/router.md "Adaptive selection and run-time faults"): run-time
         faults, or adaptive routing (:func:`~.routing.base.is_adaptive`)."""
-        from .routing.base import is_adaptive
         return self.faults or is_adaptive(routing)
 
     def as_dict(self) -> dict:
@@ -96,9 +100,7 @@ class RouterConfig:
         """The rules that need the routing function (a run-time selection is adaptive; one-VC options)."""
         self._refuse(_features(self, routing))
         if self.has_broadcast and routing.num_vcs != 1:
-            from .topology.metacube import Metacube
             if isinstance(routing.topology, Metacube):      # the catalog's metacube routing: say why and what else
-                from .broadcast.metacube import router_broadcast_refusal
                 raise CubenocError(router_broadcast_refusal(f"{routing.topology!r} with {routing.name} routing"))
         for feature, name in ((self.queues == "voq", "per-output queues (--queues voq)"),
                               (self.pipeline, "the pipelined router (--pipeline)"),
@@ -113,7 +115,6 @@ class RouterConfig:
         if not self.has_broadcast:
             return None
         if self.broadcast is True:
-            from .broadcast.fork import broadcast_algorithm_for
             return broadcast_algorithm_for(topology)
         return self.broadcast
 
@@ -149,7 +150,6 @@ def _word(v) -> str:
 
 def _features(c: RouterConfig, routing=None) -> dict[str, str]:
     """The options a config turns on that some other option refuses, each with the words that name it."""
-    from .routing.base import is_adaptive
     on = {"broadcast": "broadcast" if c.has_broadcast else None,
           "faults": "faults=True (run-time faults)" if c.faults else None,
           "selection": (f"a run-time selection ({routing.name} routing: adaptive selection)"

@@ -37,21 +37,27 @@ delivered in the window.
 """
 from __future__ import annotations
 
+import csv
 import json
-import sys
 import math
-from dataclasses import asdict, dataclass, field
+import socket
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
+from tqdm import tqdm
 
 from cubenoc.errors import CubenocError, require_int
 
+from .analysis.report import log_axis, table
 from .catalog import FAMILIES, GRAMMAR as SPEC_HELP, NetworkSpec
-from .router_config import RouterConfig
+from .compile_watch import CompileWatch
+from .load_point import PointResult, SimConfig, run_point, stream_span, why_empty
+from .model.ecube import ecube_model
 from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
-from .traffic import LengthDist, check_rate, make_pattern
+from .network_plan import plan_of
+from .router_config import RouterConfig
+from .traffic import BernoulliSource, LengthDist, Recorder, TraceSource, check_rate, make_pattern
 
 
 # ---- networks: the catalog (sim/catalog.py) ------------------------------------------------------------
@@ -71,14 +77,12 @@ def build_network(spec) -> tuple:
 @lru_cache(maxsize=8)
 def _model(spec: str, config: RouterConfig):
     from .model.network import NetworkModel
-    from .network_plan import plan_of
     from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
     plan = plan_of(topo, routing, config)
     if config.queues != "fifo" or config.pipeline:   # per-output queues, pipelined (docs/router.md): the plain tables
         return NetworkModel(plan), label
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
-        from .model.ecube import ecube_model
         return ecube_model(plan), label
     if type(routing).__name__ == "MinimalTableRouting":   # from its tables with numpy (sim/model/anynet.py)
         from .model.anynet import anynet_model
@@ -102,92 +106,6 @@ def model_for(spec: str, config: RouterConfig | None = None):
 
 
 # ---- one load point ------------------------------------------------------------------------------------
-@dataclass
-class SimConfig:
-    warmup: int = 1000
-    measure: int = 5000
-    drain: int = 5000
-    chunk: int = 250
-    seed: int = 1
-    length: str = "1"
-    traffic: str = "uniform"
-    traffic_args: dict = field(default_factory=dict)   # g, alpha, cluster_size, hotspot, fraction
-    max_backlog: float = 200.0     # flits per node in the source queues: saturated beyond this
-    min_backlog: float = 10.0      # ... and the growth rule needs at least this much
-    growth: float = 0.02           # backlog growth (flits/node/cycle) as a fraction of the offered load
-    per_source: bool = False       # per-source accepted throughput; a saturated point runs the whole window
-    detail: bool = False           # the result keeps per-channel utilisation and per-source throughput and
-                                   # latency (the HTML report's figures); the run itself is the same
-    router: RouterConfig = field(default_factory=RouterConfig)   # FIFO depth, arbitration ... (docs/router.md)
-
-    def check(self) -> "SimConfig":
-        require_int(self.warmup, "warmup", 0)
-        require_int(self.measure, "measure", 1)
-        require_int(self.drain, "drain", 0)
-        require_int(self.chunk, "chunk", 1)
-        require_int(self.seed, "seed", 0, 2**32 - 1)
-        LengthDist.parse(self.length)
-        if not isinstance(self.router, RouterConfig):
-            raise CubenocError(f"SimConfig.router must be a RouterConfig, got {self.router!r}")
-        return self
-
-
-@dataclass
-class PointResult:
-    network: str
-    traffic: str
-    length: str
-    offered: float                 # requested flits/node/cycle
-    offered_measured: float        # flits created in the window / (N x window)
-    accepted: float                # flits ejected in the window / (N x window)
-    saturated: bool
-    message: str
-    packets: int = 0               # measured packets delivered
-    latency_mean: float = math.nan
-    latency_p50: float = math.nan
-    latency_p95: float = math.nan
-    latency_p99: float = math.nan
-    network_latency_mean: float = math.nan
-    hops_mean: float = math.nan
-    link_util_mean: float = math.nan
-    link_util_max: float = math.nan
-    cycles: int = 0
-    util_by_port: list = field(default_factory=list)      # mean channel utilisation per port number
-    util_max_by_port: list = field(default_factory=list)
-    router: RouterConfig = field(default_factory=RouterConfig)   # the routers of the run
-    source_accepted_min: float = math.nan     # per_source: flits/cycle over the sources that sent
-    source_accepted_max: float = math.nan
-    source_max_over_min: float = math.nan     # inf when a source got nothing through
-    source_accepted: list = field(default_factory=list)   # per node (flits/cycle; None: sent nothing)
-    spec: str = ""                 # the network with every router option that differs from the generic router
-    # SimConfig.detail (points that drained): channel_util[v][p] = flits/cycle out of port p of node v in the
-    # window (None: the port has no link); per source, its measured packets delivered and their mean latency
-    channel_util: list = field(default_factory=list)
-    source_packets: list = field(default_factory=list)
-    source_latency: list = field(default_factory=list)   # cycles (None: no measured packet from that source)
-
-    def as_dict(self) -> dict:
-        """Every field; the router as its arbitration and its description in words, and (JSON) every field
-        of the resolved router configuration."""
-        d = asdict(self)
-        d["router_config"] = self.router.as_dict()
-        d["arbitration"], d["router"] = self.router.arbitration, self.router.describe()
-        return d
-
-    def row(self) -> dict:
-        """A CSV row: the scalar fields (the router as ``spec`` and its description)."""
-        d = self.as_dict()
-        d.pop("router_config")
-        d.pop("util_by_port")
-        d.pop("util_max_by_port")
-        for k in ("source_accepted", "channel_util", "source_packets", "source_latency"):
-            d.pop(k)
-        return d
-
-
-def stream_span(N: int, rate: float, window_flits: int = 1 << 18) -> int:
-    """Cycles of traffic per window of a streamed run: about ``window_flits`` new flits."""
-    return max(1, min(1 << 16, int(window_flits // max(1.0, N * rate))))
 
 
 def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, trace: str | None = None,
@@ -198,7 +116,6 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
     (:class:`~.model.stream.StreamRun`): traffic is generated ``span`` cycles at a time. ``progress``: a
     tqdm bar over the simulated node-cycles when the point is long (over 10^8 of them)."""
     from .model.stream import StreamRun, hist_percentile
-    from .traffic import BernoulliSource, Recorder, TraceSource
     cfg = (cfg or SimConfig()).check()
     lengths = LengthDist.parse(cfg.length)
     model, label = model_for(spec, cfg.router)
@@ -217,185 +134,18 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
         source = Recorder(source, record)
     whole = False
     try:
-        from tqdm import tqdm
         with tqdm(total=W + M, unit="cycle", desc=label, leave=False,
                   disable=not progress or N * (W + M) < 1e8) as bar:
-            res = _run_point(model, label, source, rate, traffic, length_label, cfg,
+            res = run_point(model, label, source, rate, traffic, length_label, cfg,
                              span or stream_span(N, rate), hist_percentile, StreamRun, bar)
             res.spec = str(NetworkSpec.parse(spec).with_config(model.config))    # the network and routers run
             if res.message == "ok" and res.packets == 0 and not res.saturated:
-                res.message = _why_empty(res, cfg, source if trace is not None else None, trace)
+                res.message = why_empty(res, cfg, source if trace is not None else None, trace)
             whole = True
             return res
     finally:
         if record is not None:                  # the record is renamed to its name only when the run ended
             source.close(whole=whole)
-
-
-def _why_empty(res: PointResult, cfg: SimConfig, trace_source, trace) -> str:
-    """Why a point measured no packet (its accepted load 0 and no latency): said in the table and the JSON."""
-    W, M = cfg.warmup, cfg.measure
-    window = f"the measurement window (cycles {W:,}..{W + M - 1:,})"
-    if trace_source is None:
-        return (f"no packet was created in {window}: offered {res.offered:g} flits/node/cycle is too low for a "
-                f"window this short (a larger --rate or --measure)")
-    name = Path(trace).name
-    if trace_source.packets == 0:
-        return f"the trace {name} has no packets (only its header line): nothing to measure"
-    before = trace_source.count_between(0, W)
-    after = trace_source.packets - before - trace_source.count_between(W, W + M)
-    parts = []
-    if before:
-        parts.append(f"{before:,} packet(s) before it, in the warm-up (from cycle {trace_source.first_cycle:,}: "
-                     f"--warmup {trace_source.first_cycle} measures them)")
-    if after:
-        parts.append(f"{after:,} after it (from cycle {max(trace_source.first_cycle, W + M):,}, beyond the run: "
-                     f"a longer --measure)")
-    return f"no packet of the trace {name} falls in {window}: " + " and ".join(parts)
-
-
-def _run_point(model, label, source, rate, traffic, length_label, cfg, span, hist_percentile, StreamRun, bar):
-    N = model.num_nodes
-    W, M = cfg.warmup, cfg.measure
-    deterministic = not model.adaptive   # the routes are known
-    sim = StreamRun(model, source, span, (W, W + M), per_source=cfg.per_source or cfg.detail, hops=deterministic)
-    res = PointResult(label, traffic, length_label, rate, math.nan, math.nan, False, "ok", router=model.config)
-    fit = [0, 0.0, 0.0, 0.0, 0.0]               # (cycle, backlog) in the window: n, means, co-moments
-    sent_at_w = None                            # per-link flit counters when the window opens
-    full = None                                 # per_source: the first saturation message (run on)
-    while sim.cycle < W + M:
-        if sim.cycle == W:
-            sent_at_w = sim.link_flits.copy()
-        t = sim.cycle
-        sim.advance(min(cfg.chunk, (W if sim.cycle < W else W + M) - sim.cycle))
-        bar.update(sim.cycle - t)
-        if full is not None:
-            continue
-        b = sim.backlog()
-        msg = None
-        if b > cfg.max_backlog * N:
-            msg = (f"source queues hold {b / N:.0f} flits/node at cycle {sim.cycle} (limit {cfg.max_backlog:g}): "
-                   f"offered {rate:g} flits/node/cycle is beyond saturation")
-        if sim.cycle > W:                       # least-squares slope, updated in O(1) (Welford)
-            x, y = float(sim.cycle), float(b)
-            fit[0] += 1
-            dx = x - fit[1]
-            fit[1] += dx / fit[0]
-            fit[2] += (y - fit[2]) / fit[0]
-            fit[3] += dx * (y - fit[2])
-            fit[4] += dx * (x - fit[1])
-        if msg is None and fit[0] >= 8:
-            slope = fit[3] / fit[4] / N
-            if slope > cfg.growth * rate and b > cfg.min_backlog * N:
-                msg = (f"source queues grow by {slope:.3f} flits/node/cycle ({b / N:.0f} flits/node at cycle "
-                       f"{sim.cycle}): offered {rate:g} exceeds what the network accepts (about {rate - slope:.3f})")
-        if msg is not None:
-            if not cfg.per_source:
-                return _saturated(res, sim, msg, _loads_so_far(sim, model, cfg, sent_at_w))
-            full = msg
-    res.offered_measured = sim.created_flits / (N * M)
-    if cfg.per_source:
-        sim.harvest()                            # the window's ejections so far
-        _per_source(res, sim, M)
-        if full is not None:
-            res.accepted = sim.ejected / (N * M)
-            return _saturated(res, sim, full, _loads_so_far(sim, model, cfg, sent_at_w))
-    util = (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / M   # flits/cycle per link, window
-    # drain: until every measured packet is delivered
-    deadline = W + M + cfg.drain
-    while not sim.all_delivered:
-        if sim.cycle >= deadline:
-            left = sim.created - sim.delivered
-            res.accepted = sim.ejected / (N * M)        # the window is complete: its accepted load is known
-            if cfg.drain > 0:
-                return _saturated(res, sim, f"{left} of {sim.created} measured packets still undelivered after "
-                                            f"a drain of {cfg.drain} cycles: offered {rate:g} is at or beyond "
-                                            f"saturation", (model, util) if cfg.detail else None)
-            res.message = (f"no drain (--drain 0): {left} of {sim.created} measured packets were still in the "
-                           f"network when the window closed, so no latency is reported (--drain CYCLES for it)")
-            break
-        sim.advance(min(cfg.chunk, deadline - sim.cycle))
-    res.cycles = sim.cycle
-    res.accepted = sim.ejected / (N * M)
-    if sim.created:
-        if sim.delivered == sim.created:            # every measured packet: their latency
-            res.packets = sim.created
-            res.latency_mean = float((sim.hist * np.arange(sim.hist.size)).sum() / sim.created)
-            res.latency_p50, res.latency_p95, res.latency_p99 = (hist_percentile(sim.hist, q) for q in (50, 95, 99))
-            res.network_latency_mean = sim.net_sum / sim.created
-        if deterministic:
-            res.hops_mean = sim.hops_sum / sim.created
-        else:       # adaptive: link crossings per delivered flit in the window (flit-weighted)
-            res.hops_mean = float(util.sum() * M / sim.ejected) if sim.ejected else math.nan
-    # channel utilisation: flits that crossed each link in the window (the kernel's counters)
-    tb = model.tables
-    exists = tb.link >= 0
-    on = util[exists]
-    res.link_util_mean = float(on.mean()) if on.size else 0.0
-    res.link_util_max = float(on.max()) if on.size else 0.0
-    del on
-    by_node, ex = util.reshape(N, tb.max_ports), exists.reshape(N, tb.max_ports)   # per port: one column
-    for p in range(tb.max_ports - 1):
-        col = by_node[:, p][ex[:, p]]
-        res.util_by_port.append(float(col.mean()) if col.size else 0.0)
-        res.util_max_by_port.append(float(col.max()) if col.size else 0.0)
-    if cfg.detail:
-        _detail(res, sim, model, util, M)
-    return res
-
-
-#: SimConfig.detail keeps per-channel and per-source figures for networks of up to this many channels (N x
-#: ports): Python lists of 2^20 floats are about 30 MB; a 2^20-node cube's 2^24 channels would be 0.5 GB
-DETAIL_MAX_CHANNELS = 1 << 20
-
-
-def _detail(res: PointResult, sim, model, util: np.ndarray, M: int, sources: bool = True) -> None:
-    """SimConfig.detail: the per-channel figures of a point (``util``: flits/cycle per channel) and, with
-    ``sources`` (a point that ran its window and drained), the per-source ones; none for a network of more
-    than :data:`DETAIL_MAX_CHANNELS` channels."""
-    tb, topo = model.tables, model.topology
-    P = tb.max_ports
-    if topo.num_nodes * P > DETAIL_MAX_CHANNELS:
-        return
-    res.channel_util = [[float(util[v * P + p]) if tb.link[v * P + p] >= 0 else None
-                         for p in range(topo.num_ports(v))] for v in range(topo.num_nodes)]
-    if not sources:
-        return
-    if not res.source_accepted:
-        _per_source(res, sim, M)
-    res.source_packets = sim.src_done.tolist()
-    res.source_latency = [float(s / n) if n else None for s, n in zip(sim.src_lat_sum.tolist(), res.source_packets)]
-
-
-def _per_source(res: PointResult, sim, M: int) -> None:
-    """Accepted throughput per source over the window (flits/cycle), min/max over senders."""
-    got = sim.src_ejected / M
-    sent = sim.sent
-    res.source_accepted = [float(g) if ok else None for g, ok in zip(got, sent)]
-    if sent.any():
-        lo, hi = float(got[sent].min()), float(got[sent].max())
-        res.source_accepted_min, res.source_accepted_max = lo, hi
-        res.source_max_over_min = hi / lo if lo > 0 else math.inf
-
-
-def _loads_so_far(sim, model, cfg: SimConfig, sent_at_w):
-    """SimConfig.detail of a point stopped as saturated in its window: ``(model, flits/cycle per channel over
-    the cycles of the window it ran)`` (over the warm-up when it stopped there); None without detail."""
-    if not cfg.detail:
-        return None
-    start = cfg.warmup if sent_at_w is not None else 0
-    return model, (sim.link_flits - (sent_at_w if sent_at_w is not None else 0)) / max(1, sim.cycle - start)
-
-
-def _saturated(res: PointResult, sim, message: str, loads=None) -> PointResult:
-    """The point stopped as saturated; ``loads``: ``(model, flits/cycle per channel)`` of the cycles it ran
-    (SimConfig.detail: where it saturates), kept without per-source figures."""
-    res.saturated = True
-    res.message = message
-    res.cycles = sim.cycle
-    if loads is not None:
-        _detail(res, sim, loads[0], loads[1], 0, sources=False)
-    return res
 
 
 # ---- how long and how large a run is, before it starts ----------------------------------------------------
@@ -448,7 +198,6 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
         model_for(s, cfg.router)   # bad specs fail here, before any work is scheduled
     loads = [None] if trace is not None else [check_rate(r) for r in loads]
     if trace is not None:                          # a malformed trace fails here, before any progress bar
-        from .traffic import TraceSource
         for n in sorted({model_for(s, cfg.router)[0].num_nodes for s in specs}):
             TraceSource(trace, n)
     if record is not None and len(specs) * len(loads) != 1:
@@ -461,7 +210,6 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
             raise CubenocError("--record runs in this process: drop --jobs/--dask/--scheduler")
         results = _sweep_dask(specs, loads, cfg, dask, progress, trace)
     else:
-        from tqdm import tqdm
 
         results = []
         # smoothing=0: the ETA is the mean over the points since the last compile
@@ -492,62 +240,6 @@ def sweep(specs: list[str], loads: list[float], cfg: SimConfig | None = None, pr
     return out
 
 
-class CompileWatch:
-    """While a sweep runs: every second, the progress bar says what is going on, so no step is silent. When
-    numba compiles one of the model's cycle loops (the first run of a kernel shape, whatever the on-disk
-    cache holds for other shapes: about 13 s of CPU, docs/simulator.md "Start-up") it says so, once on its
-    own line and then with the seconds on the bar; :meth:`compiled` tells the caller to leave that time out
-    of the ETA."""
-
-    def __init__(self, bar):
-        self.bar, self.what, self._compiled, self._said = bar, "", False, False
-        self._stop = None
-
-    def __enter__(self):
-        import threading
-        if self.bar is not None:
-            self._stop = threading.Event()
-            threading.Thread(target=self._tick, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        if self._stop is not None:
-            self._stop.set()
-
-    def point(self, what: str) -> None:
-        self.what = what
-        if self.bar is not None:
-            self.bar.set_postfix_str(what)
-
-    def compiled(self) -> bool:
-        """Whether a compile ran since the last call."""
-        done, self._compiled = self._compiled, False
-        return done
-
-    def _tick(self) -> None:
-        import time
-
-        from tqdm import tqdm
-
-        from .model import kernel
-        loops = [getattr(kernel, n) for n in dir(kernel) if n.startswith("run_")]
-        start = None
-        while not self._stop.wait(1.0):
-            if any(getattr(d, "_compiling_counter", False) for d in loops):
-                start = start or time.monotonic()
-                self._compiled = True
-                if not self._said:
-                    self._said = True
-                    tqdm.write("simulate: compiling the model's cycle loop for this kind of network (once per kind: "
-                               "about 13 s of CPU; later runs reuse it)", file=sys.stderr)
-                self.bar.set_postfix_str(f"{self.what}: compiling the cycle loop, {time.monotonic() - start:.0f} s")
-            else:
-                if start is not None:
-                    start = None
-                    self.bar.set_postfix_str(self.what)
-                self.bar.refresh()                  # the elapsed time moves: never silent
-
-
 #: seconds to wait for a --scheduler to answer (Dask's own default is 30)
 SCHEDULER_TIMEOUT = 10
 
@@ -560,7 +252,6 @@ def _connect(Client, address: str):
         if parse_address(address)[0] != "inproc":      # the syntax before any Client: after Clients that had
             host, port = get_address_host_port(address)  # failed on a bad address, one more could not start its loop
             if parse_address(address)[0] == "tcp":      # nothing listening: said at once (Dask retries 10 s)
-                import socket
                 socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT).close()
         return Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError) as exc:
@@ -585,7 +276,6 @@ def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
         jobs = [(s, r) for s in specs for r in loads]
         futures = [client.submit(_point_task, s, r, cfg_dict, trace, pure=False) for s, r in jobs]
         if progress:
-            from tqdm import tqdm
             for _ in tqdm(as_completed(futures), total=len(futures), unit="point", desc="simulate (dask)"):
                 pass
         return client.gather(futures)
@@ -597,7 +287,6 @@ def _sweep_dask(specs, loads, cfg, dask, progress, trace=None):
 
 # ---- output ------------------------------------------------------------------------------------------------
 def write_csv(results: list[PointResult], path) -> None:
-    import csv
     rows = [p.row() for p in results]
     with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["network"])
@@ -618,7 +307,6 @@ def plot_latency(results: list[PointResult], path, title: str = "", fmt: str | N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .analysis.report import log_axis
     fig, ax = plt.subplots(figsize=(7, 4.5))
     nets = list(dict.fromkeys(p.network for p in results))
     for net in nets:
@@ -641,7 +329,6 @@ def plot_latency(results: list[PointResult], path, title: str = "", fmt: str | N
 
 
 def text_table(results: list[PointResult]) -> str:
-    from .analysis.report import table
     cell = lambda x, f: "-" if math.isnan(x) else format(x, f)        # (no drain: no latency)
     rows = []
     for p in results:

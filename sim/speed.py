@@ -5,6 +5,9 @@ compilation excluded; ``scaling_point`` for ``cubenoc bench model-speed`` (below
 """
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -12,13 +15,15 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from .catalog import recorded
+from .model.stimulus import bernoulli_traffic
+from .model.tables import inject_array
 from .router_config import RouterConfig
+from .traffic import generate, make_pattern
 
 
 def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4) -> dict:
     """The loop of ``spec``'s model at ``rate``: network-cycles per second of wall and of CPU time, the best
     of ``repeat`` seeds, and the seconds the model (its route tables) took to build."""
-    from .model.stimulus import bernoulli_traffic
     from .simulator import model_for
     t0 = time.perf_counter()
     model, label = model_for(spec, RouterConfig(fifo_depth=depth))
@@ -52,9 +57,6 @@ sys.stderr.write("\\n" + json.dumps([os.waitstatus_to_exitcode(status), ru.ru_ut
 
 def _child(argv: list[str]) -> dict:
     """Run ``python -m cubenoc ARGV``: its wall and CPU seconds, peak RSS (bytes) and stdout."""
-    import json
-    import subprocess
-    import sys
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _WRAP, *argv], capture_output=True)
     wall = time.perf_counter() - t
@@ -72,7 +74,6 @@ def scaling_point(spec: str, rate: float, cycles: int, seed: int = 1, depth: int
     """One row of the scaling table: a whole ``cubenoc simulate`` run in a child process (start-up, model
     build, streamed traffic and the loop: wall, CPU, peak RSS), a one-cycle run of the same (the time to
     the first simulated cycle), and the loop alone in this process on an up-front stimulus (wall, CPU)."""
-    import json
     cli = ["simulate", "--compare", str(spec), "--rate", f"{rate:g}", "--warmup", "0", "--drain", "0", "--json",
            "--quiet", "--seed", str(seed), "--depth", str(depth)]
     whole = _child(cli + ["--measure", str(cycles)])
@@ -90,9 +91,7 @@ class LoopRun:
 
     def __init__(self, spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4):
         from .model.stream import walk_routes
-        from .model.tables import inject_array
         from .simulator import model_for
-        from .traffic import generate, make_pattern
         self.model, self.label = model_for(spec, RouterConfig(fifo_depth=depth))
         self.spec, self.rate, self.cycles = spec, rate, cycles
         N = self.model.num_nodes

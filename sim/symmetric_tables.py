@@ -39,6 +39,12 @@ from cubenoc.errors import CubenocError
 from .model.network import NetworkModel
 from .model.tables import MAX_TABLE_ENTRIES, NetworkTables
 from .model.word import PORT_BITS, check_route_width, route_entry
+from .routing.hierarchical import HierarchicalRouting
+from .routing.hypercube import EcubeRouting
+from .routing.metacube import MetacubeRouting
+from .topology.hierarchical import CubeConnectedCycles, Hierarchical
+from .topology.hypercube import Hypercube
+from .topology.metacube import Metacube
 
 
 #: route entries of the symmetric tables when the routing builds whole rows (``route_row``): 2^28, the
@@ -62,10 +68,6 @@ class Symmetry:
 
 def symmetry_of(topology, routing) -> Symmetry | None:
     """The translation symmetry the model may use for this network, or None (generic tables)."""
-    from .routing.hypercube import EcubeRouting
-    from .routing.metacube import MetacubeRouting
-    from .topology.hypercube import Hypercube
-    from .topology.metacube import Metacube
     if isinstance(topology, Hypercube) and isinstance(routing, EcubeRouting):
         return Symmetry(topology.num_nodes - 1, None)
     if isinstance(topology, Metacube) and isinstance(routing, MetacubeRouting):
@@ -88,9 +90,6 @@ def _hin_symmetry(topology, routing) -> Symmetry | None:
       header's ``l2_state`` (dateline crossings), as does its VC: it commutes. Orbits: node position x
       times cycle position i (16 x 8 = 128 for BH(4)/CCC(8)). With D_c = 3, 5, ... w is not a bit field
       of the address: no symmetry."""
-    from .routing.hierarchical import HierarchicalRouting
-    from .topology.hierarchical import CubeConnectedCycles, Hierarchical
-    from .topology.hypercube import Hypercube
     if type(routing) is not HierarchicalRouting or not isinstance(topology, Hierarchical) or len(topology.levels) > 2:
         return None                    # three levels and more: the interface of level 2 is not XOR-invariant
     l1, l2 = topology.level1, topology.level2

@@ -1,22 +1,7 @@
 """Synthetic traffic for the network simulator: destination patterns, packet lengths and
 Bernoulli injection, generated with numpy straight into a model :class:`Stimulus`.
 
-Destination patterns (``pattern(src_array, rng) -> dst_array``; ``make_pattern(name, topology, **kw)``):
-
-=================  ===========================================================================================
-``uniform``        uniform over the other N - 1 nodes (as ``bernoulli_traffic`` and BookSim's ``uniform``)
-``locality``       Tzeng and Wei Sec. II-A: a given node at Hamming distance l >= 1 with ``p_l = alpha0 g^-l``
-                   (:func:`cubenoc.sim.analysis.enhanced_formulas.phi`; g = 1 is uniform); N = 2^n
-``alpha``          Dandamudi and Eager Sec. III-A: with probability alpha a node of the source's cluster (itself
-                   included, as the paper allows), otherwise uniform over the nodes of the other clusters
-``bitcomp``        bit-complement ``d = ~s`` (N = 2^n)
-``transpose``      swap the high and low halves of the address (N = 2^n, n even)
-``bitrev``         bit-reversal of the n-bit address (N = 2^n)
-``hotspot``        with probability ``fraction`` the ``hotspot`` node, otherwise uniform (other nodes);
-                   ``fraction = 1`` is all-to-one: every other node sends only to the hotspot, which
-                   itself sends nothing (the pattern gives -1: no packet)
-``neighbor``       a uniformly chosen network neighbour of the source (one hop)
-=================  ===========================================================================================
+Destination patterns: :mod:`.patterns` (``make_pattern``, re-exported here).
 
 Packet lengths (``LengthDist``): ``fixed:L``, ``uniform:A:B`` (inclusive), ``exp:M`` (geometric on
 1, 2, ...: the discrete exponential with mean M, as the memoryless message lengths of Dandamudi and Eager; cut at
@@ -30,119 +15,17 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
+from cubenoc.files import LIVE, PARTIAL, read_text
 
 from .model.stimulus import DEST_MASK, Stimulus, _check_ready
-
-PATTERNS = ("uniform", "locality", "alpha", "bitcomp", "transpose", "bitrev", "hotspot", "neighbor")
-
-
-# ---- destination patterns ---------------------------------------------------------------------------
-def _address_bits(topology, pattern: str) -> int:
-    n_nodes = topology.num_nodes
-    if n_nodes < 2 or n_nodes & (n_nodes - 1):
-        raise CubenocError(f"traffic {pattern!r} needs a power-of-two node count, {topology!r} has {n_nodes}")
-    return n_nodes.bit_length() - 1
-
-
-def _uniform_other(src: np.ndarray, n: int, rng) -> np.ndarray:
-    dst = rng.integers(0, n - 1, size=src.shape[0])
-    return dst + (dst >= src)
-
-
-def make_pattern(name: str, topology, *, g: float = 2.0, alpha: float = 0.8, cluster_size: int | None = None,
-                 hotspot: int = 0, fraction: float = 0.1):
-    """The destination function of pattern ``name`` on ``topology`` (see the module docstring)."""
-    name = str(name).lower()
-    N = topology.num_nodes
-    if N < 2:
-        raise CubenocError(f"traffic needs at least 2 nodes, got {N}")
-    if name == "uniform":
-        return lambda src, rng: _uniform_other(src, N, rng)
-    if name == "locality":
-        from .analysis.enhanced_formulas import check_g, phi
-        n = _address_bits(topology, name)
-        g = check_g(g)
-        probs = np.array([0.0] + [phi(n, g, l) for l in range(1, n + 1)])
-        probs /= probs.sum()
-
-        def locality(src, rng):
-            k = src.shape[0]
-            dist = rng.choice(n + 1, size=k, p=probs)
-            # a uniformly random set of `dist` bits: the first `dist` of a random permutation of 0..n-1
-            ranks = np.argsort(rng.random((k, n)), axis=1)
-            flip = ((ranks < dist[:, None]).astype(np.int64) << np.arange(n, dtype=np.int64)).sum(axis=1)
-            return src ^ flip
-        return locality
-    if name == "alpha":
-        if not 0.0 <= alpha <= 1.0:
-            raise CubenocError(f"alpha must be in [0, 1], got {alpha}")
-        c = cluster_size if cluster_size is not None else getattr(topology, "cluster_size", None)
-        if c is None:
-            raise CubenocError(f"traffic 'alpha' needs clusters: a hierarchical network or --cluster-size, "
-                               f"{topology!r} has none")
-        c = require_int(c, "cluster size", 1, N)
-        if N % c:
-            raise CubenocError(f"cluster size must divide the {N} nodes, got {c}")
-        if c == N and alpha < 1:
-            raise CubenocError("traffic 'alpha' < 1 needs more than one cluster")
-
-        def by_cluster(src, rng):
-            k = src.shape[0]
-            base = src - src % c
-            inside = base + rng.integers(0, c, size=k)                  # self allowed (Sec. III-A)
-            other = rng.integers(0, max(N - c, 1), size=k)
-            other = other + (other >= base) * c                         # skip the own cluster
-            return np.where(rng.random(k) < alpha, inside, other)
-        return by_cluster
-    if name in ("bitcomp", "transpose", "bitrev"):
-        n = _address_bits(topology, name)
-        mask = N - 1
-        if name == "bitcomp":
-            return lambda src, rng: src ^ mask
-        if name == "transpose":
-            if n % 2:
-                raise CubenocError(f"traffic 'transpose' needs an even number of address bits, got {n}")
-            h = n // 2
-            lo = (1 << h) - 1
-            return lambda src, rng: ((src & lo) << h) | (src >> h)
-        rev = np.zeros(N, dtype=np.int64)
-        for b in range(n):
-            rev |= ((np.arange(N) >> b) & 1) << (n - 1 - b)
-        return lambda src, rng: rev[src]
-    if name == "hotspot":
-        hotspot = require_int(hotspot, "hotspot node", 0, N - 1)
-        if not 0.0 <= fraction <= 1.0:
-            raise CubenocError(f"hotspot fraction must be in [0, 1], got {fraction}")
-
-        if fraction == 1.0:             # all-to-one: the hotspot node does not send to itself
-            return lambda src, rng: np.where(src == hotspot, -1, hotspot)
-
-        def hot(src, rng):
-            return np.where(rng.random(src.shape[0]) < fraction, hotspot, _uniform_other(src, N, rng))
-        return hot
-    if name == "neighbor":
-        ports = max(topology.num_ports(v) for v in topology.nodes())
-        table = np.full((N, ports), -1, dtype=np.int64)
-        for v in topology.nodes():
-            nb = sorted({far[0] for p in range(topology.num_ports(v))
-                         if (far := topology.neighbor(v, p)) is not None and far[0] != v})
-            table[v, :len(nb)] = nb
-        count = (table >= 0).sum(axis=1)
-        if (count == 0).any():
-            raise CubenocError(f"traffic 'neighbor': node {int(np.argmin(count))} has no neighbour")
-
-        def neighbor(src, rng):
-            j = (rng.random(src.shape[0]) * count[src]).astype(np.int64)
-            return table[src, j]
-        return neighbor
-    raise CubenocError(f"traffic must be one of {', '.join(PATTERNS)}, got {name!r}")
-
+from .patterns import PATTERNS, make_pattern  # noqa: F401 (re-exported: the simulator's patterns)
 
 # ---- packet lengths ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -309,7 +192,6 @@ class TraceSource:
     nodes are not checked (the trace's span only, :func:`trace_span`)."""
 
     def __init__(self, path, num_nodes: int | None):
-        from cubenoc.files import PARTIAL, read_text
         self.path, self.num_nodes = str(path), num_nodes
         where = f"--trace {path}"
         if str(path).endswith(PARTIAL) or PARTIAL in Path(path).suffixes:
@@ -325,7 +207,6 @@ class TraceSource:
         if tuple(h.strip() for h in head) != TRACE_HEADER:
             raise CubenocError(f"{where} line 1: a trace starts with the header line {','.join(TRACE_HEADER)}, "
                                f"got {lines[0][:60] if lines else ''!r}")
-        from array import array
         vals = array("q")
         hi = (num_nodes - 1) if num_nodes is not None else None
         for line, row in enumerate(lines[1:], start=2):
@@ -387,7 +268,6 @@ class Recorder:
     by a run that did not end."""
 
     def __init__(self, source, path):
-        from cubenoc.files import LIVE, PARTIAL
         self.source, self.path = source, Path(path)
         self.direct = self.path.exists() and not self.path.is_file()     # /dev/null, a pipe: written in place
         self.tmp = self.path if self.direct else self.path.with_name(self.path.name + PARTIAL)
@@ -410,7 +290,6 @@ class Recorder:
         return out
 
     def close(self, whole: bool = True):
-        from cubenoc.files import LIVE
         if self.fh.closed:
             return
         LIVE.discard(self.tmp)

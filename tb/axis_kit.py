@@ -15,6 +15,7 @@ cycle-accurate model.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from cubenoc.errors import CubenocError
+
+from ..rtl.tools import use_verilator
+from ..sim.axis_frames import frames_stimulus, header_source
+from ..sim.catalog import NetworkSpec
 from ..sim.network_plan import plan_of
+from .runner import BUILD_ARGS, cheap_cxx
 
 SIMULATORS = ("verilator", "icarus")
 
@@ -94,8 +100,6 @@ class KitReport:
 
 def check_against_model(rec: Recorder, spec_text: str, limit: int = 8) -> KitReport:
     """Replay the recorded offers and tready on the cycle-accurate model and compare every delivered beat."""
-    from ..sim.axis_frames import frames_stimulus, header_source
-    from ..sim.catalog import NetworkSpec
     from ..sim.model.network import NetworkModel
     spec = NetworkSpec.parse(spec_text)
     topo, routing = spec.build("rtl")
@@ -149,7 +153,6 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
     fails. Returns the waveform file with ``waves`` (default ``$WAVES``), else None."""
     from cocotb_tools.runner import get_runner
 
-    from .runner import BUILD_ARGS, cheap_cxx
     test_file = Path(test_file).resolve()
     here = test_file.parent
     sim = sim or os.environ.get("SIM", "verilator")
@@ -161,7 +164,6 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
     runner = get_runner(sim)
     t0 = time.perf_counter()
     if sim == "verilator":
-        from ..rtl.tools import use_verilator
         use_verilator()
         vlt = here / "public_ports.vlt"           # only the top's ports visible to cocotb (fast to build)
         vlt.write_text(f'`verilator_config\npublic_flat_rw -module "{top}" -var "*"\n')
@@ -170,7 +172,6 @@ def run_kit(test_file, top: str, sim: str | None = None, waves: bool | None = No
                          build_args=BUILD_ARGS + [str(vlt)] + (["--trace"] if waves else []),
                          log_file=None)
     else:
-        import shutil
         if shutil.which("iverilog") is None:
             raise CubenocError("Icarus Verilog is not installed: apt-get install iverilog")
         runner.build(sources=sources, hdl_toplevel=top, build_dir=str(build), waves=waves, timescale=("1ns", "1ps"))

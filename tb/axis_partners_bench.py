@@ -13,6 +13,7 @@ and the whole run is the model's, beat by beat and cycle by cycle."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 
@@ -30,9 +31,40 @@ def _payload(rng, nbytes, beats) -> bytes:
     return rng.randbytes(nbytes * beats)
 
 
+def _send_all(job: dict, rng, sources: dict, all_ones, a, b) -> tuple[dict, int]:
+    """Offer every frame of the job at once; returns what each node must receive ((tid, tdest, data) per
+    receiver; node a's frames are relayed by node b to the chain's tdest) and how many frames ``dropped``
+    must count (a tdest that is no node, a broadcast longer than D - 1 beats)."""
+    n, nb, depth, chain = job["nodes"], job["bytes"], job["depth"], job.get("chain")
+    want = {v: [] for v in range(n)}
+    counted = 0
+    relayed = []
+    for src, tdest, beats in job["frames"]:
+        data = _payload(rng, nb, beats)
+        sources[src].send_nowait(AxiStreamFrame(data, tdest=tdest))
+        if all_ones is not None and tdest == all_ones:
+            if beats <= depth - 1:
+                for v in range(n):
+                    if v == a and v != src:         # node a's copy is relayed by node b
+                        relayed.append(data)
+                    elif v != src:
+                        want[v].append((src, all_ones, data))
+            else:
+                counted += 1
+        elif tdest < n:
+            if tdest == a:                          # relayed by node b to the chain's tdest
+                relayed.append(data)
+            else:
+                want[tdest].append((src, tdest, data))
+        else:
+            counted += 1
+    if chain:
+        want[chain[2]] += [(b, chain[2], data) for data in relayed]
+    return want, counted
+
+
 @cocotb.test()
 async def partners(dut):
-    import logging
     job = json.loads(os.environ["CUBENOC_PARTNERS"])
     n, d, nb, depth = job["nodes"], job["digits"], job["bytes"], job["depth"]
     all_ones = (1 << len(getattr(dut, f"s{0:0{d}d}_axis_tdest"))) - 1 if job["broadcast"] else None
@@ -58,30 +90,7 @@ async def partners(dut):
     dut.rst.value = 0
     rec = Recorder(dut, n, d)
     rec.start()
-    want = {v: [] for v in range(n)}                 # (tid, tdest, data) per receiver
-    counted = 0
-    relayed = []
-    for src, tdest, beats in job["frames"]:
-        data = _payload(rng, nb, beats)
-        sources[src].send_nowait(AxiStreamFrame(data, tdest=tdest))
-        if all_ones is not None and tdest == all_ones:
-            if beats <= depth - 1:
-                for v in range(n):
-                    if v == a and v != src:         # node a's copy is relayed by node b
-                        relayed.append(data)
-                    elif v != src:
-                        want[v].append((src, all_ones, data))
-            else:
-                counted += 1
-        elif tdest < n:
-            if tdest == a:                          # relayed by node b to the chain's tdest
-                relayed.append(data)
-            else:
-                want[tdest].append((src, tdest, data))
-        else:
-            counted += 1
-    if chain:
-        want[chain[2]] += [(b, chain[2], data) for data in relayed]
+    want, counted = _send_all(job, rng, sources, all_ones, a, b)
     for v, s in sources.items():                     # every source finishes
         await with_timeout(s.wait(), TIMEOUT_CYCLES * 10, "ns")
     got = {v: [] for v in range(n)}

@@ -43,15 +43,7 @@ async def _reset(dut, cycles: int = 2, candidate_stage: bool = False) -> None:
 
 
 async def _play(dut, sc: dict, n: int, fw: int, candidate_stage: bool = False) -> dict:
-    st = np.load(sc["stim"])
-    start = st["node_start"].tolist()
-    words = pack_local(st["head"].astype(object), st["tail"].astype(object), st["data"].astype(object)).tolist()
-    release = st["release"].tolist()
-    ready_rows = st["eject_ready"]
-    rw = []                            # per cycle, the N-bit out_ready mask
-    if ready_rows.shape[0]:
-        weights = np.array([1 << v for v in range(n)], dtype=object)
-        rw = (ready_rows.astype(object) * weights).sum(axis=1).tolist()
+    start, words, release, rw = _stimulus(sc, n)
     all_ready = (1 << n) - 1
     cycles = int(sc["cycles"])
     fmask = (1 << fw) - 1
@@ -89,14 +81,8 @@ async def _play(dut, sc: dict, n: int, fw: int, candidate_stage: bool = False) -
         ej = ov & ready
         stalled = ov & ~ready
         out = _u(dut.out_payload) if ej or stalled or held else 0
-        h = held if len(errors) < 8 else 0
-        while h:
-            low = h & -h
-            v = low.bit_length() - 1
-            h ^= low
-            if not ov & low or (out ^ held_out) >> (v * fw) & fmask:
-                errors.append(f"cycle {t}, node {v}: local_out withdrew or changed its offer "
-                              f"({(held_out >> (v * fw)) & fmask:#x}) before ready took it")
+        if held and len(errors) < 8:
+            _offers_kept(t, held, held_out, ov, out, fw, errors)
         held, held_out = stalled, out
         if ej:
             while ej:
@@ -124,6 +110,45 @@ async def _play(dut, sc: dict, n: int, fw: int, candidate_stage: bool = False) -
         await RisingEdge(dut.clk)
     dut.in_valid.value = 0
     await RisingEdge(dut.clk)       # the counters show an event one edge after it (docs/router.md "Status")
+    head, tail, data = zip(*map(unpack_local, tr_w)) if tr_w else ((), (), ())
+    return {
+        **_status(dut, n, candidate_stage),
+        "cycle": np.array(tr_c, dtype=np.int64), "node": np.array(tr_v, dtype=np.int64),
+        "head": np.array(head, dtype=np.int64), "tail": np.array(tail, dtype=np.int64),
+        "data": np.array(data, dtype=np.uint64),
+        "accepted": np.array([p - s for p, s in zip(ptr, start[:-1])], dtype=np.int64),
+        "stream_errors": np.array(errors, dtype=str),
+    }
+
+
+def _stimulus(sc: dict, n: int) -> tuple[list, list, list, list]:
+    """A scenario's stimulus: per node its first flit, the flits as local words, their release cycles, and per
+    cycle the N-bit ``out_ready`` mask (the ejection pattern)."""
+    st = np.load(sc["stim"])
+    words = pack_local(st["head"].astype(object), st["tail"].astype(object), st["data"].astype(object)).tolist()
+    ready_rows = st["eject_ready"]
+    rw = []
+    if ready_rows.shape[0]:
+        weights = np.array([1 << v for v in range(n)], dtype=object)
+        rw = (ready_rows.astype(object) * weights).sum(axis=1).tolist()
+    return st["node_start"].tolist(), words, st["release"].tolist(), rw
+
+
+def _offers_kept(t: int, held: int, held_out: int, ov: int, out: int, fw: int, errors: list) -> None:
+    """The stream rule on every ``local_out`` that offered a flit last cycle without ``ready``: still valid
+    with the same payload; each break is listed in ``errors``."""
+    fmask = (1 << fw) - 1
+    while held:
+        low = held & -held
+        v = low.bit_length() - 1
+        held ^= low
+        if not ov & low or (out ^ held_out) >> (v * fw) & fmask:
+            errors.append(f"cycle {t}, node {v}: local_out withdrew or changed its offer "
+                          f"({(held_out >> (v * fw)) & fmask:#x}) before ready took it")
+
+
+def _status(dut, n: int, candidate_stage: bool) -> dict:
+    """The status counters of every node (16 bits each); with the candidate stage also ``discarded``."""
     counters = {}
     for name in ("injected", "ejected", "dropped", "malformed"):
         word = _u(getattr(dut, name))
@@ -132,17 +157,8 @@ async def _play(dut, sc: dict, n: int, fw: int, candidate_stage: bool = False) -
     if candidate_stage and hasattr(dut, "discarded"):     # (fault inputs without the candidate stage: no counter)
         word = _u(dut.discarded)
         extra["discarded"] = np.array([(word >> (16 * v)) & 0xFFFF for v in range(n)], dtype=np.int64)
-    head, tail, data = zip(*map(unpack_local, tr_w)) if tr_w else ((), (), ())
-    return {
-        **extra,
-        "cycle": np.array(tr_c, dtype=np.int64), "node": np.array(tr_v, dtype=np.int64),
-        "head": np.array(head, dtype=np.int64), "tail": np.array(tail, dtype=np.int64),
-        "data": np.array(data, dtype=np.uint64),
-        "counters": np.array([counters[k] for k in ("injected", "ejected", "dropped", "malformed")],
-                             dtype=np.int64).T,
-        "accepted": np.array([p - s for p, s in zip(ptr, start[:-1])], dtype=np.int64),
-        "stream_errors": np.array(errors, dtype=str),
-    }
+    return {**extra, "counters": np.array([counters[k] for k in ("injected", "ejected", "dropped", "malformed")],
+                                          dtype=np.int64).T}
 
 
 @cocotb.test()

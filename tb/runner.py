@@ -21,8 +21,10 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from ..rtl.tools import use_builtin_yosys, use_verilator
 from ..sim.model.stimulus import Stimulus
 from ..sim.router_config import RouterConfig
+from ..sim.routing.hypercube import EcubeRouting
 from .stream_check import stream_check_sv
 
 # cocotb's runner passes --public-flat-rw (every internal signal public: ~3x the C++ and compile time);
@@ -110,13 +112,11 @@ def build_network(plan, waves: bool | None = None, build_dir=None) -> Design:
     from cocotb_tools.runner import get_runner
 
     from ..rtl.emit import write_network
-    from ..rtl.tools import use_builtin_yosys, use_verilator
     topology, routing, c = plan.topology, plan.routing, plan.config
     waves = waves_requested() if waves is None else waves
     use_verilator()
     use_builtin_yosys()
     # the routing function is part of the design (one topology may run several): named unless e-cube
-    from ..sim.routing.hypercube import EcubeRouting
     tag = "" if isinstance(routing, EcubeRouting) else f"_{routing.name}"
     name = f"{topology.name}{tag}_w{c.payload_width}_d{c.fifo_depth}" + ("_faults" if c.faults else "") + \
         ("_waves" if waves else "") + _config_tag(c, plan.broadcast)
@@ -161,8 +161,6 @@ def _save_stimulus(stim: Stimulus, path: Path) -> None:
 def run_scenarios(design: Design, scenarios) -> dict[str, RtlTrace]:
     """Play ``[(name, stimulus, cycles), ...]`` in one simulation; ``{name: RtlTrace}``."""
     from cocotb_tools.runner import get_runner
-
-    from ..rtl.tools import use_verilator
 
     use_verilator()
     n = design.topology.num_nodes

@@ -7,6 +7,7 @@ import pytest
 
 from cubenoc.cli import main
 from cubenoc.sim.analysis import hierarchical_formulas as hf
+from cubenoc.sim.analysis import hierarchical_figures as hfig
 from cubenoc.sim.analysis import hierarchical_measure as hm
 from cubenoc.sim.routing.hierarchical import HierarchicalRouting
 from cubenoc.sim.topology import Hypercube
@@ -56,7 +57,7 @@ def test_distance_formulas_match_bfs_and_routing(d, k):
 
 
 def test_ccc_term_of_eq_14_is_not_the_mean_distance():
-    t = hm.ccc_distance_table(range(2, 6))
+    t = hfig.ccc_distance_table(range(2, 6))
     assert t[4]["bfs_with_self"] == pytest.approx(t[4]["formula"])       # D_c = 2, 4: the with-self mean
     assert t[2]["bfs_with_self"] == pytest.approx(t[2]["formula"])
     assert t[3]["bfs"] != pytest.approx(t[3]["formula"], abs=0.01)
@@ -180,20 +181,20 @@ def test_paper_claims_queueing():
     """Fig. 6 (BH/CCC saturates below alpha = 0.8, BH/BR at every alpha shown), Fig. 11 (knees at
     mu_NCL = 2 mu_CL for BH/BH, 8 mu_CL for BH/CCC), Sec. IV-B (94 % and 82 % on the interface links,
     delays 15.2 and 5.3 of the simulation)."""
-    six = hm.figure_6()["series"]
+    six = hfig.figure_6()["series"]
     ccc = {p["alpha"]: p["R"] for p in six["BH/CCC(D_c=4)"]}
     assert math.isinf(ccc[0.75]) and math.isfinite(ccc[0.8])
     assert all(math.isinf(p["R"]) for p in six["BH/BR"] if p["alpha"] < 0.95)
-    f11 = hm.figure_11()
+    f11 = hfig.figure_11()
     assert f11["BH/BH"]["knee"] == 2 and f11["BH/CCC"]["knee"] == 8
-    ivb = hm.sec_ivb(explicit=False)
+    ivb = hfig.sec_ivb(explicit=False)
     for a, (util, r_sim, _) in hf.SEC_IVB.items():
         assert round(ivb[a]["util_CL_1"], 2) == util
         assert ivb[a]["R_formula"] == pytest.approx(r_sim, abs=0.05)
 
 
 def test_table_ii():
-    for n, v in hm.table_ii().items():
+    for n, v in hfig.table_ii().items():
         assert v["counted"] == pytest.approx(v["formula"])
         assert round(v["formula"], 2) == round(v["paper"], 2)
 

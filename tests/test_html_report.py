@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from cubenoc.cli import main
+from cubenoc.sim import load_point as LP
 from cubenoc.sim import simulator as S
 from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.report_layout import node_positions
@@ -309,7 +310,7 @@ def test_study_report_draws_each_measured_point(tmp_path, capsys):
 
 
 def test_a_network_too_large_for_per_link_figures_says_so(monkeypatch):
-    monkeypatch.setattr(S, "DETAIL_MAX_CHANNELS", 16 * 6 - 1)        # just under Q(4, 0)'s 16 x (5 ports + local)
+    monkeypatch.setattr(LP, "DETAIL_MAX_CHANNELS", 16 * 6 - 1)        # just under Q(4, 0)'s 16 x (5 ports + local)
     cfg = S.SimConfig(warmup=100, measure=500, drain=1000, detail=True)
     p = S.simulate_point("enhanced:n=4,k=0", 0.2, cfg)
     assert not p.saturated and p.channel_util == [] and p.source_latency == []

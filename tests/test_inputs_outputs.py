@@ -245,18 +245,18 @@ def test_a_full_disk_is_one_line_naming_the_file(capsys, option):
 def test_a_run_that_fails_leaves_no_record(tmp_path, capsys, monkeypatch):
     """The record is written as NAME.partial and renamed at the end: a run stopped half way leaves neither."""
     from cubenoc.sim import simulator as S
-    real = S._run_point
+    real = S.run_point
 
     def fail(model, label, source, *a, **k):
         source.take(500)                         # some packets recorded, then the run breaks off
         assert (tmp_path / "rec.csv.partial").stat().st_size > len(HEADER)
         raise KeyboardInterrupt
-    monkeypatch.setattr(S, "_run_point", fail)
+    monkeypatch.setattr(S, "run_point", fail)
     status, _, err, _ = _run(["simulate", "hypercube:n=3", "--rate", "0.3", "--record", str(tmp_path / "rec.csv"),
                               "--quiet"], capsys)
     assert status == 130 and err == ["cubenoc: interrupted"]
     assert list(tmp_path.iterdir()) == []
-    monkeypatch.setattr(S, "_run_point", real)
+    monkeypatch.setattr(S, "run_point", real)
     status, _, _, _ = _run(["simulate", "hypercube:n=3", "--rate", "0.3", "--measure", "500", "--record",
                             str(tmp_path / "rec.csv"), "--quiet"], capsys)
     assert status == 0 and [p.name for p in tmp_path.iterdir()] == ["rec.csv"]

@@ -1,7 +1,7 @@
-"""The model's phase helpers (sim/model/kernel.py), called from Python as the RTL unit tests call them."""
+"""The model's unit phases (sim/model/phases.py), called from Python as the RTL unit tests call them."""
 import numpy as np
 
-from cubenoc.sim.model import kernel as K
+from cubenoc.sim.model import phases as K
 
 
 def test_rr_pick_is_the_first_request_from_the_pointer():

@@ -9,7 +9,8 @@ import pytest
 from amaranth import Value
 
 from cubenoc.errors import CubenocError
-from cubenoc.rtl.safety.unit import SafetyLevelUnit, SafetyNetwork, safety_files, sideband_bits
+from cubenoc.rtl.safety.unit import SafetyLevelUnit, SafetyNetwork, sideband_bits
+from cubenoc.rtl.safety.unit_files import safety_files
 from cubenoc.sim.safety import MODELS, adjust, compute, dsl_rule, global_level, sl_rule
 from cubenoc.tb.safety.expect import random_fault_sets, settle_bound
 from unit_sim import run

@@ -6,8 +6,9 @@ import pytest
 
 from cubenoc.errors import CubenocError
 from cubenoc.sim.safety import (MODELS, FaultSet, adjust, compute, decide, dsl_rule, format_address,
-                                global_level, initial_levels, parse_address, parse_link, r_node_order,
-                                r_nodes, reference, sl_rule)
+                                global_level, initial_levels, parse_address, parse_link,
+                                reference, sl_rule)
+from cubenoc.sim.safety_opt import r_node_order, r_nodes
 
 
 def random_faults(rng, n, trials, p_node=0.08, p_link=0.05):

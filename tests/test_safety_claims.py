@@ -4,7 +4,8 @@ import itertools
 
 from cubenoc.cli import main
 from cubenoc.sim.analysis import safety_claims as C
-from cubenoc.sim.safety import FaultSet, r_levels, r_node_order
+from cubenoc.sim.safety import FaultSet
+from cubenoc.sim.safety_opt import r_levels, r_node_order
 
 
 def _r_level_by_search(faults: FaultSet, u: int) -> int:

@@ -1,7 +1,7 @@
 """The adaptive route stage (rtl/router/adaptive_select.py) built from its own parameters, in amaranth.sim against
-the model's ``select`` (sim/model/kernel.py): the chosen candidate (port, VC, new route) under drawn faults,
+the model's ``select`` (sim/model/phases.py): the chosen candidate (port, VC, new route) under drawn faults,
 locks, room and use counts, for availability (Algorithm 2) and least used; a head whose candidates are all
-faulty is discarded (``select`` gives port -1) and the rest of its packet popped (``disc`` in ``router_node``)."""
+faulty is discarded (``select`` gives port -1) and the rest of its packet popped (``disc`` in ``adaptive_request``)."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -15,7 +15,7 @@ from unit_sim import SETTINGS, cycles, legal_words, ready_bits, run
 from cubenoc.rtl.route.base import NodeUnit
 from cubenoc.rtl.route.candidates import candidate_unit
 from cubenoc.rtl.router import AdaptiveSelect
-from cubenoc.sim.model.kernel import select
+from cubenoc.sim.model.phases import select
 from cubenoc.sim.model.word import PORT_BITS
 from cubenoc.sim.routing.pdn import AdaptivePDNRouting
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork

@@ -1,6 +1,6 @@
 """The round-robin arbiter (rtl/router/arbiter.py) in amaranth.sim against the model's ``rr_pick`` (the pointer
 moved past each winner on ``next``, onto it on ``keep``; the pairwise arbiter of the pipelined router moves past
-every grant) and the weighted (fair) arbiter against ``wrr_after`` (sim/model/kernel.py), on hypothesis
+every grant) and the weighted (fair) arbiter against ``wrr_after`` (sim/model/phases.py), on hypothesis
 sequences of requests, transfers, tails and weights, plus directed corners."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from unit_sim import SETTINGS, run
 
 from cubenoc.rtl.router.arbiter import RoundRobinArbiter
-from cubenoc.sim.model.kernel import WORD, rr_pick, rr_pick_words, wrr_after
+from cubenoc.sim.model.phases import WORD, rr_pick, rr_pick_words, wrr_after
 
 
 def model_pick(mask, pointer, size):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from unit_sim import SETTINGS, cycles, layout, pack, run
 
 from cubenoc.rtl.router.eject_buffer import EjectBuffer
-from cubenoc.sim.model.kernel import EJECT_DEPTH
+from cubenoc.sim.model.phases import EJECT_DEPTH
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 

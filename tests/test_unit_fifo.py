@@ -1,5 +1,5 @@
 """The input FIFO unit (rtl/router/fifo.py) against a Python reference queue and against the model's FIFO
-(``fifo_push``/``fifo_pop`` in sim/model/kernel.py: the head register ``first`` and the D - 1 words behind
+(``fifo_push``/``fifo_pop`` in sim/model/phases.py: the head register ``first`` and the D - 1 words behind
 it), cycle by cycle (amaranth.sim, hypothesis over written words, write and pop patterns): not-full ``w_rdy``
 (no write into a full FIFO even while it pops), ``r_rdy`` not empty, first word falls through one edge after
 its write, order kept; flip-flop and Memory storage."""
@@ -17,7 +17,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 from cubenoc.rtl.router.fifo import HeadFifo
-from cubenoc.sim.model.kernel import fifo_pop, fifo_push
+from cubenoc.sim.model.phases import fifo_pop, fifo_push
 
 WIDTH = 8
 

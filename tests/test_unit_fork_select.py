@@ -1,5 +1,5 @@
 """The broadcast selector (rtl/router/fork_select.py) built from its own parameters, in amaranth.sim against the
-model's selector step (``router_node`` in sim/model/kernel.py, docs/router.md "Broadcast and multicast"): the
+model's selector step (``fork_select`` in sim/model/forks.py, docs/router.md "Broadcast and multicast"): the
 first eligible input at or after the pointer (round robin over the inputs) is chosen, takes every output it
 wants, and the pointer moves past it; ``empty`` is "no stalled offer and an empty downstream input".
 Hypothesis draws the set of inputs, eligibility, wants, stalls and empties."""

@@ -1,5 +1,5 @@
 """The broadcast fork of one input (rtl/router/fork_stage.py) built from its own parameters, in amaranth.sim
-against the model's fork rules (``fork_requests``/``fork_present`` in sim/model/kernel.py; docs/router.md
+against the model's fork rules (``fork_requests``/``fork_present`` in sim/model/forks.py; docs/router.md
 "Broadcast and multicast"): the wanted set is the fork table's (``fork_entry``, the one the model reads); a
 head is eligible with nothing held, every wanted output unlocked and its downstream empty; chosen, it holds
 its outputs, is presented on those not yet done, and pops once every branch has sent it; a broadcast packet's

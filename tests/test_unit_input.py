@@ -1,8 +1,8 @@
 """The input unit (rtl/router/input_unit.py) built from its own parameters (``InputParams``, from the network
 plan, no Router), in amaranth.sim against the model: its FIFO (depth D, first-word fall-through, ``ready`` =
 count < D, ``fifo_push``/``fifo_pop``), the route table lookup (``routing.route``, what the model's tables
-hold) and docs/router.md "Requests" (``router_node``), for V = 1 and V > 1 lanes, per-output queues (VOQ) and
-the pipelined lane (``router_node``'s PIPE mode: the candidate, the stage, ``ready2``). Hypothesis draws the flits, ``valid``,
+hold) and docs/router.md "Requests" (``lane_request``), for V = 1 and V > 1 lanes, per-output queues (VOQ) and
+the pipelined lane (``pipe_request``: the candidate, the stage, ``ready2``). Hypothesis draws the flits, ``valid``,
 the locks, the room and the grants cycle by cycle; seeded runs also show the pipelined lane was exercised."""
 from __future__ import annotations
 

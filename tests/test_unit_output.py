@@ -1,5 +1,5 @@
 """The output unit (rtl/router/output_unit.py) built from its own parameters, in amaranth.sim against the model
-(sim/model/kernel.py): ``rr_pick`` + ``lock_after`` + the crossbar (the winner's flit, bit for bit), the
+(sim/model/phases.py): ``rr_pick`` + ``lock_after`` + the crossbar (the winner's flit, bit for bit), the
 pointer staying on a winner that was not taken; the stream rule on its output (an offer not taken is offered
 again unchanged, docs/router.md "Streams hold their offer"); the pipelined output unit's registered grant,
 lock and ``barred`` bits. Hypothesis draws the sources' flits, requests and ready patterns cycle by cycle."""
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from unit_sim import SETTINGS, cycles, layout, pack, ready_bits, run
 
 from cubenoc.rtl.router.output_unit import OutputUnit
-from cubenoc.sim.model.kernel import lock_after, rr_pick
+from cubenoc.sim.model.phases import lock_after, rr_pick
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.routing.metacube import MetacubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
@@ -173,7 +173,7 @@ def check_pipelined_output(steps):
 @given(cycles(st.tuples(ready_bits(5), ready_bits(5), ready_bits(5)), min_size=60, max_size=120))
 def test_pipelined_output_unit_lock_and_barred(steps):
     """The pipelined output unit (five sources, the local output's size) against the model's rules
-    (``rr_pick``, ``lock_after`` in sim/model/kernel.py): the grant is the first request at or after the
+    (``rr_pick``, ``lock_after`` in sim/model/phases.py): the grant is the first request at or after the
     round-robin pointer, the pointer moves past it; the registered ``tail``/``valid``; ``locked`` and
     ``barred[r]`` (the lock held by a source other than r: the input unit's request mask) after each
     grant, on drawn requests and tail bits."""

@@ -1,5 +1,5 @@
 """The pipelined lane stage (rtl/router/pipe_stage.py) built from its own parameters, in amaranth.sim against the
-model's candidate rule (``router_node``'s PIPE mode in sim/model/kernel.py, docs/router.md "Pipelined router"): the
+model's candidate rule (``pipe_request`` in sim/model/pipelined.py, docs/router.md "Pipelined router"): the
 candidate is the FIFO head while the stage is empty or crossing (``advance``), else the stage; it requests its
 ``want`` output when that output has room and is not locked by another lane; a grant (``sent``) crosses next
 cycle; the stage takes the FIFO head whenever it advances. Hypothesis draws FIFO heads (routed flits with

@@ -1,5 +1,5 @@
 """The route at the write (rtl/router/route_at_write.py, docs/router.md "Route at the write") built from its own
-parameters, in amaranth.sim against the model's head decision (``router_node``: the route table, filled from
+parameters, in amaranth.sim against the model's head decision (``head_route``: the route table, filled from
 ``routing.route``, and ``cur_out``/``cur_vc``): each written flit's FIFO entry is the flit with its new route,
 its output VC (V > 1; 0 at the local output) and its output one-hot above it; a body flit takes the output
 and VC of the head last written (reset: output 0, VC 0). Hypothesis draws flits and write strobes."""

@@ -1,5 +1,5 @@
 """The source interface (rtl/router/source.py) built from its own parameters (``SourceParams``), in amaranth.sim
-against the model's ``source_step`` (sim/model/kernel.py): accept, write, head bit, route, counters one cycle
+against the model's ``source_step`` (sim/model/phases.py): accept, write, head bit, route, counters one cycle
 after the event; hypothesis draws the offered flits (head/tail bits, in- and out-of-range destinations),
 ``valid`` and the local FIFO's room cycle by cycle."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from unit_sim import SETTINGS, cycles, inject_unit, layout, run
 
 from cubenoc.rtl.gates import node_width
 from cubenoc.rtl.router import SourceInterface, SourceParams
-from cubenoc.sim.model.kernel import source_step
+from cubenoc.sim.model.phases import source_step
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
 

@@ -15,6 +15,14 @@ import importlib
 import sys
 from pathlib import Path
 
+from ..cli import extra_of, install_hint
+from ..errors import CubenocError
+from ..estimate import check_run
+from ..netargs import one_network
+from ..outputs import writable_file
+from ..sim.catalog import NetworkSpec
+from .render import render_results
+
 #: name -> (module, add_arguments, run, help)
 BENCHES = {
     "area": ("area", "add_arguments", "run", "router area from yosys synth_ice40/synth_ecp5 for Q_n and Q(n, k)"),
@@ -53,7 +61,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: this checkout's docs/)")
     sub = parser.add_subparsers(dest="bench", parser_class=type(parser), metavar="NAME")
     parser._bench_parsers = {}
-    from ..cli import extra_of, install_hint
     for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
         try:
             mod = importlib.import_module(f"{__name__}.{module}")
@@ -84,11 +91,7 @@ def _missing(exc: ModuleNotFoundError):
 
 
 def run(args) -> int:
-    from ..errors import CubenocError
-    from ..netargs import one_network
-    from ..outputs import writable_file
     if args.render:
-        from .render import render_results
         problems = render_results(args.docs, check=args.check)
         for p in problems:
             print(p, file=sys.stderr)
@@ -116,11 +119,9 @@ WINDOW_POINTS = {"throughput": (4, 64, 0.0, 2000), "adaptive": (3, 13, 0.0, 2000
 def check_window(args) -> None:
     """A sweep asked for hours (``--window 1000000000``) or more memory than the machine has (each point's
     traffic is generated up front) is refused before it starts, with the estimate."""
-    from ..estimate import check_run
     from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S
     sweeps, nodes, share, fixed = WINDOW_POINTS[args.bench]
     if getattr(args, "network", None) and args.bench == "throughput":
-        from ..sim.catalog import NetworkSpec
         sizes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in args.network]
         sweeps, nodes = 2 * len(sizes), max(sizes)
     lengths = args.length if isinstance(getattr(args, "length", None), (list, tuple)) else [1]

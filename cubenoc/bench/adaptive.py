@@ -11,23 +11,29 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from ..options import fixed_lengths
-from .render import Table, add_output_arguments, command, publish
-from ..sim.network_plan import plan_of
+from ..options import add, fixed_lengths
+from ..rtl.area import count, synthesize
+from ..rtl.tools import use_builtin_yosys
 from ..sim.catalog import recorded
+from ..sim.network_plan import plan_of
+from ..sim.router_config import RouterConfig
+from ..sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
+from ..sim.routing.pdn import AdaptivePDNRouting, ObliviousPDNRouting
+from ..sim.topology.hierarchical import hierarchical_from_spec
+from ..sim.topology.pdn import PerfectDifferenceNetwork
+from .model import SAT_NOTE, sweep_columns, sweep_rows
+from .render import Table, add_output_arguments, command, publish
 
 MARK_BEGIN, MARK_END = "<!-- adaptive: begin -->", "<!-- adaptive: end -->"
 
 
 def pdn_routings(topo):
-    from ..sim.routing.pdn import AdaptivePDNRouting, ObliviousPDNRouting
     return [("Algorithm 1 (oblivious)", ObliviousPDNRouting(topo), False),
             ("Algorithm 2, preferred candidate (forward-first)", AdaptivePDNRouting(topo), False),
             ("Algorithm 2, availability selection + fault inputs", AdaptivePDNRouting(topo, selection="availability"), True)]
 
 
 def hin_routings(topo):
-    from ..sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
     return [("e-cube", HierarchicalRouting(topo), False),
             ("Sec. IV-B candidates, fixed pick", BalancedHierarchicalRouting(topo), False),
             ("Sec. IV-B, least-used selection + fault inputs",
@@ -39,9 +45,6 @@ LOADS = (0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 
 def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: int = 10000,
                      cmd: str = "cubenoc bench adaptive --throughput") -> Table:
-    from ..sim.topology.pdn import PerfectDifferenceNetwork
-    from ..sim.router_config import RouterConfig
-    from .model import SAT_NOTE, sweep_columns, sweep_rows
     topo = PerfectDifferenceNetwork((0, 1, 3, 9))
     rows = [r for label, routing, _ in pdn_routings(topo)
             for r in sweep_rows(topo, label, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
@@ -54,12 +57,7 @@ def throughput_table(loads=LOADS, packet_lens=(1, 4), depth: int = 4, window: in
 def area_rows(payload_width: int = 32, fifo_depth: int = 4, jobs: int = 2) -> list[dict]:
     from amaranth.back import verilog
 
-    from ..sim.topology.hierarchical import hierarchical_from_spec
-    from ..sim.topology.pdn import PerfectDifferenceNetwork
-    from ..rtl.area import count, synthesize
     from ..rtl.router import Router
-    from ..sim.router_config import RouterConfig
-    from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
     hin = hierarchical_from_spec("bh:3", "bh:3")
@@ -94,7 +92,6 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def _sweep_arguments(ap, loads) -> None:
-    from ..options import add
     add(ap, "rate", nargs="+", default=list(loads))
     add(ap, "length", nargs="+", default=["1", "4"])
     add(ap, "window", default=10000)

@@ -7,14 +7,16 @@ from dataclasses import asdict
 
 from ..errors import CubenocError, require_int
 from ..netargs import add_router_flags, router_config
+from ..options import add
+from ..outputs import working
 from ..rtl.area import AreaResult, measure
+from ..sim.catalog import recorded
 from .render import Table, add_output_arguments, command, progress, publish, yosys_families
 
 MARK_BEGIN, MARK_END = "<!-- bench area: begin -->", "<!-- bench area: end -->"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..options import add
     add(p, "family", nargs="+", default=["hypercube", "enhanced"], choices=("hypercube", "enhanced"),
         help="router families to synthesise")
     add(p, "n", nargs="+", default=[3, 4, 5, 6], help="cube dimensions")
@@ -28,7 +30,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def rows(results: list[AreaResult], config=None, specs=None) -> list[dict]:
     """One row per router: its network, n and ports, per target ``{target}_{lut4,lut4_per_port,ff,...}``,
     and with ``config`` what was measured (``specs``: network -> its catalog spec)."""
-    from ..sim.catalog import recorded
     by: dict = {}
     for r in results:
         d = asdict(r) | {"lut4_per_port": r.lut4_per_port}
@@ -64,7 +65,6 @@ def run(args) -> int:
     ns = [require_int(n, "n", 2 if "enhanced" in families else 1, 10) for n in args.n]
     config = router_config(args, only=("payload", "depth"))
     results: list[AreaResult] = []
-    from ..outputs import working
     specs: dict = {}
     for n in ns:
         for fam in families:

@@ -15,20 +15,20 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
+from ..sim.broadcast.fork import broadcast_algorithm_for
 from ..sim.catalog import recorded
 from ..sim.network_plan import plan_of
-from .render import (Table, add_target_arguments, by_target, code, command, publish, target_columns,
-                     yosys_families)
+from ..sim.router_config import RouterConfig
+from ..sim.routing.hypercube import EcubeRouting
+from ..sim.routing.pdn import ObliviousPDNRouting
+from ..sim.topology.hypercube import EnhancedHypercube, Hypercube
+from ..sim.topology.pdn import PerfectDifferenceNetwork
+from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns, yosys_families
 
 MARK_BEGIN, MARK_END = "<!-- bcast-area: begin -->", "<!-- bcast-area: end -->"
 
 
 def cases():
-    from ..sim.broadcast.fork import broadcast_algorithm_for
-    from ..sim.routing.hypercube import EcubeRouting
-    from ..sim.routing.pdn import ObliviousPDNRouting
-    from ..sim.topology.hypercube import EnhancedHypercube, Hypercube
-    from ..sim.topology.pdn import PerfectDifferenceNetwork
     out = []
     for topo in (Hypercube(4), EnhancedHypercube(4, 1), EnhancedHypercube(5, 1)):
         out.append((topo, EcubeRouting(topo), broadcast_algorithm_for(topo)))
@@ -40,7 +40,6 @@ def cases():
 def router_text(topo, routing, alg, payload_width=32, fifo_depth=4) -> tuple[str, int, object]:
     from amaranth.back import verilog
     from ..rtl.router import Router
-    from ..sim.router_config import RouterConfig
     use_builtin_yosys()
     r = Router(plan_of(topo, routing, RouterConfig(payload_width=payload_width, fifo_depth=fifo_depth,
                                               broadcast=False if alg is None else alg)), 0)

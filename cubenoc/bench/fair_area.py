@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import argparse
 
+from ..options import add
 from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
-from ..sim.catalog import FAIR_AREA_NETWORKS as NETWORKS
+from ..sim.catalog import FAIR_AREA_NETWORKS as NETWORKS, NetworkSpec, recorded
 from ..sim.network_plan import plan_of
+from ..sim.router_config import RouterConfig
 from .render import Table, add_format_argument, publish
 
 
 def rows(networks=NETWORKS, payload_width: int = 32, fifo_depth: int = 4):
     from amaranth.back import verilog
     from ..rtl.router import Router
-    from ..sim.router_config import RouterConfig
-    from ..sim.catalog import NetworkSpec, recorded
     use_builtin_yosys()
     out = []
     for spec in networks:
@@ -39,7 +39,6 @@ COLUMNS = {"network": "router (node 0)", "arbitration": "arbitration", "ice40_lu
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    from ..options import add
     add(ap, "network", nargs="+", default=list(NETWORKS))
     add_format_argument(ap)
 

@@ -10,9 +10,11 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import CubenocError
-from ..options import fixed_lengths
+from ..options import add, fixed_lengths
+from ..rtl.area import count, synthesize
+from ..rtl.tools import use_builtin_yosys
 from ..sim.catalog import FAMILY_BENCH_NETWORKS as NETWORKS   # label -> catalog spec
-from ..sim.catalog import recorded
+from ..sim.catalog import NetworkSpec, recorded
 from ..sim.network_plan import plan_of
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish
@@ -22,7 +24,6 @@ BEGIN, END = "<!-- families: begin -->", "<!-- families: end -->"
 
 def family_networks(names=None) -> dict:
     """name -> (topology, routing): the sizes the families are verified at."""
-    from ..sim.catalog import NetworkSpec
     build = {label: (lambda spec=spec: NetworkSpec.parse(spec).build("model")) for label, spec in NETWORKS.items()}
     if names:
         unknown = [n for n in names if not any(n.lower() in k.lower() for k in build)]
@@ -51,9 +52,7 @@ def model_figures(topo, routing, loads, window: int, packet_len: int) -> dict:
 def area_figures(topo, routing, node: int, target: str = "ice40") -> dict:
     from amaranth.back import verilog
 
-    from ..rtl.area import count, synthesize
     from ..rtl.router import Router
-    from ..rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     r = Router(plan_of(topo, routing), node)
     text = verilog.convert(r, name="router")
@@ -103,7 +102,6 @@ def run(args) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="+", help="substrings of network names to run (default all)")
-    from ..options import add
     add(p, "rate", nargs="+", note="(default 0.1..1.0)")
     add(p, "window", default=4000)
     add(p, "length", default="4")

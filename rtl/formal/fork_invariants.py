@@ -116,6 +116,12 @@ def add_fork_invariants(m, h, router, follow=None) -> None:
         if follow is not None:
             followed(m, h, f"lane {lane}", lane_entries(h, flits), count, follow, follow[0] == i, forks=True)
             _fork_set(m, h, i, lane, flits, masks, held, done, follow)
+    _output_checks(m, h, outputs, held_of, wormhole, local)
+
+
+def _output_checks(m, h, outputs, held_of, wormhole, local) -> None:
+    """Across the inputs: forks hold disjoint outputs, an output's lock is its open packet's or a fork's, and
+    (stream) an output stalls only on a unicast offer (``held_of``: per input its holding, held, done, bmode)."""
     for a, b in combinations(list(held_of.values()), 2):
         check(m, h, "forks hold disjoint outputs", (a[0] & b[0]) == 0)
     if wormhole:

@@ -12,6 +12,7 @@ checked) or ``failed`` (with the broken properties and a counterexample VCD).
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -80,8 +81,6 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
     instead and listed as bounded), or with ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
     conservation is the tracked flit's: it leaves by exactly its fork set. ``seeded_bug``
     (rtl/formal/mutations.py) builds every checked unit with that bug."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
     from .arbiter import ArbiterHarness
     from .eject import EjectHarness
     from .ready_path import ready_dependencies

@@ -22,6 +22,7 @@ from cubenoc.errors import CubenocError, ToolError
 from cubenoc.interrupt import TOOL
 
 from ..tools import venv_bin
+from .abc import shim
 
 
 #: the source file name every property's assertion carries, with its index in ``harness.properties``
@@ -78,7 +79,6 @@ def prove(harness, name: str, workdir, depth: int = 8, mode: str = "prove", engi
     ``timeout`` (seconds): without a verdict by then the result has ``timed_out``. Thread-safe."""
     from amaranth.back import rtlil
 
-    from .abc import shim
     if mode not in ("prove", "bmc"):
         raise CubenocError(f"mode must be prove or bmc, got {mode!r}")
     if engine not in ENGINES or (engine == "pdr" and mode != "prove"):

@@ -16,13 +16,13 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError
 
+from ...sim.routing.pdn import AdaptivePDNRouting
 from ..gates import mod_sub, node_width
 from .base import ROM_MAX_BITS
 
 
 def candidates_node_generic(routing) -> bool:
     """Whether :func:`candidate_unit` builds one unit for every node (with a ``node_id`` input)."""
-    from ...sim.routing.pdn import AdaptivePDNRouting
     return (isinstance(routing, AdaptivePDNRouting) and not routing.faulty_nodes and not routing.faulty_links)
 
 

@@ -1,5 +1,5 @@
 """The adaptive route stage (docs/router.md "Adaptive selection and run-time faults"; model: ``select`` in
-sim/model/kernel.py): two candidate hops for the head flit, one chosen each cycle; a packet whose candidates
+sim/model/phases.py): two candidate hops for the head flit, one chosen each cycle; a packet whose candidates
 are all faulty is discarded.
 
 ``AdaptiveSelect(num_ports, num_vcs, candidates, selection)``: ``route`` is the FIFO head's route word,

@@ -1,4 +1,4 @@
-"""The round-robin arbiter of docs/router.md "Arbitration" (model: ``rr_pick`` in sim/model/kernel.py).
+"""The round-robin arbiter of docs/router.md "Arbitration" (model: ``rr_pick`` in sim/model/phases.py).
 
 ``RoundRobinArbiter(positions, size)``: requester ``r`` sits at position ``positions[r]`` of a cyclic order
 of ``size`` places (inputs, or (input, VC) pairs ``j = i * V + c``; places nobody requests from are

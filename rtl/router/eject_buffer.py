@@ -1,6 +1,6 @@
 # amaranth: UnusedElaboratable=no
-"""The pipelined router's ejection buffer (docs/router.md "Pipelined router"; model: the ejection phase of
-the kernel's PIPE mode in sim/model/kernel.py, ``EJECT_DEPTH`` entries).
+"""The pipelined router's ejection buffer (docs/router.md "Pipelined router"; model: ``pipe_eject`` in
+sim/model/pipelined.py, ``EJECT_DEPTH`` entries).
 
 ``EjectBuffer(layout, payload_width)`` sits between the local output unit and ``local_out``. ``out`` offers
 the buffer's head, else the flit crossing to it now (``valid``, ``flit``); a crossing flit not taken at once
@@ -15,7 +15,7 @@ from amaranth import Mux
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ...sim.model.kernel import EJECT_DEPTH
+from ...sim.model.phases import EJECT_DEPTH
 from ..flit import local_signature
 from ..gates import inline
 from .fifo import HeadFifo

@@ -1,5 +1,5 @@
 """Run-time faults at a router (docs/router.md "Adaptive selection and run-time faults"; model: ``ad.fault``,
-``ad.nfault`` and the ``DISCARDED`` counter in sim/model/kernel.py).
+``ad.nfault`` and the ``DISCARDED`` counter in sim/model/phases.py).
 
 ``FaultStatus(num_links, num_lanes)``: an output is faulty when its ``link_fault`` bit or ``node_fault`` is set
 (the local output, the last bit of ``fault``, never is); ``enable`` (the source interface's) drops while the

@@ -2,7 +2,7 @@
 
 ``HeadFifo(width, depth, memory=False)`` has the interface of Amaranth's ``SyncFIFO`` that the input unit
 uses (``w_data``, ``w_en``, ``w_rdy``, ``r_data``, ``r_en``, ``r_rdy``) and its cycle behaviour (model:
-``fifo_push``/``fifo_pop`` in sim/model/kernel.py): ``w_rdy`` is "not full" (a full FIFO takes no flit
+``fifo_push``/``fifo_pop`` in sim/model/phases.py): ``w_rdy`` is "not full" (a full FIFO takes no flit
 even in a cycle it pops), ``r_rdy`` "not empty", a flit written at an edge is readable after it, first
 word falls through. ``r_data`` is a flip-flop (``head``), not a read mux over the storage: the route ->
 arbiter -> crossbar path starts at a register (docs/decisions/one-cycle-router-clock.md).

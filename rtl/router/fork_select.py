@@ -1,5 +1,5 @@
 """The broadcast selector (docs/router.md "Broadcast and multicast"; model: the selector step of
-``router_node`` in sim/model/kernel.py): one eligible broadcast head per cycle, round robin over the inputs,
+``fork_select`` in sim/model/forks.py): one eligible broadcast head per cycle, round robin over the inputs,
 takes every output it wants.
 
 ``ForkSelect(inputs, num_ports)``: ``eligible[r]`` (input ``inputs[r]`` has a broadcast head whose outputs

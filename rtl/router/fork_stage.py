@@ -1,5 +1,5 @@
 """The broadcast fork of one input (docs/router.md "Broadcast and multicast"; model: ``fork_requests`` and
-``fork_present`` in sim/model/kernel.py), beside the input's unicast route stage (V = 1).
+``fork_present`` in sim/model/forks.py), beside the input's unicast route stage (V = 1).
 
 ``ForkStage(num_ports, fork, route_width, origin=..., outputs=...)``: the FIFO head (``route``, ``head``,
 ``tail``, ``bcast``; ``ready``: not empty) is ``forking`` when it is a broadcast head or in a broadcast

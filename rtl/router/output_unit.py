@@ -1,5 +1,5 @@
 """The output unit of docs/router.md: round-robin arbiter, crossbar mux, wormhole locks (model:
-``lock_after`` and the transfer phase in sim/model/kernel.py).
+``lock_after`` and ``traverse`` in sim/model/phases.py, stages.py).
 
 ``OutputUnit(layout, positions, size, num_vcs)`` serves one output over the inputs (or (input, VC) lanes)
 that may turn there. Each source ``r`` offers ``flit[r]`` (the flit as it would leave: new route, output
@@ -126,7 +126,7 @@ class OutputUnit(wiring.Component):
 
         The request's lock mask, "o is not locked by another lane", is one register per source,
         ``barred[r]`` = "locked, by a source other than r", set from the grant with the other sources'
-        tail bits (the model's PIPE mode of ``router_node`` checks ``lock[o] >= 0 and lock[o] != lane``): the same rule as
+        tail bits (the model's ``pipe_request`` checks ``lock[o] >= 0 and lock[o] != lane``): the same rule as
         the one-stage router's "(a body flit, or o unlocked)", taken from registers so that a request is a
         function of four registers and the output's room (docs/decisions/pipelined-router.md)."""
         n = len(self.positions)

@@ -1,5 +1,5 @@
 """The pipelined router's lane stage (docs/router.md "Pipelined router"; model: the candidate and stage of
-the PIPE mode of ``router_node`` in sim/model/kernel.py), behind a FIFO of flits routed at the write (:mod:`.route_at_write`).
+``pipe_request`` in sim/model/pipelined.py), behind a FIFO of flits routed at the write (:mod:`.route_at_write`).
 
 ``PipeStage(layout, num_ports, outputs)``: ``entry`` is the FIFO head (the routed flit and its one-hot
 ``want`` above it; the ``want`` bits read 0 while the FIFO is empty), ``ready`` the FIFO's not-empty. The

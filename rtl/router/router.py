@@ -63,6 +63,7 @@ from .fork_stage import fork_unit
 from .input_unit import InputParams, InputUnit
 from .output_unit import OutputUnit
 from .source import COUNTER_WIDTH, SourceInterface, SourceParams
+from ...sim.broadcast.fork import fork_node_generic
 
 COUNTERS = ("injected", "ejected", "dropped", "malformed")
 
@@ -86,6 +87,8 @@ class Router(wiring.Component):
         self.plan = plan
         self.candidate_stage = plan.candidate_stage
         self.queues, self.pipeline, self.loopback = c.queues, c.pipeline, c.loopback
+        # the output side's wiring, chosen once: docs/router.md "Pipelined router"
+        self.output_stage = PipelinedOutputs() if c.pipeline else OutputStage()
         self.adapter = rtl_for(routing)                # the family's route unit (VOQ: also the lookahead)
         broadcast = self.broadcast = plan.broadcast    # docs/router.md "Broadcast and multicast"
         self.allowed = plan.allowed_matrix(node)       # docs/router.md "Requests", "Loopback"
@@ -130,7 +133,6 @@ class Router(wiring.Component):
         if self.candidate_stage:
             key += ("adaptive", None if candidates_node_generic(self.routing) else self.node)
         if self.broadcast is not None:
-            from ...sim.broadcast.fork import fork_node_generic
             alg = self.broadcast
             key += (type(alg).__name__, alg.layout.width, None if fork_node_generic(alg) else self.node)
         return key
@@ -172,10 +174,23 @@ class Router(wiring.Component):
         return self.local_out if p == self.local else getattr(self, f"out_p{p}")
 
     def elaborate(self, platform):
+        """Instantiate the units and wire them (docs/architecture.md "The router's units"); what the pipelined
+        router wires differently is its :class:`OutputStage` (``output_stage``)."""
         m = Module()
-        P, V, local, allowed = self.num_ports, self.num_vcs, self.local, self.allowed
-        bc = self.broadcast is not None
-        used = [i for i in range(P) if any(allowed[i])]          # the local input always is
+        used = [i for i in range(self.num_ports) if any(self.allowed[i])]   # the local input always is
+        units = self._inputs(m, used)
+        lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
+        srcs_of, sent = self._outputs(m, units, lanes, platform)
+        self._router_status(m, units, srcs_of, sent)
+        if self.candidate_stage:        # docs/router.md "Run-time faults"
+            self._faults(m, units, lanes)
+        if self.broadcast is not None:  # docs/router.md "Broadcast and multicast"
+            self._fork_select(m, units, used)
+        return m
+
+    def _inputs(self, m, used) -> dict:
+        """The source interface and the input unit of every input some turn starts from; the other inputs
+        accept nothing."""
         src = m.submodules.source = SourceInterface(self.source_params())
         wiring.connect(m, wiring.flipped(self.local_in), src.i)
         m.d.comb += [getattr(self, n).eq(getattr(src, n)) for n in COUNTERS if n != "ejected"]
@@ -183,95 +198,147 @@ class Router(wiring.Component):
         self.units = RouterUnits(src, units)
         for i, u in units.items():
             m.submodules[f"input_{i}"] = u
-            wiring.connect(m, src.o if i == local else wiring.flipped(self.input_stream(i)), u.i)
+            wiring.connect(m, src.o if i == self.local else wiring.flipped(self.input_stream(i)), u.i)
         if self.node_generic:
             m.d.comb += [u.node_id.eq(self.node_id) for u in (src, *units.values())]
-        for i in sorted(set(range(local)) - set(used)):          # no turn ever starts here: accept nothing
+        for i in sorted(set(range(self.local)) - set(used)):     # no turn ever starts here: accept nothing
             m.d.comb += self.input_stream(i).ready.eq(0)
-            if bc:
+            if self.broadcast is not None:
                 m.d.comb += self.input_stream(i).empty.eq(1)
-        lanes = [(i, c) for i in used for c in range(units[i].num_lanes)]
+        return units
 
-        outs, sent, srcs_of = self.units.outputs, {k: [] for k in lanes}, {}
-        fixed = self.fixed_bits
-        for o in range(P):
+    def _outputs(self, m, units, lanes, platform) -> tuple[dict, dict]:
+        """The output unit of every output some turn ends at, its requests and flits from the lanes that may
+        turn to it; returns (the lanes of each output, each lane's ``sent`` signals)."""
+        sent, srcs_of = {k: [] for k in lanes}, {}
+        for o in range(self.num_ports):
             srcs = srcs_of[o] = [k for k in lanes if o in units[k[0]].outputs[k[1]]]
-            out = self.output_stream(o)
-            if not srcs:
-                m.d.comb += out.valid.eq(0)
-                continue
-            ou = outs[o] = m.submodules[f"output_{o}"] = OutputUnit(
-                self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
-                count_heads=self.candidate_stage and o != local and self.routing.selection == "least_used",
-                lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
-                weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
-            for r, (i, c) in enumerate(srcs):
-                # the route: a fork's copy leaves with the fork unit's tag for this branch; else with the bits
-                # every packet turning here agrees on as constants
-                flit = units[i].flit[c]
-                route = (Mux(units[i].forking, units[i].fork_route[o], flit.route) if bc and o != local else
-                         fix_bits(flit.route, fixed.get(("turn", i, o))))
-                m.d.comb += [ou.request[r].eq(units[i].request[c][o]),
-                             *[getattr(ou.flit[r], n).eq(route if n == "route" else getattr(flit, n))
-                               for n, _ in self.flit_layout]]
-                if self.pipeline:
-                    m.d.comb += ou.cand_tail[r].eq(units[i].cand_tail[c])
-                sent[i, c].append(ou.sent[r])
-            m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
-            if o == local and self.pipeline:             # docs/router.md "Pipelined router"
-                ej = self.units.eject = m.submodules.eject = EjectBuffer(self.flit_layout, self.payload_width)
-                m.d.comb += [ej.valid.eq(ou.valid), ej.flit.eq(ou.payload)]
-                wiring.connect(m, ej.out, wiring.flipped(out))
-                if self.counters:
-                    self.ejected_event, = count_after(m, [(self.ejected, ej.tail_taken)], platform, self.counter_dsp)
-            elif o == local:
-                m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
-                             out.payload.data.eq(ou.payload.data)]
-                if self.counters:
-                    self.ejected_event, = count_after(m, [(self.ejected, ou.xfer & ou.payload.tail)], platform,
-                                                      self.counter_dsp)
+            if srcs:
+                self._output(m, o, srcs, units, sent, platform)
             else:
-                m.d.comb += [out.payload.eq(ou.payload),
-                             out.payload.route.eq(fix_bits(ou.payload.route, fixed.get(("out", o))))]
+                m.d.comb += self.output_stream(o).valid.eq(0)
+        return srcs_of, sent
 
-        # router-wide status the input units read: locks, downstream room, faults, use counts, empties
+    def _output(self, m, o, srcs, units, sent, platform) -> None:
+        """Output o's unit: arbiter, crossbar and locks over the lanes ``srcs`` (docs/router.md "Router")."""
+        P, V, local, bc = self.num_ports, self.num_vcs, self.local, self.broadcast is not None
+        ou = self.units.outputs[o] = m.submodules[f"output_{o}"] = OutputUnit(
+            self.flit_layout, [i * V + c for i, c in srcs], P * V, V if o != local else 1, broadcast=bc,
+            count_heads=self.candidate_stage and o != local and self.routing.selection == "least_used",
+            lock_per_vc=self.queues == "fifo", pipelined=self.pipeline,
+            weights=None if self.weights is None else [self.weights.get((o, i * V + c), {}) for i, c in srcs])
+        for r, (i, c) in enumerate(srcs):
+            # the route: a fork's copy leaves with the fork unit's tag for this branch; else with the bits
+            # every packet turning here agrees on as constants
+            flit = units[i].flit[c]
+            route = (Mux(units[i].forking, units[i].fork_route[o], flit.route) if bc and o != local else
+                     fix_bits(flit.route, self.fixed_bits.get(("turn", i, o))))
+            m.d.comb += [ou.request[r].eq(units[i].request[c][o]),
+                         *[getattr(ou.flit[r], n).eq(route if n == "route" else getattr(flit, n))
+                           for n, _ in self.flit_layout]]
+            self.output_stage.candidate(m, ou, r, units[i], c)
+            sent[i, c].append(ou.sent[r])
+        out = self.output_stream(o)
+        m.d.comb += [out.valid.eq(ou.valid), ou.ready.eq(out.ready)]
+        if o == local:
+            self.output_stage.local_output(self, m, ou, platform)
+        else:
+            m.d.comb += [out.payload.eq(ou.payload),
+                         out.payload.route.eq(fix_bits(ou.payload.route, self.fixed_bits.get(("out", o))))]
+
+    def _router_status(self, m, units, srcs_of, sent) -> None:
+        """The router-wide status the input units read: locks and downstream room; each lane's ``sent``."""
+        V, outs = self.num_vcs, self.units.outputs
         locked = Cat(*[Const(0, V) if o not in outs else Cat(outs[o].locked, Const(0, V - len(outs[o].locked)))
-                       for o in range(P)])          # bit o * V + c (the local output has VC 0 only)
-        room = Cat(*[Const((1 << V) - 1, V) if o == local else self.output_stream(o).ready for o in range(P)])
-        if self.pipeline:           # room after this cycle's crossing: docs/router.md "Pipelined router"
-            room = Cat(*[Const(0) if o not in outs else
-                         Mux(outs[o].valid, *((ej.room2, ej.room) if o == local else
-                                              (self.output_stream(o).ready2, self.output_stream(o).ready)))
-                         for o in range(P)])
+                       for o in range(self.num_ports)])     # bit o * V + c (the local output has VC 0 only)
+        room = self.output_stage.room(self)
         for i, u in units.items():
-            if self.pipeline:       # per input: the outputs locked by another input (docs/router.md "Pipelined router")
-                locked = Cat(*[outs[o].barred[srcs_of[o].index((i, 0))] if o in outs and (i, 0) in srcs_of[o]
-                               else Const(0) for o in range(P)])
-            m.d.comb += [u.locked.eq(locked), u.room.eq(room)]
+            m.d.comb += [u.locked.eq(self.output_stage.locked(self, locked, srcs_of, i)), u.room.eq(room)]
             for c in range(u.num_lanes):
                 m.d.comb += u.sent[c].eq(any_of(sent[i, c]))
-        if self.candidate_stage:        # docs/router.md "Run-time faults"
-            fs = m.submodules.faults = FaultStatus(local, len(lanes))
-            m.d.comb += [fs.link_fault.eq(self.link_fault), fs.node_fault.eq(self.node_fault),
-                         fs.discard.eq(Cat(units[i].discard[c] for i, c in lanes)),
-                         src.enable.eq(fs.enable), self.discarded.eq(fs.discarded)]
-            for u in units.values():
-                m.d.comb += u.fault.eq(fs.fault)
-                m.d.comb += [u.use[o].eq(outs[o].use) for o in range(local)
-                             if o in outs and "use" in outs[o].signature.members]
-        if bc:                      # docs/router.md "Broadcast and multicast"
-            sel = m.submodules.fork_select = ForkSelect(used, P)
-            m.d.comb += [sel.stalled[o].eq(outs[o].stalled) for o in outs]
-            m.d.comb += [sel.link_empty.eq(Cat(Const(1) if o == local else self.output_stream(o).empty
-                                               for o in range(P)))]
-            for r, i in enumerate(used):
-                u = units[i]
-                m.d.comb += [sel.eligible[r].eq(u.eligible), sel.want[r].eq(u.want), u.chosen.eq(sel.grant[r]),
-                             u.taken.eq(sel.taken), u.empty.eq(sel.empty),
-                             u.out_ready.eq(Cat(self.output_stream(o).ready for o in range(P)))]
-            for o, ou in outs.items():
-                srcs = [i for i in used if allowed[i][o]]
-                m.d.comb += [ou.acquire.eq(sel.taken[o])]
-                m.d.comb += [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
-                m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]
-        return m
+
+    def _faults(self, m, units, lanes) -> None:
+        """The fault inputs, the discard counter and the use counts (docs/router.md "Run-time faults")."""
+        outs, src = self.units.outputs, self.units.source
+        fs = m.submodules.faults = FaultStatus(self.local, len(lanes))
+        m.d.comb += [fs.link_fault.eq(self.link_fault), fs.node_fault.eq(self.node_fault),
+                     fs.discard.eq(Cat(units[i].discard[c] for i, c in lanes)),
+                     src.enable.eq(fs.enable), self.discarded.eq(fs.discarded)]
+        for u in units.values():
+            m.d.comb += u.fault.eq(fs.fault)
+            m.d.comb += [u.use[o].eq(outs[o].use) for o in range(self.local)
+                         if o in outs and "use" in outs[o].signature.members]
+
+    def _fork_select(self, m, units, used) -> None:
+        """The broadcast selector between the fork units and the output units (docs/router.md "Broadcast")."""
+        P, outs = self.num_ports, self.units.outputs
+        sel = m.submodules.fork_select = ForkSelect(used, P)
+        m.d.comb += [sel.stalled[o].eq(outs[o].stalled) for o in outs]
+        m.d.comb += [sel.link_empty.eq(Cat(Const(1) if o == self.local else self.output_stream(o).empty
+                                           for o in range(P)))]
+        for r, i in enumerate(used):
+            u = units[i]
+            m.d.comb += [sel.eligible[r].eq(u.eligible), sel.want[r].eq(u.want), u.chosen.eq(sel.grant[r]),
+                         u.taken.eq(sel.taken), u.empty.eq(sel.empty),
+                         u.out_ready.eq(Cat(self.output_stream(o).ready for o in range(P)))]
+        for o, ou in outs.items():
+            srcs = [i for i in used if self.allowed[i][o]]
+            m.d.comb += [ou.acquire.eq(sel.taken[o])]
+            m.d.comb += [ou.acquirer[r].eq(sel.grant[used.index(i)]) for r, i in enumerate(srcs)]
+            m.d.comb += [ou.present[r].eq(units[i].present[o]) for r, i in enumerate(srcs)]
+
+
+class OutputStage:
+    """The one-stage router's output side (docs/router.md "Router"): a grant crosses in its cycle, the local
+    output unit drives ``local_out``, an input sees the locks of every output and the links' ``ready``."""
+
+    def candidate(self, m, ou, r, unit, c) -> None:
+        """What lane c of ``unit`` tells the output unit beyond its request and flit (nothing here)."""
+
+    def local_output(self, router, m, ou, platform) -> None:
+        """``local_out`` from the local output unit, and the ``ejected`` counter."""
+        out = router.local_out
+        m.d.comb += [out.payload.head.eq(ou.payload.head), out.payload.tail.eq(ou.payload.tail),
+                     out.payload.data.eq(ou.payload.data)]
+        if router.counters:
+            router.ejected_event, = count_after(m, [(router.ejected, ou.xfer & ou.payload.tail)], platform,
+                                                router.counter_dsp)
+
+    def room(self, router):
+        """Room downstream of each (output, VC): the links' ``ready`` (the local output: always)."""
+        V = router.num_vcs
+        return Cat(*[Const((1 << V) - 1, V) if o == router.local else router.output_stream(o).ready
+                     for o in range(router.num_ports)])
+
+    def locked(self, router, locked, srcs_of, i):
+        """The locks input i sees: every output's."""
+        return locked
+
+
+class PipelinedOutputs(OutputStage):
+    """The pipelined router's output side (docs/router.md "Pipelined router"): the output units register
+    their grants (a lane tells its candidate's tail), ``local_out`` sits behind an :class:`EjectBuffer`,
+    requests need room after this cycle's crossing (``ready2``/``room2`` while one crosses), and an input
+    sees only the outputs locked by another input."""
+
+    def candidate(self, m, ou, r, unit, c) -> None:
+        m.d.comb += ou.cand_tail[r].eq(unit.cand_tail[c])
+
+    def local_output(self, router, m, ou, platform) -> None:
+        ej = router.units.eject = m.submodules.eject = EjectBuffer(router.flit_layout, router.payload_width)
+        m.d.comb += [ej.valid.eq(ou.valid), ej.flit.eq(ou.payload)]
+        wiring.connect(m, ej.out, wiring.flipped(router.local_out))
+        if router.counters:
+            router.ejected_event, = count_after(m, [(router.ejected, ej.tail_taken)], platform, router.counter_dsp)
+
+    def room(self, router):
+        outs, ej = router.units.outputs, router.units.eject
+        return Cat(*[Const(0) if o not in outs else
+                     Mux(outs[o].valid, *((ej.room2, ej.room) if o == router.local else
+                                          (router.output_stream(o).ready2, router.output_stream(o).ready)))
+                     for o in range(router.num_ports)])
+
+    def locked(self, router, locked, srcs_of, i):
+        outs = router.units.outputs
+        return Cat(*[outs[o].barred[srcs_of[o].index((i, 0))] if o in outs and (i, 0) in srcs_of[o]
+                     else Const(0) for o in range(router.num_ports)])

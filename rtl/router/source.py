@@ -1,5 +1,5 @@
 """The source interface of docs/router.md "Source interface", in front of the local input FIFO (model:
-``source_step`` in sim/model/kernel.py).
+``source_step`` in sim/model/phases.py).
 
 ``SourceInterface(SourceParams(...))``: ``i`` is the user's local stream (head, tail, data; ``data[0:16]`` of a head is
 the destination), ``o`` the link-flit stream into the local FIFO. Frames packets (IDLE / FORWARD / DROP),

@@ -27,14 +27,15 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import require_int
-
 from cubenoc.rtl.network_top import Network
-from cubenoc.rtl.safety.unit import MAX_N, SafetyLevelUnit
 from cubenoc.rtl.safety.fork import SafetyBroadcastFork, check_model, connect, safe_bit
+from cubenoc.rtl.safety.unit import MAX_N, SafetyLevelUnit
+from cubenoc.rtl.tools import use_builtin_yosys
 from cubenoc.sim.broadcast.safety import SafetyBroadcast
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.safety import FaultSet
+
 from ...sim.network_plan import plan_of
 
 #: the fork unit's inputs that come from the node's level unit and fault wires (not from the router)
@@ -141,7 +142,6 @@ def safety_broadcast_verilog(n: int, model: str = "SL1", *, payload_width: int =
     """``(Verilog text, top module name)`` of :class:`SafetyBroadcastNetwork` (one file)."""
     from amaranth.back import verilog
 
-    from cubenoc.rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     top = top_name(n, model)
     net = SafetyBroadcastNetwork(n, model, payload_width=payload_width, fifo_depth=fifo_depth)

@@ -28,10 +28,11 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
-
+from cubenoc.rtl.area import count, synthesize
+from cubenoc.rtl.safety.unit import _bits
+from cubenoc.rtl.tools import use_builtin_yosys
 from cubenoc.sim.broadcast.safety import tag_layout
 from cubenoc.sim.safety import MODELS
-from cubenoc.rtl.safety.unit import _bits
 
 #: the largest n the generator accepts (as rtl/safety/unit.py)
 MAX_N = 10
@@ -240,14 +241,12 @@ def safe_bit(unit, model: str):
 def fork_verilog(n: int, model: str = "SL1", name: str = "safety_fork") -> str:
     from amaranth.back import verilog
 
-    from cubenoc.rtl.tools import use_builtin_yosys
     use_builtin_yosys()
     return verilog.convert(SafetyBroadcastFork(n, model), name=name)
 
 
 def fork_area(n: int, model: str = "SL1", target: str = "ice40") -> dict:
     """Yosys ``synth_<target>`` cell counts of one fork unit (rtl/area.py)."""
-    from cubenoc.rtl.area import count, synthesize
     name = "safety_fork"
     cells, seconds = synthesize(fork_verilog(n, model, name), target, top=name)
     return count(cells, target) | {"seconds": seconds}

@@ -34,17 +34,13 @@ Sideband (per direction of each link)
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from amaranth import Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Signal, Value, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
-
-from cubenoc.sim.safety import MODELS, reference
 from cubenoc.rtl.gates import any_of
+from cubenoc.sim.safety import MODELS, reference
 
 #: largest n the generator accepts (an n-cube of 2^n units; the unit alone grows as n^3)
 MAX_N = 10
@@ -276,7 +272,7 @@ class SafetyNetwork(wiring.Component):
     * ``levels``: all of those concatenated in :func:`output_fields` order (one read per cycle).
 
     ``structural=True`` instantiates the unit by module name (one Verilog module for all N nodes, what
-    :func:`safety_files` writes); otherwise the units are Amaranth submodules (amaranth.sim).
+    :func:`.unit_files.safety_files` writes); otherwise the units are Amaranth submodules (amaranth.sim).
     """
 
     def __init__(self, n: int, models=DEFAULT_MODELS, *, structural: bool = False, unit_name: str | None = None):
@@ -350,63 +346,6 @@ def output_fields(n: int, models) -> dict[str, tuple[int, int]]:
 
 def unit_module_name(n: int, models) -> str:
     return f"cubenoc_safety_unit_n{n}_" + "_".join(m.lower() for m in check_models(models))
-
-
-# ---- Verilog ---------------------------------------------------------------------------------------------
-def unit_verilog(n: int, models=DEFAULT_MODELS, name: str | None = None) -> str:
-    from amaranth.back import verilog
-
-    from cubenoc.rtl.tools import use_builtin_yosys
-    use_builtin_yosys()
-    unit = SafetyLevelUnit(n, models)
-    return verilog.convert(unit, name=name or unit_module_name(n, models))
-
-
-def safety_files(n: int, models=DEFAULT_MODELS, top: str | None = None) -> tuple[dict[str, str], str]:
-    """``({file name: text}, top)``: the network top, the unit module, and ``<top>.json`` (port map)."""
-    from amaranth.back import verilog
-
-    from cubenoc.rtl.tools import use_builtin_yosys
-    use_builtin_yosys()
-    models = check_models(models)
-    top = top or f"cubenoc_safety_q{n}"
-    net = SafetyNetwork(n, models, structural=True)
-    files = {f"{top}.v": verilog.convert(net, name=top),
-             f"{net.unit_name}.v": unit_verilog(n, models, net.unit_name)}
-    desc = {"top": top, "n": n, "num_nodes": 1 << n, "models": list(models), "unit": net.unit_name,
-            "clock": "clk", "reset": "rst (synchronous, active high; levels restart from the top level)",
-            "inputs": {"node_faulty": "bit v", "link_faulty": "bit v*n+k (link v -- v^2^k; either end's bit)"},
-            "levels": "every output below concatenated in this order, the first at bit 0",
-            "outputs": {name: {"fields_per_node": per, "bits_per_field": w,
-                               "node_v": f"[v*{per * w} +: {per * w}]", "field_k": f"[(v*{per}+k)*{w} +: {w}]"}
-                        for name, (per, w) in output_fields(n, models).items()}}
-    files[f"{top}.json"] = json.dumps(desc, indent=2) + "\n"
-    return files, top
-
-
-def write_safety(n: int, outdir, models=DEFAULT_MODELS) -> tuple[list[Path], str]:
-    """Write :func:`safety_files` into ``outdir``, touching a file only when its text changes;
-    returns (Verilog files, top module name)."""
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    files, top = safety_files(n, models)
-    paths = []
-    for name, text in files.items():
-        p = outdir / name
-        if not p.exists() or p.read_text() != text:
-            p.write_text(text)
-        if name.endswith(".v"):
-            paths.append(p)
-    return paths, top
-
-
-# ---- area ------------------------------------------------------------------------------------------------
-def unit_area(n: int, models=DEFAULT_MODELS, target: str = "ice40") -> dict:
-    """Yosys ``synth_<target>`` cell counts of one unit: ``{"lut4", "ff", "carry", ...}`` (rtl/area.py)."""
-    from cubenoc.rtl.area import count, synthesize
-    name = "safety_unit"
-    cells, seconds = synthesize(unit_verilog(n, models, name), target, top=name)
-    return count(cells, target) | {"seconds": seconds}
 
 
 def sideband_bits(n: int, models=DEFAULT_MODELS) -> int:

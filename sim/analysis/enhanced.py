@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 
 from cubenoc.errors import CubenocError
+from cubenoc.options import add
 
+from . import enhanced_claims
 from .enhanced_formulas import (COSTS_LOWER_FIT, COSTS_LOWER_TEXT, COSTS_UPPER, MAX_N, MEASURES, PAPER_SIZES, TABLE_I,
                                 TABLE_II, alpha0, check_g, check_k, check_n, k_opt)
 from .enhanced_measure import CHECK_MAX_N, FIGURES, enhanced_row, figure_data, hypercube_row, table_i, table_ii
@@ -19,7 +21,6 @@ from .report import AnalysisResult, table
 def add_arguments(parser) -> None:
     parser.add_argument("--n", type=int, default=10, help=f"cube dimension (2..{MAX_N}; BFS and traversal "
                         f"counting up to {CHECK_MAX_N}, formulas only beyond)")
-    from cubenoc.options import add
     if parser.get_default("family_name") != "hypercube":       # (the plain cube has no k)
         parser.add_argument("--k", type=int, default=None, help="enhanced: only this k (0..n-2); default every k")
     add(parser, "g", default=1.0, help="locality: p_l = g p_{l+1} (1 = uniform; Tzeng and Wei)")
@@ -51,7 +52,6 @@ def analyze(args) -> AnalysisResult:
     if args.figure is not None:
         return _figure_result(figure_data(args.figure))
     if args.claims:
-        from . import enhanced_claims
         data = enhanced_claims.claims(max(4, check_n(args.n, 2)))
         return AnalysisResult(data, enhanced_claims.text(data))
     g = check_g(args.g)

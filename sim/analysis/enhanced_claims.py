@@ -13,6 +13,7 @@ from functools import lru_cache
 from ..broadcast.hypercube import BinomialBroadcast, EnhancedBroadcast
 from ..topology.hypercube import EnhancedHypercube, Hypercube
 from .enhanced_formulas import diameter_enhanced, dmean_enhanced, dmean_hypercube, k_opt, td_hypercube, td_regular
+from .report import table
 
 
 def recommended_k(n: int) -> int:
@@ -145,7 +146,6 @@ def claims(n_max: int = 20) -> dict:
 
 
 def text(data: dict) -> str:
-    from .report import table
     lines = ["(diameter x degree), Sec. VII: Q_n = n^2 against Q(n, k) = (n+1)(k + ceil((n-k)/2))",
              table([[r["n"], r["Q_n"], r["k_rec"], r["Q(n,k_rec)"], r["at_k_opt_g1.2"], r["at_k_opt_g1.5"],
                      r["largest_k_better"], r["verdict"]] for r in data["diameter_degree"]],

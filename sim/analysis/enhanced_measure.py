@@ -19,9 +19,13 @@ from __future__ import annotations
 
 from cubenoc.errors import CubenocError
 
-from .enhanced_formulas import (COSTS_LOWER_FIT, COSTS_LOWER_TEXT, COSTS_UPPER, PAPER_G, PAPER_SIZES,
-                                diameter_enhanced, dmean_enhanced, dmean_hypercube, eta, k_opt, p_l, td_hypercube,
-                                td_regular, td_regular_max, td_skip)
+from ..broadcast.base import run_broadcast
+from ..broadcast.hypercube import broadcast_for
+from ..routing.hypercube import EcubeRouting
+from ..topology.hypercube import EnhancedHypercube, Hypercube
+from .enhanced_formulas import (COSTS_LOWER_FIT, COSTS_LOWER_TEXT, COSTS_UPPER, PAPER_G, PAPER_SIZES, diameter_enhanced,
+                                dmean_enhanced, dmean_hypercube, eta, k_opt, p_l, td_hypercube, td_regular,
+                                td_regular_max, td_skip)
 
 CHECK_MAX_N = 12      # BFS distances and Algorithm C traversal counting
 ALL_PAIRS_MAX_N = 6   # walk every source; above, node 0 and translation invariance
@@ -39,7 +43,6 @@ def _sources(topo, sources):
 
 def bfs_dmean(n: int, k: int | None, g: float, sources=None) -> float:
     """D_mean by BFS on Q(n, k) (or Q_n for ``k=None``), weighting each destination by p_{Hamming}."""
-    from ..topology.hypercube import EnhancedHypercube, Hypercube
     topo = Hypercube(n) if k is None else EnhancedHypercube(n, k)
     srcs = _sources(topo, sources)
     total = 0.0
@@ -54,8 +57,6 @@ def traversal_counts(n: int, k: int | None, g: float, sources=None) -> dict:
     the routers' per-hop rule, weighting each pair by p_{Hamming}. Returns per-port densities
     (messages per link per unit time, both directions, each node issuing one message per unit time),
     the per-link loads, and the weighted mean hop count (= D_mean by Theorem 1)."""
-    from ..routing.hypercube import EcubeRouting
-    from ..topology.hypercube import EnhancedHypercube, Hypercube
     topo = Hypercube(n) if k is None else EnhancedHypercube(n, k)
     routing = EcubeRouting(topo)
     srcs = _sources(topo, sources)
@@ -88,9 +89,6 @@ def traversal_counts(n: int, k: int | None, g: float, sources=None) -> dict:
 
 def measured(n: int, k: int | None, g: float) -> dict:
     """BFS D_mean and diameter, counted traffic, and Algorithm B/D run from node 0 (n <= CHECK_MAX_N)."""
-    from ..broadcast.base import run_broadcast
-    from ..broadcast.hypercube import broadcast_for
-    from ..topology.hypercube import EnhancedHypercube, Hypercube
     topo = Hypercube(n) if k is None else EnhancedHypercube(n, k)
     tc = traversal_counts(n, k, g)
     dims = tc["per_port"][:n]

@@ -8,12 +8,14 @@ from __future__ import annotations
 import math
 
 from cubenoc.errors import CubenocError, require_int
+from cubenoc.options import add
 
 from ..topology.hierarchical import hierarchical_from_spec, network_from_spec, paper_code
 from ..topology.hypercube import Hypercube
 from .hierarchical_formulas import LEVEL2_OF, exists, level2_size
-from .hierarchical_measure import (EXPLICIT_MAX_NODES, ccc_distance_table, figure_6, figure_7, figure_10, figure_11,
-                                   figure_static_alpha, figure_static_size, row, row_levels, sec_ivb, table_i, table_ii)
+from .hierarchical_figures import (ccc_distance_table, figure_10, figure_11, figure_6, figure_7, figure_static_alpha,
+                                   figure_static_size, sec_ivb, table_i, table_ii)
+from .hierarchical_measure import EXPLICIT_MAX_NODES, row, row_levels
 from .report import AnalysisResult, log_axis, table
 
 FIGURES = ("2", "3", "4", "5", "6", "7", "10", "11", "12", "table1", "table2", "ccc")
@@ -24,7 +26,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--level2", default="bh,br,cc,ccc",
                         help="comma list of level-2 families bh, br, cc, ccc, each optionally :SIZE "
                              "(bh:6 = BH(6), ccc:4 = CCC(4)); without a size it follows --nodes")
-    from cubenoc.options import add
     add(parser, "level3", help="a level-3 network bh, br, cc or ccc:SIZE joining the level-2 interface nodes (then "
                                "every level below the top has its :SIZE; the top's may follow --nodes); prints L, P "
                                "and R per level, by formula and with --explicit on the graph")

@@ -8,11 +8,12 @@ path, one node per line in the paper's notation (``--shortest`` for the variant)
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
+from cubenoc.options import Option, add
 
 from ..broadcast.metacube import broadcast_schedule, theorem3_steps
 from ..deadlock import check_deadlock
@@ -150,7 +151,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-nodes", type=int, default=2 ** 14,
                         help="largest network measured by BFS/routing/broadcast (default 16384)")
     parser.add_argument("--no-deadlock", action="store_true", help="skip the deadlock checks")
-    from cubenoc.options import Option, add
     add(parser, "peers", option=Option("peers", "Sec. 1: MC against its peers CCC, HCN, RH and the Origin2000 fat "
                                        "hypercube (degree, nodes, diameter; formulas and BFS)", "flag",
                                        aliases=("compare",)))
@@ -200,12 +200,37 @@ def analyze(args) -> AnalysisResult:
         rows.append([label] + [_cell(p, o) for p, o in zip(PAPER_TABLE1[key], t1[key])])
     lines += [table(rows, ["links"] + [str(d) for d in LINKS]), ""]
 
+    t2, meas, bc = _measured(sizes, args.max_nodes)
+    data["table2"], data["routing"], data["broadcast"] = t2, meas, bc
+
+    lines.append("Table 2: MC(k, m) by formula (paper) and by computation (BFS; bisection = one-bit cut)")
+    rows = []
+    for r in t2:
+        rows.append([f"MC({r['k']},{r['m']})", r["n"], r["degree"], f"{r['diameter']}/{r.get('bfs_diameter', '-')}",
+                     r["cost"], f"{r['avg_distance_bound']:.4g}/{_fmt(r.get('bfs_avg_distance'))}",
+                     f"{r['bisection']}/{r.get('bit_cut', '-')}", f"{r['links']}/{r.get('links_counted', '-')}"])
+    lines += [table(rows, ["network", "n", "degree", "diameter", "cost", "avg dist bound/BFS",
+                           "bisection", "links"]), ""]
+    if meas:
+        lines += _routing_text(meas, bc)
+    if not args.no_deadlock:
+        dl = deadlock_summary()
+        data["deadlock"] = dl
+        lines += _deadlock_text(dl)
+
+    plot = partial(_plot, meas=meas) if meas else None
+    return AnalysisResult(data, "\n".join(lines), plot)
+
+
+def _measured(sizes, max_nodes: int) -> tuple[list, list, list]:
+    """Table 2's rows (formulas, and BFS, bisection and links up to ``max_nodes``), the routing measurements
+    and the broadcast schedules (Sec. 4.2) of each MC(k, m)."""
     t2, meas, bc = [], [], []
     for k, m in sizes:
         topo = Metacube(k, m)
         f = table2_formulas(k, m)
         row = {"k": k, "m": m, **f}
-        if topo.num_nodes <= args.max_nodes:
+        if topo.num_nodes <= max_nodes:
             mm = measure(topo)
             row.update({"bfs_diameter": mm["bfs_diameter"], "bfs_avg_distance": mm["bfs_mean"],
                         "bit_cut": bit_cut(topo), "links_counted": topo.num_links})
@@ -218,68 +243,65 @@ def analyze(args) -> AnalysisResult:
                        "literal_duplicates": sum(literal.receipts(topo.num_nodes)) - topo.num_nodes,
                        "log2_nodes": topo.n})
         t2.append(row)
-    data["table2"], data["routing"], data["broadcast"] = t2, meas, bc
+    return t2, meas, bc
 
-    lines.append("Table 2: MC(k, m) by formula (paper) and by computation (BFS; bisection = one-bit cut)")
-    rows = []
-    for r in t2:
-        rows.append([f"MC({r['k']},{r['m']})", r["n"], r["degree"], f"{r['diameter']}/{r.get('bfs_diameter', '-')}",
-                     r["cost"], f"{r['avg_distance_bound']:.4g}/{_fmt(r.get('bfs_avg_distance'))}",
-                     f"{r['bisection']}/{r.get('bit_cut', '-')}", f"{r['links']}/{r.get('links_counted', '-')}"])
-    lines += [table(rows, ["network", "n", "degree", "diameter", "cost", "avg dist bound/BFS",
-                           "bisection", "links"]), ""]
-    if meas:
-        lines.append("Routing (Sec. 4.1) vs BFS, all pairs (zero distance included in means):")
-        rows = [[f"MC({x['k']},{x['m']})", x["bfs_mean"], x["whp"]["mean"], x["skip"]["mean"], x["bfs_diameter"],
-                 x["whp"]["worst"], x["skip"]["worst"], x["whp"]["worst_excess"], x["skip"]["worst_excess"],
-                 x["whp"]["shortest_fraction"], x["skip"]["shortest_fraction"]] for x in meas]
-        lines += [table(rows, ["network", "BFS mean", "whp mean", "skip mean", "BFS worst", "whp worst",
-                               "skip worst", "whp max excess", "skip max excess", "whp shortest",
-                               "skip shortest"]), ""]
-        over = [(x["k"], max(x["whp"]["worst_over_hamming"], x["skip"]["worst_over_hamming"])) for x in meas]
-        lines += ["Sec. 4.1, k <= 3: a route is at most the n-cube's shortest path (the Hamming distance of the "
-                  "addresses) + 8: longest excess over it " + ", ".join(
-                      f"MC({x['k']},{x['m']}) whp {x['whp']['worst_over_hamming']} / skip "
-                      f"{x['skip']['worst_over_hamming']}" for x in meas)
-                  + (": holds" if all(e <= 8 for k, e in over if k <= 3) else ": FAILS"), ""]
-        lines.append("Broadcast (Sec. 4.2, one-port) vs Theorem 3 (m+1)2^k + k - 1:")
-        rows = [[f"MC({b['k']},{b['m']})", b["theorem3"], b["steps"], b["every_node_once"], b["messages"],
-                 b["literal_duplicates"], b["log2_nodes"]] for b in bc]
-        lines += [table(rows, ["network", "Theorem 3", "steps", "each node once", "messages",
-                               "duplicates as printed", "log2 N (lower bound)"]), ""]
-    if not args.no_deadlock:
-        dl = deadlock_summary()
-        data["deadlock"] = dl
-        lines.append("Deadlock: class-level dependency graph (valid for every m); VC = descents in Gray rank")
-        lines.append(table([[x["k"], x["variant"], x["one_vc_cyclic"], x["num_vcs"]] for x in dl["class_level"]],
-                           ["k", "variant", "1 VC cyclic", "VCs needed"]))
-        lines.append(table([[f"MC({x['k']},{x['m']})", x["routing"], x["deadlock_free"], x["cycle_length"],
-                             x["dependencies"]] for x in dl["checker"]],
-                           ["network", "routing", "acyclic", "cycle length", "dependencies"]))
 
-    plot = None
-    if meas:
-        def plot(path, meas=meas):
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            labels = [f"MC({x['k']},{x['m']})" for x in meas]
-            xs = np.arange(len(meas))
-            fig, ax = plt.subplots(figsize=(max(6, len(meas)), 4))
-            for key, name, mk in (("bfs", "BFS", "o"), ("whp", "weak Hamiltonian path", "s"),
-                                  ("skip", "skipping idle classes", "^")):
-                mean = [x["bfs_mean"] if key == "bfs" else x[key]["mean"] for x in meas]
-                worst = [x["bfs_diameter"] if key == "bfs" else x[key]["worst"] for x in meas]
-                ax.plot(xs, mean, marker=mk, label=f"{name} mean")
-                ax.plot(xs, worst, marker=mk, linestyle="--", label=f"{name} worst")
-            ax.set_xticks(xs, labels, rotation=45)
-            ax.set_ylabel("hops")
-            ax.set_title("Metacube routing vs BFS distance")
-            ax.legend(fontsize=7)
-            fig.tight_layout()
-            fig.savefig(path)
-            plt.close(fig)
-    return AnalysisResult(data, "\n".join(lines), plot)
+def _routing_text(meas, bc) -> list[str]:
+    """Routing (Sec. 4.1) against BFS, the k <= 3 bound, and broadcast against Theorem 3."""
+    lines = ["Routing (Sec. 4.1) vs BFS, all pairs (zero distance included in means):"]
+    rows = [[f"MC({x['k']},{x['m']})", x["bfs_mean"], x["whp"]["mean"], x["skip"]["mean"], x["bfs_diameter"],
+             x["whp"]["worst"], x["skip"]["worst"], x["whp"]["worst_excess"], x["skip"]["worst_excess"],
+             x["whp"]["shortest_fraction"], x["skip"]["shortest_fraction"]] for x in meas]
+    lines += [table(rows, ["network", "BFS mean", "whp mean", "skip mean", "BFS worst", "whp worst",
+                           "skip worst", "whp max excess", "skip max excess", "whp shortest",
+                           "skip shortest"]), ""]
+    over = [(x["k"], max(x["whp"]["worst_over_hamming"], x["skip"]["worst_over_hamming"])) for x in meas]
+    lines += ["Sec. 4.1, k <= 3: a route is at most the n-cube's shortest path (the Hamming distance of the "
+              "addresses) + 8: longest excess over it " + ", ".join(
+                  f"MC({x['k']},{x['m']}) whp {x['whp']['worst_over_hamming']} / skip "
+                  f"{x['skip']['worst_over_hamming']}" for x in meas)
+              + (": holds" if all(e <= 8 for k, e in over if k <= 3) else ": FAILS"), ""]
+    lines.append("Broadcast (Sec. 4.2, one-port) vs Theorem 3 (m+1)2^k + k - 1:")
+    rows = [[f"MC({b['k']},{b['m']})", b["theorem3"], b["steps"], b["every_node_once"], b["messages"],
+             b["literal_duplicates"], b["log2_nodes"]] for b in bc]
+    lines += [table(rows, ["network", "Theorem 3", "steps", "each node once", "messages",
+                           "duplicates as printed", "log2 N (lower bound)"]), ""]
+    return lines
+
+
+def _deadlock_text(dl) -> list[str]:
+    """The class-level dependency graph and the checker's verdicts."""
+    lines = []
+    lines.append("Deadlock: class-level dependency graph (valid for every m); VC = descents in Gray rank")
+    lines.append(table([[x["k"], x["variant"], x["one_vc_cyclic"], x["num_vcs"]] for x in dl["class_level"]],
+                       ["k", "variant", "1 VC cyclic", "VCs needed"]))
+    lines.append(table([[f"MC({x['k']},{x['m']})", x["routing"], x["deadlock_free"], x["cycle_length"],
+                         x["dependencies"]] for x in dl["checker"]],
+                       ["network", "routing", "acyclic", "cycle length", "dependencies"]))
+    return lines
+
+
+def _plot(path, meas) -> None:
+    """Routing against BFS distance: mean and worst hops per network."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels = [f"MC({x['k']},{x['m']})" for x in meas]
+    xs = np.arange(len(meas))
+    fig, ax = plt.subplots(figsize=(max(6, len(meas)), 4))
+    for key, name, mk in (("bfs", "BFS", "o"), ("whp", "weak Hamiltonian path", "s"),
+                          ("skip", "skipping idle classes", "^")):
+        mean = [x["bfs_mean"] if key == "bfs" else x[key]["mean"] for x in meas]
+        worst = [x["bfs_diameter"] if key == "bfs" else x[key]["worst"] for x in meas]
+        ax.plot(xs, mean, marker=mk, label=f"{name} mean")
+        ax.plot(xs, worst, marker=mk, linestyle="--", label=f"{name} worst")
+    ax.set_xticks(xs, labels, rotation=45)
+    ax.set_ylabel("hops")
+    ax.set_title("Metacube routing vs BFS distance")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def _cell(paper, ours) -> str:

@@ -12,6 +12,7 @@ import networkx as nx
 
 from ..topology.hierarchical import CubeConnectedCycles
 from ..topology.metacube import Metacube
+from .report import table
 
 
 # ---- the networks' own formulas (as their papers give them) ---------------------------------------------
@@ -168,7 +169,6 @@ def compare() -> dict:
 
 
 def text(data: dict) -> str:
-    from .report import table
     lines = ["Sec. 1 comparison networks: formulas against BFS on the explicit graphs",
              table([[r["network"], r["nodes"], r["formula_nodes"], r["degree"], r["diameter"],
                      r["formula_diameter"] if r["formula_diameter"] is not None else "-"] for r in data["explicit"]],

@@ -97,12 +97,25 @@ def _text(data) -> str:
     if p["unconnected_ports"]:
         rows.append(["degenerate (unconnected) ports", " ".join(p["unconnected_ports"]), "-"])
     lines.append(table(rows, ["property", "ours", "paper"]))
+    lines += _theorems_text(p)
+    if "collective" in p:
+        lines += ["", _collective_table(p["collective"])]
+    if "table2" in data:
+        lines += _table2_text(data["table2"])
+    lines += pdn_claims.text(data)
+    lines += _table1_text(data)
+    return "\n".join(lines)
+
+
+def _theorems_text(p) -> list[str]:
+    """Algorithm 1's routes, the deadlock check and Theorems 1 and 3-5 of one PDN."""
+    d = p["delta"]
     a1 = p["algorithm1"]
-    lines += ["", f"Algorithm 1 (ROM of {p['rom_entries']} x {p['rom_port_bits']}-bit ports; paper's table "
-              f"{p['paper_table_bits']} bits): mean {a1['mean_hops']:.4f} hops, max {a1['max_hops']}, "
-              f"shortest for all {a1['pairs']} pairs: {_yn(a1['all_shortest'])}",
-              f"Theorem 1 channel load (all pairs, Algorithm 1): min {p['theorem1_channel_load']['min']}, "
-              f"max {p['theorem1_channel_load']['max']} (paper: exactly delta = {d})"]
+    lines = ["", f"Algorithm 1 (ROM of {p['rom_entries']} x {p['rom_port_bits']}-bit ports; paper's table "
+             f"{p['paper_table_bits']} bits): mean {a1['mean_hops']:.4f} hops, max {a1['max_hops']}, "
+             f"shortest for all {a1['pairs']} pairs: {_yn(a1['all_shortest'])}",
+             f"Theorem 1 channel load (all pairs, Algorithm 1): min {p['theorem1_channel_load']['min']}, "
+             f"max {p['theorem1_channel_load']['max']} (paper: exactly delta = {d})"]
     dl = p["deadlock"]
     lines.append("Deadlock: " + "; ".join(f"{k} ({v['vcs']} VC) {'acyclic' if v['acyclic'] else 'CYCLIC'}"
                                            for k, v in dl.items()))
@@ -121,43 +134,52 @@ def _text(data) -> str:
     lines.append(f"Theorem 5: chords coprime to n: {t5['coprime_chords']} -> {t5['hamiltonian_cycles']} Hamiltonian "
                  f"cycles, edge-disjoint: {_yn(t5['edge_disjoint'])}; Hamiltonian with up to "
                  f"{t5['tolerated_link_faults']} link faults")
-    if "collective" in p:
-        c = p["collective"]
-        lines += ["", table([
-            ["Alg. 3 broadcast, all-port", c["alg3_all_port"]["steps"], c["alg3_all_port"]["paper_steps"],
-             f"{c['alg3_all_port']['messages']} messages, one copy each: {_yn(c['alg3_all_port']['exactly_once'])}"],
-            ["Alg. 3 broadcast, single-port", c["alg3_single_port"]["steps"], c["alg3_single_port"]["paper_steps"],
-             f"max receives/step {c['alg3_single_port']['max_receives']}"],
-            ["Alg. 4 all-to-all broadcast", c["alg4_all_to_all"]["steps"], c["alg4_all_to_all"]["paper_steps"],
-             f"1 send + 1 receive per node per step, complete: {_yn(c['alg4_all_to_all']['complete'])}"],
-            ["Alg. 5 complete exchange", c["alg5_complete_exchange"]["steps"], c["alg5_complete_exchange"]["paper_steps"],
-             f"1 send + 1 receive per step, complete: {_yn(c['alg5_complete_exchange']['complete'])}"],
-            ["Alg. 5 pipelined", c["alg5_pipelined"]["steps"], c["alg5_pipelined"]["paper_steps"],
-             f"needs {c['alg5_pipelined']['max_sends']} sends/step (1 fwd + 1 bwd)"],
-            ["Alg. 6 shift (worst c)", c["alg6_shift"]["max_steps"], c["alg6_shift"]["paper_max_steps"],
-             f"1 step for c in {c['alg6_shift']['one_step']}"],
-            ["Thm 1 emulation of K_n (all-port)", c["theorem1_emulation"]["steps"], c["theorem1_emulation"]["paper_steps"],
-             f"<= {c['theorem1_emulation']['max_channel']} message/channel/step"],
-        ], ["collective", "steps", "paper", "notes"])]
-    if "table2" in data:
-        t2 = data["table2"]
-        nets = list(t2["ours"])
-        rows = []
-        for key in ("nodes", "degree", "links", "diameter", "avg_distance", "bisection"):
-            rows.append([key] + [f"{_fmtv(t2['ours'][k].get(key))} | {_fmtv(t2['paper'][k][key])}" for k in nets])
-        rows.append(["avg dist incl. self"] + [_fmtv(t2["ours"][k]["avg_distance_incl_self"]) for k in nets])
-        lines += ["", f"Table 2 at delta = {t2['delta']} (ours | paper's formula; only hosts counted):",
-                  table(rows, ["parameter"] + nets)]
-        lines.append("Table 2 bisection bounds against the exact bisection: " + "; ".join(
-            f"{k} {v['ours']} {v['bound']}: {v['verdict']}" for k, v in t2["bisection_verdicts"].items()))
-    lines += pdn_claims.text(data)
+    return lines
+
+
+def _collective_table(c) -> str:
+    """The collectives of Sec. 5 (Algorithms 3-6, Theorem 1's emulation) against the paper's step counts."""
+    return table([
+        ["Alg. 3 broadcast, all-port", c["alg3_all_port"]["steps"], c["alg3_all_port"]["paper_steps"],
+         f"{c['alg3_all_port']['messages']} messages, one copy each: {_yn(c['alg3_all_port']['exactly_once'])}"],
+        ["Alg. 3 broadcast, single-port", c["alg3_single_port"]["steps"], c["alg3_single_port"]["paper_steps"],
+         f"max receives/step {c['alg3_single_port']['max_receives']}"],
+        ["Alg. 4 all-to-all broadcast", c["alg4_all_to_all"]["steps"], c["alg4_all_to_all"]["paper_steps"],
+         f"1 send + 1 receive per node per step, complete: {_yn(c['alg4_all_to_all']['complete'])}"],
+        ["Alg. 5 complete exchange", c["alg5_complete_exchange"]["steps"], c["alg5_complete_exchange"]["paper_steps"],
+         f"1 send + 1 receive per step, complete: {_yn(c['alg5_complete_exchange']['complete'])}"],
+        ["Alg. 5 pipelined", c["alg5_pipelined"]["steps"], c["alg5_pipelined"]["paper_steps"],
+         f"needs {c['alg5_pipelined']['max_sends']} sends/step (1 fwd + 1 bwd)"],
+        ["Alg. 6 shift (worst c)", c["alg6_shift"]["max_steps"], c["alg6_shift"]["paper_max_steps"],
+         f"1 step for c in {c['alg6_shift']['one_step']}"],
+        ["Thm 1 emulation of K_n (all-port)", c["theorem1_emulation"]["steps"], c["theorem1_emulation"]["paper_steps"],
+         f"<= {c['theorem1_emulation']['max_channel']} message/channel/step"],
+    ], ["collective", "steps", "paper", "notes"])
+
+
+def _table2_text(t2) -> list[str]:
+    """Table 2: ours against the paper's formulas, and the bisection bounds."""
+    nets = list(t2["ours"])
+    rows = []
+    for key in ("nodes", "degree", "links", "diameter", "avg_distance", "bisection"):
+        rows.append([key] + [f"{_fmtv(t2['ours'][k].get(key))} | {_fmtv(t2['paper'][k][key])}" for k in nets])
+    rows.append(["avg dist incl. self"] + [_fmtv(t2["ours"][k]["avg_distance_incl_self"]) for k in nets])
+    lines = ["", f"Table 2 at delta = {t2['delta']} (ours | paper's formula; only hosts counted):",
+             table(rows, ["parameter"] + nets)]
+    lines.append("Table 2 bisection bounds against the exact bisection: " + "; ".join(
+        f"{k} {v['ours']} {v['bound']}: {v['verdict']}" for k, v in t2["bisection_verdicts"].items()))
+    return lines
+
+
+def _table1_text(data) -> list[str]:
+    """Table 1 (scalability), Sec. 2's power and product sizes, and a product PDN if measured."""
     rows = []
     for r in data["table1"]:
         rows.append([r["delta"], r["n"], f"{r['closest']:.3f}", f"{r['paper_closest']:.3f}", f"{r['next']:.3f}",
                      f"{r['paper_next']:.3f}", r.get("hypercube", ""),
                      f"{r['hc_closest']:.3f}" if "hc_closest" in r else "", f"{r['hc_next']:.3f}" if "hc_next" in r else ""])
-    lines += ["", "Table 1 (scalability; ours next to the paper's):",
-              table(rows, ["delta", "n", "closest", "paper", "next size", "paper", "cube", "closest", "next"])]
+    lines = ["", "Table 1 (scalability; ours next to the paper's):",
+             table(rows, ["delta", "n", "closest", "paper", "next size", "paper", "cube", "closest", "next"])]
     ps = data["sec2_product_sizes"]
     lines.append(f"Sec. 2: power networks below {ps['limit']}: {ps['powers']}; products add {ps['new_sizes']} new sizes "
                  f"below {ps['limit']} (paper: 'some 34')")
@@ -168,7 +190,7 @@ def _text(data) -> str:
                   f"{q['avg_distance']:.4f} (incl. self {q['avg_distance_incl_self']:.4f} = sum of factors' "
                   f"{q['sum_factor_avg_incl_self']:.4f}); DOR shortest: {_yn(q['dor']['all_shortest'])}, "
                   f"Theorem 2 deadlock-free: {_yn(q['theorem2_acyclic'])}"]
-    return "\n".join(lines)
+    return lines
 
 
 def _fmtv(v, digits: int = 4) -> str:

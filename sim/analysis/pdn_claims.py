@@ -15,9 +15,10 @@ import numpy as np
 from ..broadcast.pdn import personalized_complete, run_schedule
 from ..broadcast.pdn_product import (bit_reversal, orders_in_m_rounds, power_all_to_all, power_all_to_all_split,
                                      power_complete_exchange, power_shearsort, shift_rounds)
-from ..topology.pdn import (BipartitePDN, PerfectDifferenceNetwork, check_pds, normal_form, pds_modulus,
-                            prime_power, registry_set)
+from ..topology.pdn import (BipartitePDN, PerfectDifferenceNetwork, check_pds, normal_form, pds_modulus, prime_power,
+                            registry_set)
 from .pdn_measure import _adjacency, _pdn_edges, diameter_of
+from .report import table
 
 
 def _verdict(ok: bool) -> str:
@@ -265,7 +266,6 @@ def claims(pds) -> dict:
 
 
 def text(data: dict) -> list[str]:
-    from .report import table
     lines = []
     if "collectives" in data:
         c = data["collectives"]

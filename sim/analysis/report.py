@@ -1,6 +1,7 @@
 """What an analysis returns to the CLI: JSON-able data, a text report, and optionally a plot."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,8 +33,6 @@ def _fmt(c) -> str:
 def log_axis(ax, which: str = "y", base: float = 10) -> None:
     """A logarithmic ``which`` axis of ``ax`` whose ticks read as plain numbers (4, 20, 500; not 4x10^0), the
     minor ticks labelled at 2 and 5 times a power of ten when the axis spans less than two decades."""
-    import math
-
     from matplotlib.ticker import FuncFormatter, NullFormatter
     (ax.set_yscale if which == "y" else ax.set_xscale)("log", base=base)
     axis = ax.yaxis if which == "y" else ax.xaxis

@@ -11,11 +11,14 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from tqdm import tqdm
 
 from cubenoc.errors import CubenocError, at_least, require_int
+from cubenoc.options import Option, add
 
-from ..safety import (MAX_N, MODELS, OPT_MAX_N, FaultSet, compute, format_address, parse_address, sample_faults,
-                      r_nodes)
+from ..safety import FaultSet, MAX_N, MODELS, OPT_MAX_N, compute, format_address, parse_address, sample_faults
+from ..safety_opt import r_nodes
+from . import safety_claims
 from .report import AnalysisResult, table
 
 # ---- the paper's data (Wu Sec. 3.2, 3.5, Table 1) ---------------------------------------------------
@@ -205,7 +208,6 @@ def _parse_range(text: str, lo: int, hi: int) -> list[int]:
 
 def figure5(n: int, faults: list[int], mixes: list[str], trials: int, seed: int, opt: bool,
             progress: bool = True) -> dict:
-    from tqdm import tqdm
     rng = np.random.default_rng(seed)
     N = 1 << n
     opt_batch = max(1, (1 << 21) // (4 ** n))
@@ -282,7 +284,6 @@ def add_arguments(p) -> None:
     p.add_argument("--faulty-links", default="", help="comma-separated links ADDR-ADDR, e.g. 0000-0001")
     p.add_argument("--figure", choices=sorted(FIGURES), help="the paper's Figure 1, 2(a) or 2(b) (recovered fault sets)")
     p.add_argument("--recover", action="store_true", help="re-run the search recovering Figure 2 from Table 1")
-    from cubenoc.options import Option, add
     add(p, "fault-counts", option=Option("fault-counts", "Figure 5: numbers of faults, e.g. 1..9 or 1,3,5",
                                          aliases=("faults",)))
     p.add_argument("--mix", default="node,link,mixed", help="Figure 5: node, link, mixed (comma-separated)")
@@ -307,7 +308,6 @@ def analyze(args) -> AnalysisResult:
         raise CubenocError(f"{' and '.join(figure5_only)} go with Figure 5 (--fault-counts 1..9); without it they "
                            "would be ignored")
     if args.claims:
-        from . import safety_claims
         data = safety_claims.claims(require_int(args.n if args.n is not None else 6, "n", 3, 8))
         return AnalysisResult(data, safety_claims.text(data))
     if args.recover:

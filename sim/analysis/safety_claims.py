@@ -10,7 +10,9 @@ import itertools
 
 import numpy as np
 
-from ..safety import (MODELS, compute, decide, initial_levels, r_levels, r_nodes, reference, sample_faults, sl_round)
+from ..safety import MODELS, compute, decide, initial_levels, reference, sample_faults, sl_round
+from ..safety_opt import r_levels, r_nodes
+from .report import table
 
 #: rounds of the decision process the paper states (Lemma 1a and Secs. 3.1-3.3)
 ROUND_BOUND = {"SL1": lambda n: n - 1, "SL2": lambda n: n - 2, "DSL1": lambda n: n - 2, "DSL2": lambda n: n - 3}
@@ -169,7 +171,6 @@ def claims(n: int = 6) -> dict:
 
 
 def text(data: dict) -> str:
-    from .report import table
     lines = ["Safety level against the exact r-level (largest k: an r-node of every subcube of dimension <= k):",
              table([[r["n"], r["faults"], r["trials"], "yes" if r["sl_le_r_level"] else "NO",
                      f"{100 * r['sl_equals_r_level']:.1f} %", f"{r['mean_sl']:.3f}", f"{r['mean_r_level']:.3f}",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from cubenoc.errors import CubenocError
 
+from ..routing.base import HeaderLayout, Hop
 from ..routing.metacube import gray, gray_rank
 from ..topology.metacube import Metacube
 from .base import BroadcastAlgorithm
@@ -128,7 +129,6 @@ class MetacubeBroadcast(BroadcastAlgorithm):
     name = "metacube_broadcast"
 
     def __init__(self, topology: Metacube):
-        from ..routing.base import HeaderLayout
         if not isinstance(topology, Metacube):
             raise TypeError(f"MetacubeBroadcast needs a Metacube, got {topology!r}")
         super().__init__(topology)
@@ -138,11 +138,9 @@ class MetacubeBroadcast(BroadcastAlgorithm):
 
 
     def _cluster(self, it: int, first: int, moved: int):
-        from ..routing.base import Hop
         return [Hop(j, {"phase": 1, "iter": it, "first": j + 1, "moved": moved}) for j in range(first, self.m)]
 
     def _next(self, node: int, it: int, moved: int):
-        from ..routing.base import Hop
         if not moved or it >= self.h - 1:
             return []
         c = self.topology.node_class(node)
@@ -150,7 +148,6 @@ class MetacubeBroadcast(BroadcastAlgorithm):
         return [Hop(port, {"phase": 1, "iter": it + 1, "first": 0, "moved": moved})]
 
     def _class(self, first: int):
-        from ..routing.base import Hop
         return [Hop(self.m + i, {"phase": 0, "iter": 0, "first": i + 1, "moved": 0}) for i in range(first, self.k)]
 
     def start(self, src: int):

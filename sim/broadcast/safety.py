@@ -35,11 +35,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 from cubenoc.errors import CubenocError
 
 from ..routing.base import HeaderLayout, Hop
-from ..safety import MODELS, FaultSet, Levels, compute
+from ..safety import FaultSet, Levels, MODELS, compute, format_address
 from ..topology.hypercube import Hypercube
 from .base import BroadcastAlgorithm, BroadcastTrace, run_broadcast
 
@@ -270,7 +269,6 @@ def subcube(node: int, label: int, n: int) -> str:
 def tree_lines(alg: SafetyBroadcast, src: int) -> list[str]:
     """The broadcast tree from ``src`` as indented text: per received copy the port (dimension) it came
     over, the node, the subcube of its tag, and whether it keeps a copy (docs/safety_hw.md)."""
-    from ..safety import format_address
     n = alg.n
     head = f"{format_address(src, n)} source, level {int(alg.gsl[src])}"
     if alg.safe(src):

@@ -17,13 +17,12 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from . import kernel
+from .phases import DISCARDED
 from .result import ModelResult
 from .simulation import Simulation
 from .tables import candidate_tables
 
 SELECTION_CODE = {None: 0, "availability": 0, "least_used": 1}
-DISCARDED = kernel.DISCARDED       # counter column
-USE_MASK = kernel.USE_MASK         # the per-output use counters are 16 bits, wrapping (as the RTL's)
 
 __all__ = ["AdaptiveSimulation", "candidate_tables", "SELECTION_CODE"]
 

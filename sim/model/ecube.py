@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..topology.hypercube import EnhancedHypercube
 from .tables import NetworkTables, ecube_inject
 from .word import PORT_BITS, check_route_width
 
@@ -34,7 +35,6 @@ def ecube_row(routing) -> np.ndarray:
 
 def ecube_links(topology) -> np.ndarray:
     """``link[v * P + o]`` = downstream FIFO ``u * P + q`` (-1 on the local output), as build_tables."""
-    from ..topology.hypercube import EnhancedHypercube
     N, n = topology.num_nodes, topology.n
     P = topology.num_ports(0) + 1
     v = np.arange(N, dtype=np.int64)[:, None]

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..catalog import recorded
+from ..network_plan import plan_of
 from ..router_config import RouterConfig
 from .network import NetworkModel
 from .stimulus import StimulusBuilder, bernoulli_traffic
-from ..network_plan import plan_of
 
 
 @dataclass
@@ -134,7 +135,6 @@ def throughput_rows(nets, packet_lens=(1, 4), loads=None, config=None, warmup: i
     catalog spec of ``nets[i]``, if given; ``router_config``; ``config``: one, or one per network).
     ``progress(text)``: told before each sweep. ``reports``: a list that gets each sweep's points as the HTML
     report draws them (``(label, topology, [PointResult ...])``)."""
-    from ..catalog import recorded
     loads = loads or [round(0.1 * i, 1) for i in range(1, 11)]
     rows = []
     for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):

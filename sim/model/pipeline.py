@@ -9,8 +9,8 @@ next FIFO (or ``local_out``: the ejection buffer's head, else the crossing flit)
 takes its FIFO's head at the edge. A lane buffers ``depth + 1`` flits and sends one per cycle; zero-load
 latency 2h + 2.
 
-In the model this is the kernel's PIPE mode (:data:`.kernel.PIPE`: :func:`.kernel.router_node` with
-:func:`.kernel.pipe_cross` and :func:`.kernel.pipe_eject`; the stage refill in :func:`.kernel.clock_edge`); its state is ``fifo.stage``, ``fifo.trav`` (the output a lane's
+In the model this is the kernel's PIPE mode (:data:`.kernel.PIPE`: :func:`.pipelined.pipe_node`, its stages and
+:func:`.pipelined.pipe_clock_edge`, the stage refill); its state is ``fifo.stage``, ``fifo.trav`` (the output a lane's
 stage crosses to this cycle), ``fifo.eject``/``fifo.ecount`` (:meth:`PipelineSimulation.pipe_state`).
 Built for one-VC unicast oblivious routing.
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from . import kernel
+from .phases import EJECT_DEPTH
 from .simulation import Simulation
 
 
@@ -32,6 +32,6 @@ class PipelineSimulation(Simulation):
     @staticmethod
     def pipe_state(N: int, lanes: int) -> tuple:
         """Per lane: stage register (-1 empty), the output its registered grant crosses to (-1 none); per
-        node: the ejection buffer (kernel.EJECT_DEPTH words) and its count."""
+        node: the ejection buffer (EJECT_DEPTH words) and its count."""
         return (np.full(N * lanes, -1, dtype=np.int64), np.full(N * lanes, -1, dtype=np.int64),
-                np.zeros((N, kernel.EJECT_DEPTH), dtype=np.int64), np.zeros(N, dtype=np.int64))
+                np.zeros((N, EJECT_DEPTH), dtype=np.int64), np.zeros(N, dtype=np.int64))

@@ -12,12 +12,14 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from ..axis_frames import ingress_depth
+from ..broadcast.fork import BROADCAST_DEST
+from ..routing.fairness import weight_array
 from . import kernel
+from .axis_ni import AXQ_DEPTH
 from .result import ModelResult
 from .state import Adaptive, Arbiters, Broadcast, Fifos, Outputs, Sources, Tables
 from .tables import inject_words
-from ..axis_frames import ingress_depth
-from ..broadcast.fork import BROADCAST_DEST
 from .word import MAX_FLITS, ROUTE_SHIFT, TAIL
 
 
@@ -92,7 +94,6 @@ class Simulation:
         # rr per output (over the pairs j = i * V + c), lock per (output, VC) (-1 free), cur_out, cur_vc;
         # the arbiters' weights per (output, lane) (1: round robin; "fair": sim/routing/fairness.py), used
         if getattr(model, "arbitration", "round-robin") == "fair":
-            from ..routing.fairness import weight_array
             if self.mode != kernel.UNICAST:
                 raise CubenocError("--arbitration fair is built for unicast routers with a fixed route and one "
                                    "FIFO per input only (not with broadcast, run-time faults, a run-time "
@@ -113,7 +114,7 @@ class Simulation:
         self.trace = tuple(_zeros(self.trace_size()) for _ in range(4))   # cycle, node, flit, head|tail
         axis = getattr(model.config, "interface", "native") == "axis"
         self.scal = np.array([0, 0, F, 0, int(axis), 0], dtype=np.int64)
-        self.axq = _zeros(N if axis else 1, kernel.AXQ_DEPTH)      # the egress queues (kernel.axis_egress)
+        self.axq = _zeros(N if axis else 1, AXQ_DEPTH)      # the egress queues (axis_ni.axis_egress)
         self.axn, self.axroom = _zeros(N if axis else 1), _zeros(N if axis else 1)
         # the AXI4-Stream interfaces' ingress queues (kernel.ni_phase; rtl/axis_ni.py): queue depth, and per
         # node the next flit to enter, the stored broadcast header, its beats, the head at the cycle's start

@@ -11,7 +11,7 @@ Build one with :class:`StimulusBuilder` (directed cases, malformed framing) or w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -72,7 +72,6 @@ class Stimulus:
 
     def with_eject_ready(self, eject_ready: np.ndarray | None) -> "Stimulus":
         """The same flits with another ejection pattern."""
-        from dataclasses import replace
         return replace(self, eject_ready=_check_ready(eject_ready, self.num_nodes))
 
 

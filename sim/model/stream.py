@@ -19,6 +19,7 @@ count created / delivered (per source optionally, with the sum of their latencie
 """
 from __future__ import annotations
 
+import ctypes
 from types import SimpleNamespace
 
 import numpy as np
@@ -26,7 +27,9 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from ..routing.base import hop_limit
+from ..traffic import packets_to_stimulus
 from . import kernel
+from .tables import inject_array
 from .word import FLIT_SHIFT, MAX_FLITS, ROUTE_SHIFT, TAIL
 
 _LOW = (1 << FLIT_SHIFT) - 1
@@ -113,7 +116,6 @@ def _fixed_mmap_threshold() -> None:
     if _LIBC:
         return
     try:
-        import ctypes
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-3, 1 << 22)                          # M_MMAP_THRESHOLD
         info = getattr(libc, "mallinfo2", None)            # glibc >= 2.33
@@ -146,7 +148,6 @@ class StreamRun:
 
     def __init__(self, model, source, span: int, window: tuple[int, int] = (0, 1 << 62),
                  per_source: bool = False, hops: bool = True):
-        from ..traffic import packets_to_stimulus
         _fixed_mmap_threshold()
         N = self.N = model.num_nodes
         self.model, self.source, self.span = model, source, max(1, int(span))
@@ -231,7 +232,6 @@ class StreamRun:
 
     # ---- the window's flit arrays -----------------------------------------------------------------------
     def _refill(self) -> None:
-        from .tables import inject_array
         sim, N = self.sim, self.N
         self.harvest()
         _trim()                                            # (when the heap has grown)

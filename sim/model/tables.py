@@ -13,6 +13,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from ..routing.base import RoutingFunction
+from ..routing.hypercube import EcubeRouting
 from ..topology.base import Topology
 from .word import PORT_BITS, check_route_width, route_entry
 
@@ -180,7 +181,6 @@ def ecube_inject(routing, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 def inject_array(model, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """The packed injection words of a model's routing function per (src, dst); e-cube and Algorithm C
     computed from the addresses (no per-pair table), other functions through :func:`inject_words`."""
-    from ..routing.hypercube import EcubeRouting
     src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
     if type(model.routing) is EcubeRouting:
         return ecube_inject(model.routing, src, dst)

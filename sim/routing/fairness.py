@@ -10,10 +10,12 @@ destinations, leaves max/min at 8.4 under the all-to-one hotspot on MC(1,2), aga
 destination's own), so the weight of a packet is looked up from the head's new route word (which
 carries its destination) and held for its body flits: a table per (node, output, lane) from route word
 to weight, computed once from the Python routing function (its fixed route) and shared by the RTL
-(rtl/router/output_unit.py) and the model (sim/model/kernel.py ``wrr_after``). The local output's weight
+(rtl/router/output_unit.py) and the model (sim/model/phases.py ``wrr_after``). The local output's weight
 does not depend on the word (the destination is the node itself).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from cubenoc.errors import CubenocError
 
@@ -32,7 +34,6 @@ def source_weights(routing: RoutingFunction) -> tuple[dict, ...]:
 
 def weight_array(routing: RoutingFunction, max_ports: int):
     """The model's table ``w[v * P + o, j, word]`` (int32, 1 where no route passes), P = ``max_ports``."""
-    import numpy as np
     V, R = int(routing.num_vcs), routing.layout.width
     weights = source_weights(routing)
     size = len(weights) * max_ports * max_ports * V << R

@@ -57,9 +57,11 @@ with the checker (sim/deadlock.py), and shows the up VCs are needed.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from cubenoc.errors import CubenocError
 
-from ..topology.hierarchical import INTERFACE, CompleteGraph, Hierarchical
+from ..topology.hierarchical import CompleteGraph, Hierarchical, INTERFACE
 from ..topology.hypercube import EnhancedHypercube, Hypercube
 from .base import HeaderLayout, Hop, RoutingFunction, check_selection
 from .hypercube import route_ecube_skip
@@ -169,7 +171,6 @@ class HierarchicalRouting(RoutingFunction):
         ``dest_node``, the level-2 rule's ``step`` once per (``dest_cluster``, ``l2_state``) -- spread
         over the other fields with numpy: 2^20-word rows in well under a second instead of a Python call
         per word."""
-        import numpy as np
         topo, layout = self.topology, self.layout
         if self.depth != 2:
             raise CubenocError(f"route_row covers two-level HINs, {topo.spec} has {self.depth} levels")

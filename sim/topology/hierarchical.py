@@ -36,6 +36,9 @@ that has level-l ports. The local port follows, as for every family (``d`` for a
 ``d + r * P2`` for a two-level interface node). Addresses are written from the top level down, each part
 in its own family's notation (``01.101`` for BH(3)/BH(2), ``0110:2.101`` for BH(3)/CCC(4), ``1.0.11``
 for BH(2)/BH(1)/BH(1)); a plain integer is the node number.
+
+Over 400 lines: the level-2 families and the composition that numbers their ports level by level are one
+port numbering, read together.
 """
 from __future__ import annotations
 

@@ -30,6 +30,9 @@ link's two ends carry the same port number.
 :class:`ProductPDN` (Definition 3): ``H_{q-1} x ... x H_0``; node ``x = sum_i x_i * N_i`` with
 ``N_i = n_0 * ... * n_{i-1}`` (dimension 0 least significant), printed ``x_{q-1},...,x_0``. Ports in
 dimension order: dimension 0's ports first (its own numbering), then dimension 1's, and so on.
+
+Over 400 lines: the sets, their registry and every PDN form (basic, 0-free, product, bipartite) share the
+difference arithmetic and the port numbering above; split, each part would restate it.
 """
 from __future__ import annotations
 

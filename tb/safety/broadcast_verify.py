@@ -11,16 +11,22 @@ process, and compares the ejection traces with the scoreboard.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
+from cubenoc.sim.broadcast.fork import BROADCAST_DEST
+from cubenoc.sim.broadcast.safety import SafetyBroadcast, check_broadcast
 from cubenoc.sim.model.check import delivery_problems
 from cubenoc.sim.model.faults import FaultSchedule
 from cubenoc.sim.model.network import NetworkModel
 from cubenoc.sim.router_config import RouterConfig
 from cubenoc.sim.routing.hypercube import EcubeRouting
 from cubenoc.sim.topology.hypercube import Hypercube
-from cubenoc.sim.broadcast.safety import SafetyBroadcast
-from cubenoc.tb.runner import TOP_PORTS, Design, _locked, build_root, run_scenarios, waves_requested
+from cubenoc.tb.runner import (BUILD_ARGS, Design, TOP_PORTS, _locked, build_root, cheap_cxx, run_scenarios,
+                               waves_requested)
 from cubenoc.tb.scoreboard import compare
 from cubenoc.tb.verify import Verdict
+
 from ...sim.network_plan import plan_of
 
 
@@ -29,8 +35,6 @@ def build_safety_broadcast(n: int, model: str = "SL1", payload_width: int = 32, 
     from cocotb_tools.runner import get_runner
 
     from cubenoc.rtl.safety.broadcast_net import safety_broadcast_verilog
-    from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
-    from cubenoc.tb.runner import BUILD_ARGS, cheap_cxx
 
     waves = waves_requested() if waves is None else waves
     use_verilator()
@@ -105,10 +109,6 @@ def copy_problems(res, alg: SafetyBroadcast, limit: int = 10) -> list[str]:
     at node v ejects at ``accept + step(v) + 1``, where ``step(v)`` = dist(root, v) (+1 after a
     hand-over) is the step :func:`~cubenoc.sim.broadcast.safety.check_broadcast` finds for the
     algorithm on its own (which must say ok). An unsafe source without a safe neighbour: no copies."""
-    import numpy as np
-
-    from cubenoc.sim.broadcast.fork import BROADCAST_DEST
-    from cubenoc.sim.broadcast.safety import check_broadcast
     s = res.stimulus
     out: list[str] = []
     N = s.num_nodes

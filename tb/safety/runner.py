@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
 from cubenoc.tb.runner import BUILD_ARGS, _locked, build_root, cheap_cxx
 
 
@@ -45,9 +46,8 @@ def _runner():
 
 
 def build_safety(n: int, models) -> SafetyDesign:
-
-    from cubenoc.rtl.safety.unit import check_models, output_fields, write_safety
-    from cubenoc.rtl.tools import use_builtin_yosys, use_verilator
+    from cubenoc.rtl.safety.unit import check_models, output_fields
+    from cubenoc.rtl.safety.unit_files import write_safety
 
     models = check_models(models)
     use_verilator()
@@ -79,8 +79,6 @@ def _decode(raw: np.ndarray, nodes: int, fields: dict) -> dict[str, np.ndarray]:
 
 
 def run_safety(design: SafetyDesign, segments) -> dict[str, np.ndarray]:
-    from cubenoc.rtl.tools import use_verilator
-
     use_verilator()
     N = 1 << design.n
     work = Path(tempfile.mkdtemp(prefix="run_", dir=design.dir))
