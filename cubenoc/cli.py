@@ -16,6 +16,7 @@ import numpy as np
 
 from . import __version__
 from .errors import CubenocError, ToolError
+from .files import SAID
 from .interrupt import EXIT, guard, say_interrupted
 from .options import add, contradictions
 from .outputs import atomic_write, plot_file, quiet
@@ -202,6 +203,7 @@ def _apply_config(parser, argv: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    SAID.clear()                                    # notes said once per command (a test runs many)
     with guard():                                   # Ctrl-C: the tools killed, exit 130 within 2 s
         return _main(argv)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import codecs
 import os
+import sys
 import tempfile
+from importlib.resources import files
 from pathlib import Path
 
 from .errors import CubenocError
@@ -59,7 +61,6 @@ def _line_col(data: bytes, at: int) -> tuple[int, int]:
 # ---- the examples installed with cubenoc ------------------------------------------------------------------
 def examples_folder() -> Path:
     """The folder of the example files installed with cubenoc (examples/ of the source tree)."""
-    from importlib.resources import files
     return Path(str(files("cubenoc.examples")))
 
 
@@ -67,20 +68,20 @@ def example_or_path(path, suffix: str, option: str) -> Path:
     """``path`` if it exists (relative to the current folder); else, when it names an example
     (``examples/q4.anynet``, ``q4.anynet`` or ``q4`` for ``suffix`` ``.anynet``), the example installed with
     cubenoc, said on stderr (``option`` names what read it)."""
-    import sys
     p = Path(path)
     if p.exists() or str(p.parent) not in (".", "examples"):
         return p
     example = examples_folder() / (p.name if p.suffix == suffix else p.name + suffix)
     if not example.is_file():
         return p
-    if (option, str(path)) not in _SAID:                 # once per process
-        _SAID.add((option, str(path)))
+    if (option, str(path)) not in SAID:                  # once per command (cubenoc/cli.py clears it)
+        SAID.add((option, str(path)))
         print(f"cubenoc: {option} {path}: reading the example installed with cubenoc, {example}", file=sys.stderr)
     return example
 
 
-_SAID: set = set()
+#: the examples said so far in this command
+SAID: set = set()
 
 
 # ---- writing: outputs whole or absent ----------------------------------------------------------------------

@@ -74,15 +74,18 @@ def descendants(pid: int | None = None) -> list[int]:
     return out
 
 
-def kill_descendants() -> int:
-    """SIGKILL every process below this one; the number killed. A tool started in its own process group
-    (:data:`TOOL`) is killed by group, so a child it forks while the list is read goes with it."""
+def kill_descendants(tools_only: bool = False) -> int:
+    """SIGKILL every process below this one (``tools_only``: the tools started with :data:`TOOL`); the
+    number killed. A tool, in its own process group, is killed by group, so a child it forks while the list
+    is read goes with it."""
     n, own = 0, os.getpgid(0)
     for p in descendants():
         with contextlib.suppress(OSError):
             group = os.getpgid(p)
             if group == p and group != own:
                 os.killpg(group, signal.SIGKILL)
+            elif tools_only:
+                continue
             else:
                 os.kill(p, signal.SIGKILL)
             n += 1
@@ -141,7 +144,7 @@ def guard():
     try:
         yield
     except KeyboardInterrupt:
-        kill_descendants()                                    # the normal path ended first: tools go too
+        kill_descendants(tools_only=True)                     # the normal path ended first: its tools go too
         raise
     finally:
         signal.set_wakeup_fd(old)

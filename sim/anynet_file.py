@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cubenoc.errors import CubenocError
+from cubenoc.files import example_or_path, read_text
 
 from .topology.anynet import MAX_PORTS, MAX_ROUTERS, AnyNetwork
 
@@ -27,7 +28,6 @@ GRAMMAR = "router R node R router R1 router R2 ... (one line per router)"
 def read_anynet(path) -> AnyNetwork:
     """The network of the anynet file ``path`` (cached while the file is unchanged); a path not found that
     names an example (``examples/q4.anynet``, ``q4.anynet``) reads the one installed with cubenoc."""
-    from cubenoc.files import example_or_path
     p = example_or_path(path, ".anynet", "anynet")
     try:
         st = p.stat()
@@ -38,7 +38,6 @@ def read_anynet(path) -> AnyNetwork:
 
 @lru_cache(maxsize=16)
 def _read(path: str, _mtime: int, _size: int) -> AnyNetwork:
-    from cubenoc.files import read_text
     return AnyNetwork(parse_anynet(read_text(path, "anynet"), path), source=path)
 
 
@@ -100,6 +99,12 @@ def parse_anynet(text: str, where: str = "anynet") -> list[list[int]]:
             last = kind
         if not node_seen:
             raise err(ln, f"router {r} has no node: each router has one node with its id ('router {r} node {r} ...')")
+    return _links(own, line_of, mentions, err, where)
+
+
+def _links(own, line_of, mentions, err, where) -> list[list[int]]:
+    """The adjacency of the routers parsed by :func:`parse_anynet`, every link both ways, checked: ids
+    0..N-1, no link to nowhere, at most the router's ports, connected."""
     if not line_of:
         raise CubenocError(f"anynet {where}: no routers (a line is {GRAMMAR})")
     n = len(line_of)

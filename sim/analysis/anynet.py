@@ -6,7 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from cubenoc.errors import CubenocError
+from cubenoc.files import write_file
+from cubenoc.options import add
 
+from ..anynet_file import anynet_text
+from ..catalog import NetworkSpec
 from .pdn_measure import exact_bisection
 from .report import AnalysisResult
 
@@ -17,7 +21,6 @@ DEADLOCK_WALK_NODES = 1024
 
 
 def add_arguments(parser) -> None:
-    from cubenoc.options import add
     parser.add_argument("networks", nargs="?", metavar="NETWORK",
                         help="a catalog spec: anynet:file=PATH or any family (hypercube:n=4, pdn:set=0,1,3,9 ...); "
                              "the same as --network")
@@ -28,7 +31,6 @@ def add_arguments(parser) -> None:
 
 def network_of(args):
     """The spec the command names: NETWORK, --network or --file (one of them)."""
-    from ..catalog import NetworkSpec
     if args.networks and args.network:
         raise CubenocError(f"give the network as NETWORK or as --network, not both ({args.networks} and --network "
                            f"{args.network})")
@@ -93,8 +95,6 @@ def analyze(args) -> AnalysisResult:
                            f"to {MAX_ANALYZE_NODES:,} routers")
     data = {"spec": str(spec), **measures(topo, routing)}
     if args.write_anynet:
-        from cubenoc.files import write_file
-        from ..anynet_file import anynet_text
         write_file(args.write_anynet, anynet_text(topo), "--write-anynet")
         data["written"] = str(args.write_anynet)
     bis = data["bisection"]

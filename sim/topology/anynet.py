@@ -8,6 +8,7 @@ bidirectional: port p of u leads to v, and v's port back to u is the position of
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -73,7 +74,6 @@ class AnyNetwork(Topology):
 
     @property
     def name(self) -> str:
-        from pathlib import Path
         stem = "".join(c if c.isalnum() else "_" for c in Path(self.source).stem)
         return f"anynet_{stem}"
 
