@@ -65,7 +65,9 @@ NETWORKS = {
     "mc21": (lambda: _mc(2, 1), False),                             # 64 nodes, V = 2
     "hin_bh2_bh2_bh2": (lambda: _hin("bh:2", "bh:2", "bh:2"), False),   # three levels, 64 nodes: the page's example
 }
-SLOW = {"hin_bh1_ccc2_8lanes", "pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21", "hin_bh2_bh2_bh2"}
+SLOW = {"hin_bh1_ccc2_8lanes", "pdn7_zero_free_124", "pdn21", "pdn31", "pdn7x7_dor", "hin_bh2_ccc2", "hin_bh3_ccc2", "hin_bh3_br4", "mc21", "hin_bh2_bh2_bh2",
+        "hin_bh3_bh2", "mc12", "pdn7_degenerate_346"}   # (BH levels: the three-level BH(2)/BH(1)/BH(2); metacube VCs:
+#                                                           MC(1,1) in tests/test_cocotb_vc.py; the degenerate PDN's model)
 
 
 def saturating(num_nodes: int, seed: int, packets: int = 10):
