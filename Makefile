@@ -37,7 +37,7 @@ demo: $(STAMP)
 # The default run skips tests marked `slow` (ECP5 bitstreams, long soaks); every kind of check still
 # runs at least once in it (e.g. the iCEBreaker bitstream, cocotb networks). `make test-slow` runs them.
 test: $(STAMP) iverilog chromium
-	@echo "make test: every test except those marked slow (about 15 minutes on 2 cores; make test-slow runs the rest)"
+	@echo "make test: every test except those marked slow (about 20 minutes on 2 cores in a fresh clone; make test-slow runs the rest)"
 	$(PY) -m pytest -q -n 2 --dist worksteal --durations=25 -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP) iverilog chromium
