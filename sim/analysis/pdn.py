@@ -139,21 +139,22 @@ def _theorems_text(p) -> list[str]:
 
 def _collective_table(c) -> str:
     """The collectives of Sec. 5 (Algorithms 3-6, Theorem 1's emulation) against the paper's step counts."""
+    def row(label, key, note, steps="steps", paper="paper_steps"):
+        return [label, c[key][steps], c[key][paper], note]
     return table([
-        ["Alg. 3 broadcast, all-port", c["alg3_all_port"]["steps"], c["alg3_all_port"]["paper_steps"],
-         f"{c['alg3_all_port']['messages']} messages, one copy each: {_yn(c['alg3_all_port']['exactly_once'])}"],
-        ["Alg. 3 broadcast, single-port", c["alg3_single_port"]["steps"], c["alg3_single_port"]["paper_steps"],
-         f"max receives/step {c['alg3_single_port']['max_receives']}"],
-        ["Alg. 4 all-to-all broadcast", c["alg4_all_to_all"]["steps"], c["alg4_all_to_all"]["paper_steps"],
-         f"1 send + 1 receive per node per step, complete: {_yn(c['alg4_all_to_all']['complete'])}"],
-        ["Alg. 5 complete exchange", c["alg5_complete_exchange"]["steps"], c["alg5_complete_exchange"]["paper_steps"],
-         f"1 send + 1 receive per step, complete: {_yn(c['alg5_complete_exchange']['complete'])}"],
-        ["Alg. 5 pipelined", c["alg5_pipelined"]["steps"], c["alg5_pipelined"]["paper_steps"],
-         f"needs {c['alg5_pipelined']['max_sends']} sends/step (1 fwd + 1 bwd)"],
-        ["Alg. 6 shift (worst c)", c["alg6_shift"]["max_steps"], c["alg6_shift"]["paper_max_steps"],
-         f"1 step for c in {c['alg6_shift']['one_step']}"],
-        ["Thm 1 emulation of K_n (all-port)", c["theorem1_emulation"]["steps"], c["theorem1_emulation"]["paper_steps"],
-         f"<= {c['theorem1_emulation']['max_channel']} message/channel/step"],
+        row("Alg. 3 broadcast, all-port", "alg3_all_port",
+            f"{c['alg3_all_port']['messages']} messages, one copy each: {_yn(c['alg3_all_port']['exactly_once'])}"),
+        row("Alg. 3 broadcast, single-port", "alg3_single_port",
+            f"max receives/step {c['alg3_single_port']['max_receives']}"),
+        row("Alg. 4 all-to-all broadcast", "alg4_all_to_all",
+            f"1 send + 1 receive per node per step, complete: {_yn(c['alg4_all_to_all']['complete'])}"),
+        row("Alg. 5 complete exchange", "alg5_complete_exchange",
+            f"1 send + 1 receive per step, complete: {_yn(c['alg5_complete_exchange']['complete'])}"),
+        row("Alg. 5 pipelined", "alg5_pipelined", f"needs {c['alg5_pipelined']['max_sends']} sends/step (1 fwd + 1 bwd)"),
+        row("Alg. 6 shift (worst c)", "alg6_shift", f"1 step for c in {c['alg6_shift']['one_step']}",
+            steps="max_steps", paper="paper_max_steps"),
+        row("Thm 1 emulation of K_n (all-port)", "theorem1_emulation",
+            f"<= {c['theorem1_emulation']['max_channel']} message/channel/step"),
     ], ["collective", "steps", "paper", "notes"])
 
 
