@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from . import __version__
+from . import __version__, config
 from .errors import CubenocError, ToolError
 from .files import SAID
 from .interrupt import EXIT, guard, say_interrupted
@@ -175,7 +175,6 @@ def _apply_config(parser, argv: list[str]) -> None:
     """``--config FILE``: its values become the defaults of the command's parser (cubenoc/config.py)."""
     if "--config" not in argv and not any(a.startswith("--config=") for a in argv):
         return
-    from . import config                            # start-up: only a command given --config reads TOML
     i = next(i for i, a in enumerate(argv) if a == "--config" or a.startswith("--config="))
     path = argv[i].partition("=")[2] if "=" in argv[i] else (argv[i + 1] if i + 1 < len(argv) else None)
     command = _command_of(argv)

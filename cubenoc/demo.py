@@ -12,6 +12,7 @@ import time
 
 from .errors import CubenocError, require, require_int, require_modules
 from .estimate import check_run
+from .html_report import write_report
 from .netargs import check_size, one_network
 from .options import add
 from .outputs import report_file, say, working, writable_dir
@@ -136,7 +137,6 @@ def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
 
 def _write_report(args, spec, topo, stim, v) -> None:
     """``--report FILE.html``: the model's run (the one the Verilog matched) drawn, written whole or not at all."""
-    from .html_report import write_report
     from .sim.report_run import point_of_run
     label = spec.label(topo)
     offered = stim.num_flits / (topo.num_nodes * max(1, int(stim.pkt_release.max()) + 1))

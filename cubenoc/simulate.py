@@ -15,10 +15,14 @@ from pathlib import Path
 
 from cubenoc.sim.analysis.report import table
 from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP, NetworkSpec
+from cubenoc.sim.report_page import table_html
+from cubenoc.sim.study_plots import COLUMNS, plot_study
 from cubenoc.sim.traffic import LengthDist, PATTERNS, make_pattern, trace_span
 
+from .bench import sim_speed
 from .errors import CubenocError
 from .estimate import check_run
+from .html_report import preload, write_report
 from .netargs import add_family_flags, add_router_flags, router_config, spec_from_args as from_args, with_router_flags
 from .options import add
 from .outputs import atomic_write, plot_file, report_file, say, working, writable_file
@@ -144,7 +148,6 @@ def run(args) -> int:
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
     _check_run(S, specs, loads, cfg, trace)
     if args.report:
-        from .html_report import preload
         preload()
     dask = args.scheduler or (True if args.dask else None)
     results = S.sweep(specs, loads, cfg, progress=not args.quiet and not args.json, dask=dask,
@@ -191,7 +194,6 @@ def _write_report(args, specs, loads, cfg, results) -> None:
     """``--report FILE.html`` (sim/report_page.py): the page of this run, written whole or not at all."""
     from cubenoc.sim import simulator as S
 
-    from .html_report import write_report
     models = {}
     for s in specs:
         model, label = S.model_for(s, cfg.router)
@@ -241,7 +243,6 @@ def traffic_options(args) -> dict:
 
 def _bench_speed(args) -> int:
     """The deprecated ``simulate --bench-speed [--write PAGE]``: says where it moved and runs it there."""
-    from .bench import sim_speed
     writable_file(args.write, "--write")
     print("cubenoc: `simulate --bench-speed` moved to `cubenoc bench sim-speed`; running that", file=sys.stderr)
     p = argparse.ArgumentParser(prog="cubenoc bench sim-speed")
@@ -269,7 +270,6 @@ STUDY_LEGEND = {
 
 def _study(args) -> int:
     from cubenoc.sim import sim_studies as St
-    from cubenoc.sim.study_plots import COLUMNS, plot_study
 
     name = St.STUDY_ALIASES.get(args.study, args.study)
     if name == "list":
@@ -323,9 +323,6 @@ def _study(args) -> int:
 def _study_report(args, name: str, rows, cols, kept) -> None:
     """``--study NAME --report FILE.html``: each measured point drawn with its link loads, the study's table."""
     from cubenoc.sim import sim_studies as St
-    from cubenoc.sim.report_page import table_html
-
-    from .html_report import write_report
     points = [p for p, _ in kept]
     models = {p.network: topo for p, topo in kept}
     extra = (f"<h2>The study's table</h2><p>{escape(St.STUDIES[name])}</p>"

@@ -32,7 +32,17 @@ from pathlib import Path
 
 from cubenoc.errors import CubenocError, require_int
 
+from .anynet_file import read_anynet
+from .broadcast.metacube import router_broadcast_refusal
 from .router_config import SPEC_KEYS, RouterConfig, field_value, spec_value
+from .routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
+from .routing.hypercube import EcubeRouting
+from .routing.metacube import MetacubeRouting
+from .routing.pdn import AdaptivePDNRouting, BipartitePDNRouting, DimensionOrderPDNRouting, ObliviousPDNRouting
+from .topology.hierarchical import hierarchical_from_spec
+from .topology.hypercube import EnhancedHypercube, Hypercube
+from .topology.metacube import Metacube
+from .topology.pdn import BipartitePDN, PerfectDifferenceNetwork, ProductPDN, parse_pds, registry_set, zero_free
 
 #: largest node address, in bits, per use: the router's destination field is 16 bits wide (docs/router.md,
 #: "Flit"); the model runs up to 2^20 nodes (Q_20 / Q(20, 0) peak at ~3 GB; other families are bounded by
@@ -302,7 +312,6 @@ class NetworkSpec:
             require_int(self.get("k"), "k (class bits)", 1, 4)
             require_int(self.get("m"), "m (cluster dimension)", 1)
             if self.get("broadcast"):
-                from .broadcast.metacube import router_broadcast_refusal
                 raise CubenocError(router_broadcast_refusal(str(self)))
         if f == "anynet" and not self.get("file"):
             raise CubenocError("anynet needs file=PATH, a BookSim anynet file (e.g. anynet:file=examples/q4.anynet; "
@@ -395,32 +404,24 @@ def parse(text) -> NetworkSpec:
 
 # ---- builders: spec -> (topology, routing) ----------------------------------------------------------------
 def _cube(spec):
-    from .routing.hypercube import EcubeRouting
-    from .topology.hypercube import EnhancedHypercube, Hypercube
     n = spec.get("n")
     topo = Hypercube(n) if spec.family == "hypercube" else EnhancedHypercube(n, spec.get("k"))
     return topo, EcubeRouting(topo)
 
 
 def _metacube(spec):
-    from .routing.metacube import MetacubeRouting
-    from .topology.metacube import Metacube
     topo = Metacube(require_int(spec.get("k"), "k (class bits)", 1, 4), require_int(spec.get("m"), "metacube m", 1))
     return topo, MetacubeRouting(topo, shortest=spec.get("shortest"))
 
 
 def pdn_set(spec) -> tuple[int, ...]:
     """The perfect difference set a pdn spec names (set=..., or delta=... from the registry)."""
-    from .topology.pdn import parse_pds, registry_set, zero_free
     pds = parse_pds(spec.get("set")) if spec.get("set") is not None else \
         registry_set(require_int(spec.get("delta"), "pdn delta", 1, 32))
     return zero_free(pds) if spec.get("zero_free") else pds
 
 
 def _pdn(spec):
-    from .routing.pdn import (AdaptivePDNRouting, BipartitePDNRouting, DimensionOrderPDNRouting,
-                              ObliviousPDNRouting)
-    from .topology.pdn import BipartitePDN, PerfectDifferenceNetwork, ProductPDN
     if spec.get("product") is not None:
         try:
             orders = [int(t) for t in spec.get("product").split(",")]
@@ -441,8 +442,6 @@ def _pdn(spec):
 
 
 def _hin(spec):
-    from .routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
-    from .topology.hierarchical import hierarchical_from_spec
     levels = hin_levels(spec)
     for i, text in enumerate(levels[1:], start=2):
         if "," in text:
@@ -467,7 +466,6 @@ def hin_levels(spec) -> list[str]:
 
 
 def _anynet(spec):
-    from .anynet_file import read_anynet
     from .routing.anynet import MinimalTableRouting
     topo = read_anynet(spec.get("file"))            # cached while the file is unchanged, and so its routings
     cache = topo.__dict__.setdefault("_routings", {})

@@ -22,6 +22,8 @@ import numpy as np
 
 from cubenoc.errors import CubenocError, require_int
 
+from .analysis.enhanced_formulas import check_g, phi
+
 PATTERNS = ("uniform", "locality", "alpha", "bitcomp", "transpose", "bitrev", "hotspot", "neighbor")
 
 
@@ -61,7 +63,6 @@ def make_pattern(name: str, topology, *, g: float = 2.0, alpha: float = 0.8, clu
 
 def _locality(topology, g: float):
     """Tzeng and Wei Sec. II-A: a node at Hamming distance l >= 1 with probability proportional to g^-l."""
-    from .analysis.enhanced_formulas import check_g, phi     # start-up: only this pattern needs the paper's phi
     n = _address_bits(topology, "locality")
     g = check_g(g)
     probs = np.array([0.0] + [phi(n, g, l) for l in range(1, n + 1)])

@@ -20,6 +20,11 @@ import math
 
 import numpy as np
 
+from .topology.hierarchical import Hierarchical
+from .topology.hypercube import EnhancedHypercube, Hypercube
+from .topology.metacube import Metacube
+from .topology.pdn import PerfectDifferenceNetwork, ProductPDN
+
 #: a network with more nodes than this is not drawn (its hottest links are still listed)
 MAX_DRAWN_NODES = 1024
 
@@ -62,10 +67,6 @@ def _nested_circles(digits: np.ndarray, radix: list[int]) -> np.ndarray:
 
 def node_positions(topo) -> np.ndarray:
     """``float [N, 2]``: where each node is drawn (see the module docstring)."""
-    from .topology.hierarchical import Hierarchical
-    from .topology.hypercube import Hypercube
-    from .topology.metacube import Metacube
-    from .topology.pdn import ProductPDN
     N = topo.num_nodes
     nodes = np.arange(N, dtype=np.int64)
     if isinstance(topo, Hypercube):
@@ -108,10 +109,6 @@ def link_class(topo, node: int, port: int) -> tuple[str, bool]:
     """``(kind, curved)`` of the link on ``port`` of ``node``: its kind for the legend (``dimension 2``,
     ``skip``, ``cross-edge``, ``level 2`` ...) and whether it is drawn as a curve (the links that are not
     the family's base structure: skips, cross-edges, links above level 1)."""
-    from .topology.hierarchical import Hierarchical
-    from .topology.hypercube import EnhancedHypercube, Hypercube
-    from .topology.metacube import Metacube
-    from .topology.pdn import PerfectDifferenceNetwork, ProductPDN
     if isinstance(topo, EnhancedHypercube) and port == topo.skip_port:
         return ("complement link" if topo.k == 0 else "skip link"), True
     if isinstance(topo, Hypercube):

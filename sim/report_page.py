@@ -16,6 +16,7 @@ import re
 from html import escape
 
 from . import load_point
+from .plotting import pyplot
 from .report_layout import MAX_DRAWN_NODES
 from .report_svg import topology_svg
 
@@ -76,10 +77,9 @@ def hottest_channels(topo, channel_util, count: int = HOTTEST) -> list[tuple[int
 
 def _svg(fig, salt: str) -> str:
     """A matplotlib figure as an inline ``<svg>`` (no XML prologue or metadata; ids salted per figure)."""
-    import matplotlib
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()
@@ -90,9 +90,7 @@ def _svg(fig, salt: str) -> str:
 def curves_svg(nets: dict) -> str:
     """Latency and accepted load against offered load, one line per network; a dotted line and a label at
     each network's first saturated load, a ring at the load whose links are drawn."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     rows = math.ceil((len(nets) + 1) / 2)           # legend rows under the panels (the networks, the diagonal)
     fig, (lat, acc) = plt.subplots(1, 2, figsize=(10, 3.6 + 0.22 * rows))
     top = 0.0
@@ -132,9 +130,7 @@ def curves_svg(nets: dict) -> str:
 
 def per_source_svg(point, uid: str) -> str:
     """Each source's accepted throughput and mean packet latency at ``point`` (bars), with their means."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     N = len(point.source_accepted)
     fig, (acc, lat) = plt.subplots(1, 2, figsize=(10, 2.8))
     got = [g if g is not None else 0.0 for g in point.source_accepted]

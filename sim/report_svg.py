@@ -10,6 +10,7 @@ from html import escape
 
 import numpy as np
 
+from .plotting import pyplot
 from .report_layout import MAX_DRAWN_NODES, link_class, node_positions
 
 #: the colour map of the link loads (matplotlib's name): pale for idle links, dark red for the busiest
@@ -36,12 +37,11 @@ def links_with_load(topo, channel_util) -> list[dict]:
 def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
     """The picture (an ``<svg>`` element), or a ``<p>`` saying why there is none (too many nodes); ``uid``
     makes its element ids unique in a page of several pictures."""
-    import matplotlib
     N = topo.num_nodes
     if N > MAX_DRAWN_NODES:
         return (f"<p class=note>{N:,} nodes: too many to draw (up to {MAX_DRAWN_NODES:,}); the hottest links are "
                 f"listed below.</p>")
-    cmap = matplotlib.colormaps[COLORMAP]
+    cmap = pyplot().colormaps[COLORMAP]
     pos = node_positions(topo)
     links = links_with_load(topo, channel_util)
     top = max([max(k["uv"], k["vu"]) for k in links] + [1e-12])      # the darkest colour

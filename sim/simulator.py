@@ -53,9 +53,11 @@ from .analysis.report import log_axis, table
 from .catalog import FAMILIES, GRAMMAR as SPEC_HELP, NetworkSpec
 from .compile_watch import CompileWatch
 from .load_point import PointResult, SimConfig, run_point, stream_span, why_empty
+from .model.anynet import anynet_model
 from .model.ecube import ecube_model
 from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
 from .network_plan import plan_of
+from .plotting import pyplot
 from .router_config import RouterConfig
 from .traffic import BernoulliSource, LengthDist, Recorder, TraceSource, check_rate, make_pattern
 
@@ -85,7 +87,6 @@ def _model(spec: str, config: RouterConfig):
     if type(routing).__name__ == "EcubeRouting":   # from the addresses, up to 2^20 nodes (sim/model/ecube.py)
         return ecube_model(plan), label
     if type(routing).__name__ == "MinimalTableRouting":   # from its tables with numpy (sim/model/anynet.py)
-        from .model.anynet import anynet_model
         return anynet_model(plan), label
     if symmetry_of(topo, routing) is not None:  # same model, one table row per orbit (tests hold them equal)
         return symmetric_model(plan), label
@@ -303,9 +304,7 @@ def to_json(results: list[PointResult]) -> str:
 def plot_latency(results: list[PointResult], path, title: str = "", fmt: str | None = None) -> None:
     """Latency vs offered load, one line per network; a cross marks the first saturated load (``fmt``: the
     file format when ``path``'s suffix does not say, e.g. a temporary name)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     nets = list(dict.fromkeys(p.network for p in results))

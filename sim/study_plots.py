@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from .analysis.hierarchical_figures import figure_11
+from .plotting import pyplot
 
 _HIN = ["network", "alpha", "offered", "R_paper", "Q_paper", "R_ours_kleinrock", "Q_model", "Q_sim",
         "sim_network_latency", "source_wait", "saturated"]
@@ -161,9 +162,7 @@ DRAW = {"density": _density, "fig8a": _alpha_curves, "fig9a": _alpha_curves, "fi
 
 def plot_study(name: str, rows: list[dict], path: str) -> None:
     """Study ``name``'s plot (:data:`DRAW`) of its table ``rows``, written to ``path``."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     if name in DRAW:
         DRAW[name](ax, rows, name)

@@ -17,7 +17,9 @@ from ..sim.anynet_file import anynet_text
 from ..sim.catalog import NetworkSpec
 from ..sim.network_plan import plan_of
 from ..sim.speed import measure
+from ..sim.topology.anynet import AnyNetwork
 from .render import Table, add_output_arguments, progress, publish
+from .sim_speed import machine_note
 
 MARKS = "<!-- anynet-speed:begin -->", "<!-- anynet-speed:end -->"
 #: the family networks compared with their anynet files, and the large file planned
@@ -48,7 +50,6 @@ def random_regular_anynet(nodes: int, degree: int, folder: Path, seed: int = 1) 
     lowest-port routes have cycles (the up*/down* tables are planned)."""
     import networkx as nx
 
-    from ..sim.topology.anynet import AnyNetwork
     g = nx.random_regular_graph(degree, nodes, seed=seed)
     path = folder / f"random_regular_{degree}_{nodes}.anynet"
     path.write_text(anynet_text(AnyNetwork([sorted(g[v]) for v in range(nodes)])))
@@ -65,7 +66,6 @@ def plan_seconds(path: Path) -> dict:
 
 
 def run(args) -> int:
-    from .sim_speed import machine_note
     rates = tuple(args.rate or (0.1, 0.5))
     if not all(0 < r <= 1 for r in rates):
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")

@@ -9,6 +9,7 @@ import argparse
 
 from ..errors import CubenocError, at_least
 from ..estimate import check_run
+from ..html_report import write_report
 from ..netargs import add_router_flags, router_config
 from ..options import ROUTER_KINDS, add, fixed_lengths
 from ..outputs import report_file, working
@@ -147,7 +148,6 @@ def throughput_run(args) -> int:
 
 def _throughput_report(args, reports, rows) -> None:
     """``bench throughput --report FILE.html``: every sweep on one page (sim/report_page.py), written whole."""
-    from ..html_report import write_report
     from ..sim.model.perf import SATURATED_BELOW
     points = [p for _, _, pts in reports for p in pts]
     config = {"sweeps": [{k: r[k] for k in ("network", "router", "packet_len", "spec") if k in r} for r in rows],

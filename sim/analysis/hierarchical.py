@@ -10,6 +10,7 @@ import math
 from cubenoc.errors import CubenocError, require_int
 from cubenoc.options import add
 
+from ..plotting import pyplot
 from ..topology.hierarchical import hierarchical_from_spec, network_from_spec, paper_code
 from ..topology.hypercube import Hypercube
 from .hierarchical_formulas import LEVEL2_OF, exists, level2_size
@@ -234,9 +235,7 @@ def _figure(which: str) -> AnalysisResult:
 
 # ---- plots --------------------------------------------------------------------------------------------
 def _plt():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     return plt
 
 

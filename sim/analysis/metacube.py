@@ -17,6 +17,7 @@ from cubenoc.options import Option, add
 
 from ..broadcast.metacube import broadcast_schedule, theorem3_steps
 from ..deadlock import check_deadlock
+from ..plotting import pyplot
 from ..routing.metacube import MetacubeRouting, class_level_cycle, class_paths, minimal_vcs
 from ..topology.metacube import Metacube
 from .metacube_compare import mc_diameter, mc_size
@@ -283,9 +284,7 @@ def _deadlock_text(dl) -> list[str]:
 
 def _plot(path, meas) -> None:
     """Routing against BFS distance: mean and worst hops per network."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     labels = [f"MC({x['k']},{x['m']})" for x in meas]
     xs = np.arange(len(meas))
     fig, ax = plt.subplots(figsize=(max(6, len(meas)), 4))

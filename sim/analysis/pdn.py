@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from cubenoc.errors import CubenocError, require_int
 
+from ..plotting import pyplot
 from ..topology.pdn import PerfectDifferenceNetwork, parse_pds, registry_set, zero_free
 from . import pdn_claims
 from .pdn_claims import MAX_COLLECTIVE_N
@@ -203,9 +204,7 @@ def _fmtv(v, digits: int = 4) -> str:
 
 
 def _plot(t1, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     ns = [r["n"] for r in t1]
     ax.plot(ns, [r["closest"] for r in t1], "o-", label="PDN closest")

@@ -5,6 +5,9 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from ..plotting import pyplot
+
+
 
 @dataclass
 class AnalysisResult:
@@ -33,10 +36,10 @@ def _fmt(c) -> str:
 def log_axis(ax, which: str = "y", base: float = 10) -> None:
     """A logarithmic ``which`` axis of ``ax`` whose ticks read as plain numbers (4, 20, 500; not 4x10^0), the
     minor ticks labelled at 2 and 5 times a power of ten when the axis spans less than two decades."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    plt = pyplot()
     (ax.set_yscale if which == "y" else ax.set_xscale)("log", base=base)
     axis = ax.yaxis if which == "y" else ax.xaxis
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
 
     def minor(v, _):
         lo, hi = (ax.get_ylim() if which == "y" else ax.get_xlim())
@@ -44,4 +47,4 @@ def log_axis(ax, which: str = "y", base: float = 10) -> None:
             return ""
         lead = round(v / 10 ** math.floor(math.log10(v)), 6)
         return f"{v:g}" if lead in (2, 5) else ""
-    axis.set_minor_formatter(FuncFormatter(minor) if base == 10 else NullFormatter())
+    axis.set_minor_formatter(plt.FuncFormatter(minor) if base == 10 else plt.NullFormatter())

@@ -16,6 +16,7 @@ from tqdm import tqdm
 from cubenoc.errors import CubenocError, at_least, require_int
 from cubenoc.options import Option, add
 
+from ..plotting import pyplot
 from ..safety import FaultSet, MAX_N, MODELS, OPT_MAX_N, compute, format_address, parse_address, sample_faults
 from ..safety_opt import r_nodes
 from . import safety_claims
@@ -256,9 +257,7 @@ def _figure5_text(n, res, trials, opt) -> str:
 
 def _figure5_plot(n, res):
     def plot(path: str) -> None:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
         fig, axes = plt.subplots(1, len(res), figsize=(5 * len(res), 4), squeeze=False)
         for ax, (mix, rows) in zip(axes[0], res.items()):
             fs = [r["f"] for r in rows]

@@ -12,7 +12,13 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from ..topology.hypercube import Hypercube
+from ..topology.metacube import Metacube
+from ..topology.pdn import PerfectDifferenceNetwork, ProductPDN
 from .base import BroadcastAlgorithm
+from .hypercube import broadcast_for
+from .metacube import MetacubeBroadcast
+from .pdn import PDNBroadcast, ProductPDNBroadcast
 
 #: on a head flit injected at a local port, this destination means "broadcast from here"
 BROADCAST_DEST = 0xFFFF
@@ -148,20 +154,13 @@ def broadcast_algorithm_for(topology) -> BroadcastAlgorithm:
     """The papers' broadcast for a family: Algorithm D on Q(n, k), Algorithm B on Q_n (Tzeng & Wei), the
     Sec. 4.2 schedule on MC(k, m) (Li, Peng & Chu), Algorithm 3 on a basic PDN and the row-then-column
     broadcast on a product PDN (Parhami & Rakov, Sec. 4)."""
-    from ..topology.hypercube import Hypercube
-    from ..topology.metacube import Metacube
-    from ..topology.pdn import PerfectDifferenceNetwork, ProductPDN
     if isinstance(topology, Hypercube):
-        from .hypercube import broadcast_for
         return broadcast_for(topology)
     if isinstance(topology, Metacube):
-        from .metacube import MetacubeBroadcast
         return MetacubeBroadcast(topology)
     if isinstance(topology, PerfectDifferenceNetwork):
-        from .pdn import PDNBroadcast
         return PDNBroadcast(topology)
     if isinstance(topology, ProductPDN):
-        from .pdn import ProductPDNBroadcast
         return ProductPDNBroadcast(topology)
     raise CubenocError(f"no broadcast algorithm for {topology!r}: broadcast routers are built for hypercube, "
                        "enhanced, basic PDN and product PDN networks (metacube's needs VCs: docs/router.md)")
