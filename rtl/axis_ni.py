@@ -85,6 +85,36 @@ class AxisParams:
         return AxisSignature(self.payload_width, self.dest_width, self.node_width)
 
 
+@dataclass
+class IngressState:
+    """The ingress queue's registers, set by :meth:`AxisNetworkInterface.ingress` (the formal harness's
+    invariants read them: rtl/formal/axis_ni.py); the broadcast store's three are set with broadcast only."""
+    entries: list
+    count: Signal
+    valid: Signal
+    in_frame: Signal
+    storing: Signal | None = None
+    ahead: Signal | None = None
+    beats: Signal | None = None
+
+
+@dataclass
+class EgressState:
+    """The egress registers, set by :meth:`AxisNetworkInterface.egress`: the header expected, the last
+    header's source and destination, the 2-entry beat queue (data, tail bits, sources, broadcast-copy bits)
+    and its count and pointers."""
+    expect_header: Signal
+    tid: Signal
+    dest: Signal
+    data: list
+    last: Signal
+    ids: list
+    copy: Signal
+    count: Signal
+    wp: Signal
+    rp: Signal
+
+
 class AxisNetworkInterface(wiring.Component):
     def __init__(self, params: AxisParams):
         self.params = params
@@ -138,6 +168,7 @@ class AxisNetworkInterface(wiring.Component):
                     m.d.sync += entry[i].eq(entry[i + 1])
         count_next = count + push - pop
         m.d.sync += count.eq(count_next)
+        self.ingress_state = IngressState(entry, count, valid, in_frame)
         held = Const(0)
         if p.broadcast:
             held = self.store_broadcast(m, entry, count, push, pop, in_frame)
@@ -164,6 +195,7 @@ class AxisNetworkInterface(wiring.Component):
             with m.Else():
                 m.d.sync += beats.eq(beats + 1)
         m.d.sync += [storing.eq(storing_next), ahead.eq(ahead_next)]
+        self.ingress_state.storing, self.ingress_state.ahead, self.ingress_state.beats = storing, ahead, beats
         return storing_next & (ahead_next == 0)
 
     def local_out_ready(self, count, expect_header):
@@ -182,6 +214,7 @@ class AxisNetworkInterface(wiring.Component):
         last, copy = Signal(2, name="out_last"), Signal(2, name="out_copy")
         ids = [Signal(p.node_width, name=f"out_tid_{i}") for i in range(2)]
         count, wp, rp = Signal(range(3)), Signal(), Signal()
+        self.egress_state = EgressState(expect_header, tid, dest, data, last, ids, copy, count, wp, rp)
         taken = lo.valid & lo.ready
         push = taken & ~expect_header
         pop = o.tvalid & o.tready

@@ -27,13 +27,13 @@ payload width that holds the header (:func:`proof_params`).
 Ingress is followed as a numbered stream: the harness numbers the flits it expects (a frame's header when
 its first beat is offered, each beat when it is taken) and records the expected content of one of them,
 any one (``AnyConst`` number); when that number leaves by ``local_in`` the flit must be the recorded one.
-The invariants (k-induction) relate the interface's registers, found by name in its elaborated fragment,
-to that bookkeeping. Seeded bugs are subclasses of the interface (:data:`INTERFACE_BUGS`), never switches
-in it.
+The invariants (k-induction) relate the interface's registers, which it publishes as typed state
+(``IngressState``, ``EgressState`` in rtl/axis_ni.py), to that bookkeeping. Seeded bugs are subclasses of
+the interface (:data:`INTERFACE_BUGS`), never switches in it.
 """
 from __future__ import annotations
 
-import inspect
+from types import SimpleNamespace
 
 from amaranth import Cat, Const, Elaboratable, Fragment, Module, Mux, Signal
 from amaranth.asserts import AnyConst, AnySeq
@@ -73,14 +73,10 @@ class HeaderWaitsForTready(AxisNetworkInterface):
 class TvalidWaitsForTready(AxisNetworkInterface):
     """Seeded bug ``tvalid-waits-for-tready``: ``tvalid`` is gated by ``tready``, a combinational path."""
 
-    def local_out_ready(self, count, expect_header):
-        self._count = count
-        return super().local_out_ready(count, expect_header)
-
     def egress(self, m):
         super().egress(m)
         o = self.m_axis
-        m.d.comb += o.tvalid.eq((self._count != 0) & o.tready)     # the later assignment wins
+        m.d.comb += o.tvalid.eq((self.egress_state.count != 0) & o.tready)     # the later assignment wins
 
 
 #: seeded bug name -> the broken interface (rtl/formal/mutations.py lists them with the others)
@@ -134,17 +130,6 @@ def node_paths(router, params: AxisParams, seeded_bug: str | None = None, interf
     return {title: probe not in paths for title, probe in NODE_PATHS.items()}
 
 
-def registers(fragment) -> dict:
-    """``{name: signal}`` of every register an elaborated fragment assigns (its sync domain), by name."""
-    found: dict = {}
-    for stmt in fragment.statements.get("sync", []):
-        for sig in stmt._lhs_signals():
-            same = found.setdefault(sig.name, [])
-            if not any(sig is other for other in same):
-                same.append(sig)
-    return {name: sigs[0] for name, sigs in found.items() if len(sigs) == 1}
-
-
 class AxisHarness(Elaboratable):
     def __init__(self, params: AxisParams, groups=AXIS_GROUPS, seeded_bug: str | None = None,
                  invariants: bool = True, interface=None):
@@ -169,34 +154,13 @@ class AxisHarness(Elaboratable):
         m = Module()
         p = self.params
         ni = self.interface(p)
-        built = Fragment.get(ni, platform)     # elaborated now: the invariants read its registers
-        m.submodules.ni = Elaborated(built)
-        self.regs = registers(built)
-        self.unnamed = [sig for stmt in built.statements.get("sync", []) for sig in stmt._lhs_signals()]
+        m.submodules.ni = Elaborated(Fragment.get(ni, platform))   # elaborated now: its state is set
+        self.ingress_state, self.egress_state = ni.ingress_state, ni.egress_state
         node = AnyConst(p.node_width)
         m.d.comb += [ni.node_id.eq(node), Assume(node < p.num_nodes)]
         self._ingress(m, ni, node)
         self._egress(m, ni, node)
         return m
-
-    def _unnamed(self, line: str, width: int):
-        """The register of ``width`` bits created on the interface's source line that starts with ``line`` (a
-        tuple of new signals, which Amaranth leaves unnamed)."""
-        from .. import axis_ni
-        path = inspect.getsourcefile(axis_ni)
-        numbers = [i + 1 for i, text in enumerate(open(path).read().splitlines()) if text.strip().startswith(line)]
-        found = [sig for sig in self.unnamed if sig.src_loc[0] == path and sig.src_loc[1] in numbers
-                 and len(sig) == width and sig.name == "$signal"]
-        if len(numbers) != 1 or len(found) != 1:
-            raise CubenocError(f"the interface has no single {width}-bit register made on its line {line!r} "
-                               f"(rtl/axis_ni.py changed: update rtl/formal/axis.py's invariants)")
-        return found[0]
-
-    def _reg(self, name):
-        if name not in self.regs:
-            raise CubenocError(f"the interface has no register named {name!r} (rtl/axis_ni.py changed: "
-                               f"update rtl/formal/axis.py's invariants)")
-        return self.regs[name]
 
     def header_word(self, tdest, node):
         """The header flit's data for a frame to ``tdest`` from ``node`` (sim/axis_frames.py ``header_word``)."""
@@ -208,108 +172,131 @@ class AxisHarness(Elaboratable):
 
     # ---- ingress: s_axis -> local_in -------------------------------------------------------------------
     def _ingress(self, m, ni, node):
+        v = self._ingress_stream(m, ni, node)
+        if self.params.broadcast:
+            self._ingress_drops(m, v)
+        self._ingress_properties(m, v)
+        if self.invariants:
+            self._ingress_invariants(m, v)
+
+    def _ingress_stream(self, m, ni, node) -> SimpleNamespace:
+        """``s_axis`` driven by any sequence keeping the AXI4-Stream rule, ``local_in.ready`` by any; the
+        expected flits numbered (a frame's header when its first beat is offered, each beat when taken) and
+        one of them, any one, tracked with its expected content. Returns the bookkeeping's signals."""
         p, s, li = self.params, ni.s_axis, ni.local_in
-        K, D, W = p.queue_depth, p.fifo_depth, p.payload_width
-        F = (K + 1).bit_length() + 1            # flit numbers: more than the most ever inside
-        # s_axis: any sequence keeping the AXI4-Stream rule
+        v = SimpleNamespace(s=s, li=li, K=p.queue_depth, D=p.fifo_depth, W=p.payload_width)
+        v.F = F = (v.K + 1).bit_length() + 1            # flit numbers: more than the most ever inside
         for sig in (s.tvalid, s.tdata, s.tlast, s.tdest):
             m.d.comb += sig.eq(AnySeq(len(sig)))
         word = Cat(s.tdata, s.tlast, s.tdest)
-        s_stalled, s_held = Signal(name="s_axis_stalled"), Signal(len(word), name="s_axis_held")
-        m.d.sync += [s_stalled.eq(s.tvalid & ~s.tready), s_held.eq(word)]
-        m.d.comb += Assume(~s_stalled | (s.tvalid & (word == s_held)))
+        v.s_stalled, s_held = Signal(name="s_axis_stalled"), Signal(len(word), name="s_axis_held")
+        m.d.sync += [v.s_stalled.eq(s.tvalid & ~s.tready), s_held.eq(word)]
+        m.d.comb += Assume(~v.s_stalled | (s.tvalid & (word == s_held)))
         m.d.comb += li.ready.eq(AnySeq(1))
-        # the expected flits, numbered: a frame's header when its first beat is offered, each beat when taken
-        frame_open = Signal(name="frame_open")             # a frame's first beat offered, its tlast not taken
-        in_flits, out_flits = Signal(F, name="in_flits"), Signal(F, name="out_flits")
-        begin, accept = s.tvalid & ~frame_open, s.tvalid & s.tready
-        m.d.sync += [in_flits.eq(in_flits + begin + accept), frame_open.eq((frame_open | begin) & ~(accept & s.tlast))]
-        header_at, beat_at = in_flits, (in_flits + begin)[:F]
-        take = li.valid & li.ready
-        m.d.sync += out_flits.eq(out_flits + take)
-        pending = Signal(F, name="pending")
-        m.d.comb += pending.eq(in_flits - out_flits)
+        v.frame_open = Signal(name="frame_open")           # a frame's first beat offered, its tlast not taken
+        v.in_flits, v.out_flits = Signal(F, name="in_flits"), Signal(F, name="out_flits")
+        v.begin, v.accept = s.tvalid & ~v.frame_open, s.tvalid & s.tready
+        m.d.sync += [v.in_flits.eq(v.in_flits + v.begin + v.accept),
+                     v.frame_open.eq((v.frame_open | v.begin) & ~(v.accept & s.tlast))]
+        v.header_at, v.beat_at = v.in_flits, (v.in_flits + v.begin)[:F]
+        v.take = li.valid & li.ready
+        m.d.sync += v.out_flits.eq(v.out_flits + v.take)
+        v.pending = Signal(F, name="pending")
+        m.d.comb += v.pending.eq(v.in_flits - v.out_flits)
         # the tracked flit (any number): its expected content, recorded when it is numbered
-        tracked = AnyConst(F)
-        live, exp = Signal(name="tracked_live"), Signal(local_flit_layout(W), name="tracked_expected")
-        tracked_frame = Signal(name="tracked_frame")       # the tracked flit is the open frame's header
-        header = self.header_word(s.tdest, node)
-        with m.If(take & (out_flits == tracked)):
-            m.d.sync += live.eq(0)
-        with m.If(begin & (header_at == tracked)):
-            m.d.sync += [live.eq(1), exp.head.eq(1), exp.tail.eq(0), exp.data.eq(header)]
-        with m.If(accept & (beat_at == tracked)):
-            m.d.sync += [live.eq(1), exp.head.eq(0), exp.tail.eq(s.tlast), exp.data.eq(s.tdata)]
-        m.d.sync += tracked_frame.eq(Mux(begin, header_at == tracked, tracked_frame)
-                                     & ~(accept & (s.tlast | (beat_at == tracked))))
-        # a broadcast frame of more than D - 1 beats: its header's destination becomes DROP_DEST
-        if p.broadcast:
-            is_bc = s.tdest == (1 << p.dest_width) - 1
-            frame_bc, frame_beats = Signal(name="frame_bcast"), Signal(range(D), name="frame_beats")
-            dropped = Signal(name="frame_dropped")
-            cur_bc, cur_beats, cur_dropped = Mux(begin, is_bc, frame_bc), Mux(begin, 0, frame_beats), Mux(begin, 0, dropped)
-            too_long = accept & cur_bc & ~cur_dropped & ~s.tlast & (cur_beats == D - 2)
-            with m.If(begin):
-                m.d.sync += [frame_bc.eq(is_bc), frame_beats.eq(0), dropped.eq(0)]
-            with m.If(accept & cur_bc & ~cur_dropped & ~too_long & ~s.tlast):
-                m.d.sync += frame_beats.eq(cur_beats + 1)
-            with m.If(too_long):
-                m.d.sync += dropped.eq(1)
-                with m.If(Mux(begin, header_at == tracked, tracked_frame)):
-                    m.d.sync += exp.data[:DEST_WIDTH].eq(DROP_DEST)
-        # the properties
-        out = data.View(local_flit_layout(W), li.payload.as_value())
-        here = take & (out_flits == tracked)
+        v.tracked = AnyConst(F)
+        v.live, v.exp = Signal(name="tracked_live"), Signal(local_flit_layout(v.W), name="tracked_expected")
+        v.tracked_frame = Signal(name="tracked_frame")     # the tracked flit is the open frame's header
+        v.header = self.header_word(s.tdest, node)
+        with m.If(v.take & (v.out_flits == v.tracked)):
+            m.d.sync += v.live.eq(0)
+        with m.If(v.begin & (v.header_at == v.tracked)):
+            m.d.sync += [v.live.eq(1), v.exp.head.eq(1), v.exp.tail.eq(0), v.exp.data.eq(v.header)]
+        with m.If(v.accept & (v.beat_at == v.tracked)):
+            m.d.sync += [v.live.eq(1), v.exp.head.eq(0), v.exp.tail.eq(s.tlast), v.exp.data.eq(s.tdata)]
+        m.d.sync += v.tracked_frame.eq(Mux(v.begin, v.header_at == v.tracked, v.tracked_frame)
+                                       & ~(v.accept & (s.tlast | (v.beat_at == v.tracked))))
+        return v
+
+    def _ingress_drops(self, m, v) -> None:
+        """A broadcast frame of more than D - 1 beats: its header's destination becomes DROP_DEST."""
+        p, s, D = self.params, v.s, v.D
+        v.is_bc = s.tdest == (1 << p.dest_width) - 1
+        v.frame_bc, v.frame_beats = Signal(name="frame_bcast"), Signal(range(D), name="frame_beats")
+        v.dropped = Signal(name="frame_dropped")
+        begin, accept = v.begin, v.accept
+        cur_bc, cur_beats = Mux(begin, v.is_bc, v.frame_bc), Mux(begin, 0, v.frame_beats)
+        cur_dropped = Mux(begin, 0, v.dropped)
+        too_long = accept & cur_bc & ~cur_dropped & ~s.tlast & (cur_beats == D - 2)
+        with m.If(begin):
+            m.d.sync += [v.frame_bc.eq(v.is_bc), v.frame_beats.eq(0), v.dropped.eq(0)]
+        with m.If(accept & cur_bc & ~cur_dropped & ~too_long & ~s.tlast):
+            m.d.sync += v.frame_beats.eq(cur_beats + 1)
+        with m.If(too_long):
+            m.d.sync += v.dropped.eq(1)
+            with m.If(Mux(begin, v.header_at == v.tracked, v.tracked_frame)):
+                m.d.sync += v.exp.data[:DEST_WIDTH].eq(DROP_DEST)
+
+    def _ingress_properties(self, m, v) -> None:
+        li, K = v.li, v.K
+        out = data.View(local_flit_layout(v.W), li.payload.as_value())
+        here = v.take & (v.out_flits == v.tracked)
         if "conservation" in self.groups:
-            check(m, self, "ingress: nothing leaves that was not sent", ~take | (pending != 0))
+            check(m, self, "ingress: nothing leaves that was not sent", ~v.take | (v.pending != 0))
             check(m, self, "ingress: the flits leave in order, unchanged",
-                  ~here | (live & (out.as_value() == exp.as_value())))
-            check(m, self, "ingress: at most the queue and a waiting header inside", pending <= K + 1)
-            if p.broadcast:
+                  ~here | (v.live & (out.as_value() == v.exp.as_value())))
+            check(m, self, "ingress: at most the queue and a waiting header inside", v.pending <= K + 1)
+            if self.params.broadcast:
                 check(m, self, "ingress: a broadcast header leaves once its frame is in",
-                      ~(here & exp.head & (exp.data[:DEST_WIDTH] == BROADCAST_DEST)) | ~tracked_frame)
+                      ~(here & v.exp.head & (v.exp.data[:DEST_WIDTH] == BROADCAST_DEST)) | ~v.tracked_frame)
         if "hold" in self.groups:
             stalled, held = Signal(name="local_in_stalled"), Signal(len(out.as_value()), name="local_in_held")
             m.d.sync += [stalled.eq(li.valid & ~li.ready), held.eq(out.as_value())]
             check(m, self, "hold rule local_in", ~stalled | (li.valid & (out.as_value() == held)))
-        if not self.invariants:
-            return
-        # the invariants: the queue holds the expected flits not yet taken, the tracked one where its number says
-        count, valid, in_frame = self._reg("count"), self._reg("valid"), self._reg("in_frame")
-        entries = [data.View(local_flit_layout(W), self._reg(f"queue_{i}")) for i in range(K)]
+
+    def _ingress_invariants(self, m, v) -> None:
+        """The queue holds the expected flits not yet taken, the tracked one where its number says."""
+        st, K, exp, live, pending = self.ingress_state, v.K, v.exp, v.live, v.pending
+        count, valid, in_frame = st.count, st.valid, st.in_frame
+        entries = [data.View(local_flit_layout(v.W), e.as_value()) for e in st.entries]
         waiting = Signal(name="header_waiting")           # the frame's header is numbered, not yet queued
-        m.d.comb += waiting.eq(frame_open & ~in_frame)
-        storing, ahead = (self._reg("storing"), self._reg("ahead")) if p.broadcast else (Const(0), Const(0))
+        m.d.comb += waiting.eq(v.frame_open & ~in_frame)
+        storing, ahead = (st.storing, st.ahead) if self.params.broadcast else (Const(0), Const(0))
         check(m, self, "ingress: the queue holds the flits sent and not taken", pending == count + waiting)
         check(m, self, "ingress: the queue's count", count <= K)
-        check(m, self, "ingress: in a frame only inside the sender's", ~in_frame | frame_open)
-        check(m, self, "ingress: a first beat waits, unchanged, for its header", ~waiting | s_stalled)
+        check(m, self, "ingress: in a frame only inside the sender's", ~in_frame | v.frame_open)
+        check(m, self, "ingress: a first beat waits, unchanged, for its header", ~waiting | v.s_stalled)
         check(m, self, "ingress: valid is a queue not empty and not held",
               valid == ((count != 0) & ~(storing & (ahead == 0))))
-        at = Signal(F, name="tracked_at")                  # the tracked flit's place in the queue
-        m.d.comb += at.eq(tracked - out_flits)
+        at = Signal(v.F, name="tracked_at")                  # the tracked flit's place in the queue
+        m.d.comb += at.eq(v.tracked - v.out_flits)
         check(m, self, "ingress: the tracked flit is inside exactly when numbered and not taken", live == (at < pending))
         for i, e in enumerate(entries):
             check(m, self, "ingress: the tracked flit in the queue is as recorded",
                   ~(live & (at == i) & (count > i)) | (e.as_value() == exp.as_value()))
         check(m, self, "ingress: the tracked header waiting is the offered frame's",
-              ~(live & waiting & (at == count)) | ((exp.head == 1) & (exp.tail == 0) & (exp.data == header)))
-        check(m, self, "ingress: the open frame's header is the tracked flit", ~tracked_frame | (exp.head & frame_open))
+              ~(live & waiting & (at == count)) | ((exp.head == 1) & (exp.tail == 0) & (exp.data == v.header)))
+        check(m, self, "ingress: the open frame's header is the tracked flit", ~v.tracked_frame | (exp.head & v.frame_open))
         check(m, self, "ingress: the waiting header is the tracked flit exactly when it is the tracked frame's",
-              ~waiting | (tracked_frame == (live & (at == count))))
-        if p.broadcast:
-            beats = self._reg("beats")
-            check(m, self, "ingress: a waiting header's frame", ~waiting | ((frame_bc == is_bc) & (frame_beats == 0) & ~dropped))
-            check(m, self, "ingress: storing is an open broadcast frame not dropped",
-                  storing == (in_frame & frame_bc & ~dropped))
-            check(m, self, "ingress: a stored frame's header and beats are the queue's end",
-                  ~storing | ((beats == frame_beats) & (count == ahead + 1 + beats)))
-            check(m, self, "ingress: a stored frame's header is at its place",
-                  ~storing | Cat(*[(ahead != i) | entries[i].head for i in range(K)]).all())
-            check(m, self, "ingress: the tracked header stored is the open frame's",
-                  ~storing | (tracked_frame == (live & (at == ahead))))
-            check(m, self, "ingress: the tracked frame's header says its kind",
-                  ~tracked_frame | ((exp.data[:DEST_WIDTH] == BROADCAST_DEST) == (frame_bc & ~dropped)))
+              ~waiting | (v.tracked_frame == (live & (at == count))))
+        if self.params.broadcast:
+            self._stored_frame_invariants(m, v, st, entries, waiting, at)
+
+    def _stored_frame_invariants(self, m, v, st, entries, waiting, at) -> None:
+        """With broadcast: the frame being stored, its header's place and kind."""
+        storing, ahead, beats, count = st.storing, st.ahead, st.beats, st.count
+        check(m, self, "ingress: a waiting header's frame",
+              ~waiting | ((v.frame_bc == v.is_bc) & (v.frame_beats == 0) & ~v.dropped))
+        check(m, self, "ingress: storing is an open broadcast frame not dropped",
+              storing == (st.in_frame & v.frame_bc & ~v.dropped))
+        check(m, self, "ingress: a stored frame's header and beats are the queue's end",
+              ~storing | ((beats == v.frame_beats) & (count == ahead + 1 + beats)))
+        check(m, self, "ingress: a stored frame's header is at its place",
+              ~storing | Cat(*[(ahead != i) | entries[i].head for i in range(v.K)]).all())
+        check(m, self, "ingress: the tracked header stored is the open frame's",
+              ~storing | (v.tracked_frame == (v.live & (at == ahead))))
+        check(m, self, "ingress: the tracked frame's header says its kind",
+              ~v.tracked_frame | ((v.exp.data[:DEST_WIDTH] == BROADCAST_DEST) == (v.frame_bc & ~v.dropped)))
 
     # ---- egress: local_out -> m_axis -------------------------------------------------------------------
     def _egress(self, m, ni, node):
@@ -370,12 +357,9 @@ class AxisHarness(Elaboratable):
             check(m, self, "egress: at most the queue inside", waiting <= 2)
         if not self.invariants:
             return
-        expect_header = self._reg("expect_header")
-        count, wp, tid = self._unnamed("count, wp, rp =", 2), self._unnamed("count, wp, rp =", 1), \
-            self._unnamed("tid, dest =", p.node_width)
-        rp, dest = self._reg("rp"), self._reg("dest")
-        entries = [(self._reg(f"out_data_{i}"), self._reg("out_last")[i], self._reg(f"out_tid_{i}"),
-                    self._reg("out_copy")[i]) for i in range(2)]
+        st = self.egress_state
+        expect_header, count, wp, rp, tid, dest = st.expect_header, st.count, st.wp, st.rp, st.tid, st.dest
+        entries = [(st.data[i], st.last[i], st.ids[i], st.copy[i]) for i in range(2)]
         check(m, self, "egress: a header is expected exactly between packets", expect_header == ~in_packet)
         check(m, self, "egress: local_out offers a header exactly when one is expected",
               ~lo.valid | (flit.head == expect_header))

@@ -19,7 +19,14 @@ from pathlib import Path
 from cubenoc.errors import CubenocError
 
 from ...sim.routing.base import is_adaptive
+from .arbiter import ArbiterHarness
+from .axis_ni import AXIS_GROUPS, AXIS_TITLES, NODE_PATHS, AxisHarness, axis_params, node_paths, proof_params
+from .eject import EjectHarness
 from .invariants import has_invariants
+from .ready_path import ready_dependencies
+from .route import route_unit_mismatches
+from .router import GROUPS, RouterHarness
+from .runner import prove
 
 #: the largest routers the proofs are run on (solver time grows fast with ports and lanes): with the named
 #: invariants (k-induction), and without them (ABC's pdr alone)
@@ -78,47 +85,120 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
     (its config: the routers' options); ``report`` is called with each :class:`Outcome` as it finishes.
     Properties 1, 2, 3 and 6 are proved for every cycle (k-induction with the invariants; else ABC's pdr,
     where a proof without a verdict after ``timeout`` seconds is checked to :data:`FALLBACK_DEPTH` cycles
-    instead and listed as bounded), or with ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run at once. With broadcast routers
-    conservation is the tracked flit's: it leaves by exactly its fork set. ``seeded_bug``
-    (rtl/formal/mutations.py) builds every checked unit with that bug."""
-    from .arbiter import ArbiterHarness
-    from .eject import EjectHarness
-    from .ready_path import ready_dependencies
-    from .route import route_unit_mismatches
-    from .router import GROUPS, RouterHarness
-    from .runner import prove
-    routing = plan.routing
-    for node, _count, router in shapes:
-        check_supported(label, routing, router)
-    work = Path(workdir)
-    outcomes: list[Outcome] = []
+    instead and listed as bounded), or with ``depth`` checked to that many cycles (BMC). ``jobs`` solvers run
+    at once. With broadcast routers conservation is the tracked flit's: it leaves by exactly its fork set.
+    ``seeded_bug`` (rtl/formal/mutations.py) builds every checked unit with that bug."""
+    for _node, _count, router in shapes:
+        check_supported(label, plan.routing, router)
+    return _NetworkProof(label, plan, shapes, Path(workdir), depth, timeout, seeded_bug, report).run(jobs)
 
-    def done(o: Outcome) -> None:
-        outcomes.append(o)
-        report(o)
 
-    checked, bad = route_unit_mismatches(routing)
-    done(Outcome(label, "all", "5 route units", "failed" if bad else "exhaustive",
-                 f"{checked} (node, header) and (source, destination) cases, amaranth.sim",
-                 failed=[repr(b) for b in bad[:5]]))
-    tag = "".join(ch if ch.isalnum() else "_" for ch in label)
-    fifo = f"FIFO depth {plan.config.fifo_depth}"
+class _NetworkProof:
+    """One ``prove`` run of a network: the structural and exhaustive checks done at once, the solver checks
+    (each a method returning an :class:`Outcome`) queued and run ``jobs`` at a time."""
 
-    def eject(shape, name, layout):
-        res = prove(EjectHarness(layout, seeded_bug), name, work, depth=INDUCTION_DEPTH)
-        return _outcome(label, shape, "2 conservation, ejection buffer to local_out", res,
+    def __init__(self, label, plan, shapes, work: Path, depth, timeout, seeded_bug, report):
+        self.label, self.plan, self.work = label, plan, work
+        self.depth, self.timeout, self.seeded_bug, self.report = depth, timeout, seeded_bug, report
+        self.shapes = shapes
+        self.routers = {node: router for node, _count, router in shapes}
+        self.tag = "".join(ch if ch.isalnum() else "_" for ch in label)
+        self.outcomes: list[Outcome] = []
+        self.axis = plan.config.interface == "axis"
+        if self.axis:                        # the AXI4-Stream interface (rtl/formal/axis_ni.py): one for every node
+            self.axis_params = axis_params(plan)
+            small = proof_params(self.axis_params)
+            self.interface = (f"interface (W = {small.payload_width}, queue {small.queue_depth}"
+                              + (", broadcast" if small.broadcast else "") + ")")
+
+    def done(self, o: Outcome) -> None:
+        self.outcomes.append(o)
+        self.report(o)
+
+    def run(self, jobs: int) -> list[Outcome]:
+        checked, bad = route_unit_mismatches(self.plan.routing)
+        self.done(Outcome(self.label, "all", "5 route units", "failed" if bad else "exhaustive",
+                          f"{checked} (node, header) and (source, destination) cases, amaranth.sim",
+                          failed=[repr(b) for b in bad[:5]]))
+        checks = [c for node, count, router in self.shapes for c in self.shape_checks(node, count, router)]
+        if self.axis:
+            checks += [(self.axis_check, f"{self.tag}_axis_{group}", group) for group in AXIS_GROUPS]
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
+            for future in as_completed([pool.submit(*c) for c in checks]):
+                self.done(future.result())
+        return self.outcomes
+
+    def shape_checks(self, node, count, router) -> list[tuple]:
+        """The structural checks of one router shape, done now; its solver checks, returned to be queued."""
+        shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
+        self.structural(shape, router)
+        name = f"{self.tag}_n{node}"
+        checks = [(self.arbiter, shape, f"{name}_arbiter{k}", positions, size)
+                  for k, (positions, size) in enumerate(arbiter_shapes(router))]
+        if router.pipeline:
+            checks.append((self.eject, shape, f"{name}_eject", router.flit_layout))
+        # with the invariants, every output's stream rule at once; for pdr one output at a time (its
+        # invariant for one output is far smaller than for all)
+        if has_invariants(router) and self.depth is None:
+            checks.append((self.group_check, shape, f"{name}_stream", node, "stream"))
+        else:
+            checks += [(self.group_check, shape, f"{name}_stream{o}", node, "stream", o) for o in range(router.num_ports)]
+        return checks + [(self.group_check, shape, f"{name}_{group}", node, group) for group in GROUPS if group != "stream"]
+
+    def structural(self, shape, router) -> None:
+        """Property 1's ready-independent-of-valid on the router, and with the interface the node's paths."""
+        deps = ready_dependencies(router, self.seeded_bug)
+        on_valid = sorted(name for name, d in deps.items() if "valid" in d)
+        on_payload = sorted(name for name, d in deps.items() if "payload" in d)
+        self.done(Outcome(self.label, shape, "1 input ready independent of valid", "failed" if on_valid else "proved",
+                          "structural: no combinational path valid -> ready (yosys cone)"
+                          + (f"; payload -> ready only on {', '.join(on_payload)}" if on_payload else ""),
+                          failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
+        if not self.axis:
+            return
+        for title, holds in node_paths(router, self.axis_params, self.seeded_bug).items():   # router + interface
+            source, sink = NODE_PATHS[title]
+            self.done(Outcome(self.label, shape, title, "proved" if holds else "failed",
+                              f"structural: no combinational path {source} -> {sink}, router + interface "
+                              "(yosys cone to flip-flops)",
+                              failed=[] if holds else [f"{title[2:]}: a combinational path {source} -> {sink}"]))
+
+    def eject(self, shape, name, layout) -> Outcome:
+        res = prove(EjectHarness(layout, self.seeded_bug), name, self.work, depth=INDUCTION_DEPTH)
+        return _outcome(self.label, shape, "2 conservation, ejection buffer to local_out", res,
                         f"k-induction ({INDUCTION_DEPTH} steps) with the invariants")
 
-    def arbiter(shape, name, positions, size):
-        res = prove(ArbiterHarness(positions, size, seeded_bug, pairwise=pipelined), name, work, depth=len(positions) + 2)
-        return _outcome(label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
+    def arbiter(self, shape, name, positions, size) -> Outcome:
+        harness = ArbiterHarness(positions, size, self.seeded_bug, pairwise=self.plan.config.pipeline)
+        res = prove(harness, name, self.work, depth=len(positions) + 2)
+        return _outcome(self.label, shape, f"4 bounded waiting, {len(positions)}-input arbiter", res, "k-induction")
 
-    def settle(harness, name, what, with_invariants=True):
+    def group_check(self, shape, name, node, group, output=None) -> Outcome:
+        router = self.routers[node]
+        title = GROUP_TITLES[group] + (" (fork sets)" if self.plan.broadcast is not None and group == "conservation" else "")
+        if output is not None:
+            title += " " + RouterHarness.output_name(output, router.local)
+
+        def harness(invariants):
+            return RouterHarness(self.plan, node, groups=(group,), local_free=group == "counters",
+                                 seeded_bug=self.seeded_bug, outputs=None if output is None else (output,),
+                                 invariants=invariants)
+        res, how = self.settle(harness, name, f"FIFO depth {self.plan.config.fifo_depth}", has_invariants(router))
+        return _outcome(self.label, shape, title, res, how)
+
+    def axis_check(self, name, group) -> Outcome:
+        def harness(invariants):
+            return AxisHarness(self.axis_params, (group,), self.seeded_bug, invariants)
+        res, how = self.settle(harness, name, "the interface alone")
+        return _outcome(self.label, self.interface, AXIS_TITLES[group], res, how)
+
+    def settle(self, harness, name, what, with_invariants=True):
         """``(result, how)`` of ``harness(invariants)``'s proof: k-induction with the invariants; where its step
         breaks (or without them) ABC's pdr, and BMC to :data:`FALLBACK_DEPTH` when pdr has no verdict in time;
         with ``depth``, BMC to that depth."""
-        if depth is not None:
-            return prove(harness(False), name, work, depth=depth, mode="bmc"), f"BMC depth {depth}, {what}"
+        work = self.work
+        if self.depth is not None:
+            return prove(harness(False), name, work, depth=self.depth, mode="bmc"), f"BMC depth {self.depth}, {what}"
         spent, note = 0.0, ""
         if with_invariants:
             res = prove(harness(True), name, work, depth=INDUCTION_DEPTH)
@@ -126,75 +206,14 @@ def prove_network(label: str, plan, shapes, workdir, *, depth: int | None = None
                 return res, f"k-induction ({INDUCTION_DEPTH} steps) with the invariants, {what}"
             # an induction step broke something (a seeded bug, or an invariant missing): pdr decides
             spent, note = res.seconds, f"; k-induction's step broke {', '.join(res.failed[:2])}"
-        res = prove(harness(False), name, work, engine="pdr", timeout=timeout)
+        res = prove(harness(False), name, work, engine="pdr", timeout=self.timeout)
         how = f"induction (ABC pdr), {what}{note}"
         if res.timed_out:
             spent += res.seconds
             res = prove(harness(False), f"{name}_bmc", work, depth=FALLBACK_DEPTH, mode="bmc")
-            how = f"BMC depth {FALLBACK_DEPTH}, {what} (pdr: no verdict in {timeout} s){note}"
+            how = f"BMC depth {FALLBACK_DEPTH}, {what} (pdr: no verdict in {self.timeout} s){note}"
         res.seconds += spent                 # the time spent is every attempt's
         return res, how
-
-    def group_check(shape, name, node, group, output=None):
-        title = GROUP_TITLES[group] + (" (fork sets)" if plan.broadcast is not None and group == "conservation" else "")
-        if output is not None:
-            title += " " + RouterHarness.output_name(output, shapes_by_node[node].local)
-
-        def harness(invariants):
-            return RouterHarness(plan, node, groups=(group,), local_free=group == "counters", seeded_bug=seeded_bug,
-                                 outputs=None if output is None else (output,), invariants=invariants)
-        res, how = settle(harness, name, fifo, has_invariants(shapes_by_node[node]))
-        return _outcome(label, shape, title, res, how)
-
-    axis = plan.config.interface == "axis"
-    if axis:                                 # the AXI4-Stream interface (rtl/formal/axis_ni.py): one for every node
-        from .axis_ni import AXIS_GROUPS, AXIS_TITLES, NODE_PATHS, AxisHarness, axis_params, node_paths, proof_params
-        params = axis_params(plan)
-        small = proof_params(params)
-        interface = (f"interface (W = {small.payload_width}, queue {small.queue_depth}"
-                     + (", broadcast" if small.broadcast else "") + ")")
-
-    def axis_check(name, group):
-        def harness(invariants):
-            return AxisHarness(params, (group,), seeded_bug, invariants)
-        res, how = settle(harness, name, "the interface alone")
-        return _outcome(label, interface, AXIS_TITLES[group], res, how)
-
-    checks, shapes_by_node = [], {node: router for node, _count, router in shapes}
-    pipelined = plan.config.pipeline
-    for node, count, router in shapes:
-        shape = f"node {node} ({router.num_ports} ports, {router.num_vcs} VC{'s' if router.num_vcs > 1 else ''}, {count} nodes)"
-        deps = ready_dependencies(router, seeded_bug)
-        on_valid = sorted(name for name, d in deps.items() if "valid" in d)
-        on_payload = sorted(name for name, d in deps.items() if "payload" in d)
-        done(Outcome(label, shape, "1 input ready independent of valid", "failed" if on_valid else "proved",
-                     "structural: no combinational path valid -> ready (yosys cone)"
-                     + (f"; payload -> ready only on {', '.join(on_payload)}" if on_payload else ""),
-                     failed=[f"{n}__ready depends on {n}__valid" for n in on_valid]))
-        checks += [(arbiter, shape, f"{tag}_n{node}_arbiter{k}", positions, size)
-                   for k, (positions, size) in enumerate(arbiter_shapes(router))]
-        if router.pipeline:
-            checks.append((eject, shape, f"{tag}_n{node}_eject", router.flit_layout))
-        # with the invariants, every output's stream rule at once; for pdr one output at a time (its
-        # invariant for one output is far smaller than for all)
-        if has_invariants(router) and depth is None:
-            checks.append((group_check, shape, f"{tag}_n{node}_stream", node, "stream"))
-        else:
-            checks += [(group_check, shape, f"{tag}_n{node}_stream{o}", node, "stream", o) for o in range(router.num_ports)]
-        checks += [(group_check, shape, f"{tag}_n{node}_{group}", node, group) for group in GROUPS if group != "stream"]
-        if axis:                             # the node as a whole: router and interface
-            for title, holds in node_paths(router, params, seeded_bug).items():
-                source, sink = NODE_PATHS[title]
-                done(Outcome(label, shape, title, "proved" if holds else "failed",
-                             f"structural: no combinational path {source} -> {sink}, router + interface "
-                             "(yosys cone to flip-flops)",
-                             failed=[] if holds else [f"{title[2:]}: a combinational path {source} -> {sink}"]))
-    if axis:
-        checks += [(axis_check, f"{tag}_axis_{group}", group) for group in AXIS_GROUPS]
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
-        for future in as_completed([pool.submit(*c) for c in checks]):
-            done(future.result())
-    return outcomes
 
 
 def _outcome(label, shape, prop, res, how) -> Outcome:

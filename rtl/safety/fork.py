@@ -83,8 +83,7 @@ class SafetyBroadcastFork(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n, model = self.n, self.model
-        dsl, d2 = model.startswith("DSL"), model.endswith("2")
+        n, dsl = self.n, self.model.startswith("DSL")
         lay = self.layout
         lo, lw = lay.offset("label")
         label_in = self.tag[lo:lo + lw]
@@ -99,26 +98,36 @@ class SafetyBroadcastFork(wiring.Component):
         m.d.comb += src_mode.eq(self.origin | handoff_in)
         L = Signal(n, name="L")
         m.d.comb += L.eq(Mux(src_mode, (1 << n) - 1, label_in))
+        after = self._after(m, L, src_mode & safe if dsl else None)
+        new_label = self._swapped(m, L, after) if self.model.endswith("2") else after
+        h, handoff_out = self._handoff(m, safe)
 
-        # before[k][j]: dimension j comes before k in the coordinate sequence
+        usable = ~self.nbr_faulty & ~self.link_faulty
+        m.d.comb += self.ports.eq(Mux(handoff_out, h, L & usable))
+        m.d.comb += self.keep.eq(~self.origin & (handoff_in | ~nocopy_in))
+        for k in range(n):
+            # the copy back to the originator of a hand-over (highest label bit, as Python) is nocopy
+            back = handoff_in & label_in[k] & ~label_in[k + 1:].any() if k + 1 < n else handoff_in & label_in[k]
+            word = Mux(handoff_out, Cat(Const(1 << k, n), Const(0, 1), Const(1, 1)),
+                       Cat(new_label[k], back, Const(0, 1)))
+            m.d.comb += self.new_tag[k].eq(word)
+        return m
+
+    def _after(self, m, L, order_when) -> list:
+        """``after[k]``: the dimensions of ``L`` that come after ``k`` in the coordinate sequence (nonascending
+        neighbour levels, ties to the lower dimension); with DSL, a safe source (``order_when``) takes the
+        partition order instead."""
+        n, dsl = self.n, order_when is not None
         lvl = [self.nbr_levels[k][k] if dsl else self.nbr_levels[k] for k in range(n)]
 
-        def lvl_before(j, k):              # nonascending levels, ties to the lower dimension
+        def lvl_before(j, k):
             return lvl[j] >= lvl[k] if j < k else lvl[j] > lvl[k]
 
         if dsl:
             use_order = Signal(name="use_order")           # a safe source splits in partition order
-            m.d.comb += use_order.eq(src_mode & safe)
-            rw = len(self.order[0])
-            rank = []
-            for dim in range(n):
-                r = Signal(rw, name=f"rank{dim}")
-                v = Const(0, rw)
-                for i in range(n):
-                    v = v | Mux(self.order[i] == dim, i, 0)
-                m.d.comb += r.eq(v)
-                rank.append(r)
-        after = []                                         # after[k]: dims of L that come after k
+            m.d.comb += use_order.eq(order_when)
+            rank = [self._rank(m, dim) for dim in range(n)]
+        after = []
         for k in range(n):
             bits = []
             for j in range(n):
@@ -132,30 +141,45 @@ class SafetyBroadcastFork(wiring.Component):
             a = Signal(n, name=f"after{k}")
             m.d.comb += a.eq(Cat(*bits))
             after.append(a)
+        return after
 
-        new_label = after
-        if d2:
-            # last two of cs are (a, b) iff a in L and after[a] == {b}; swap them when u^ab is
-            # non-faulty and reachable only through u^b
-            def via(a, b):
-                return ~self.nbr_faulty[a] & ~self.link_faulty[a] & ~self.rx_fault[a].links[b]
-            pair = {}
-            for a in range(n):
-                for b in range(n):
-                    if a != b:
-                        s = Signal(name=f"swap_{a}_{b}")
-                        m.d.comb += s.eq(L[a] & (after[a] == (1 << b)) & ~self.rx_nbrs[a][b]
-                                         & ~via(a, b) & via(b, a))
-                        pair[a, b] = s
-            new_label = []
-            for k in range(n):
-                is_a = Cat(*[pair[k, b] for b in range(n) if b != k]).any()
-                to_b = Cat(*[pair[a, k] if a != k else Const(0) for a in range(n)])
-                s = Signal(n, name=f"label{k}")
-                m.d.comb += s.eq(Mux(is_a, 0, Mux(to_b.any(), to_b, after[k])))
-                new_label.append(s)
+    def _rank(self, m, dim):
+        """The place of dimension ``dim`` in the partition order (DSL)."""
+        rw = len(self.order[0])
+        r = Signal(rw, name=f"rank{dim}")
+        v = Const(0, rw)
+        for i in range(self.n):
+            v = v | Mux(self.order[i] == dim, i, 0)
+        m.d.comb += r.eq(v)
+        return r
 
-        # hand-over at an unsafe origin: the lowest safe neighbour over a non-faulty link
+    def _swapped(self, m, L, after) -> list:
+        """SL2/DSL2: the last two of cs are (a, b) iff a in L and after[a] == {b}; swap them when u^ab is
+        non-faulty and reachable only through u^b."""
+        n = self.n
+
+        def via(a, b):
+            return ~self.nbr_faulty[a] & ~self.link_faulty[a] & ~self.rx_fault[a].links[b]
+        pair = {}
+        for a in range(n):
+            for b in range(n):
+                if a != b:
+                    s = Signal(name=f"swap_{a}_{b}")
+                    m.d.comb += s.eq(L[a] & (after[a] == (1 << b)) & ~self.rx_nbrs[a][b] & ~via(a, b) & via(b, a))
+                    pair[a, b] = s
+        new_label = []
+        for k in range(n):
+            is_a = Cat(*[pair[k, b] for b in range(n) if b != k]).any()
+            to_b = Cat(*[pair[a, k] if a != k else Const(0) for a in range(n)])
+            s = Signal(n, name=f"label{k}")
+            m.d.comb += s.eq(Mux(is_a, 0, Mux(to_b.any(), to_b, after[k])))
+            new_label.append(s)
+        return new_label
+
+    def _handoff(self, m, safe):
+        """Hand-over at an unsafe origin: the lowest safe neighbour over a non-faulty link (one-hot), and
+        whether this node hands over."""
+        n, dsl = self.n, self.model.startswith("DSL")
         cand = Signal(n, name="handoff_cand")
         m.d.comb += cand.eq(self.nbr_safe & ~self.link_faulty if dsl
                             else Cat(*[self.nbr_levels[k] == n for k in range(n)]) & ~self.link_faulty)
@@ -163,17 +187,7 @@ class SafetyBroadcastFork(wiring.Component):
         m.d.comb += h.eq(cand & -cand)
         handoff_out = Signal(name="handoff_out")
         m.d.comb += handoff_out.eq(self.origin & ~safe)
-
-        usable = ~self.nbr_faulty & ~self.link_faulty
-        m.d.comb += self.ports.eq(Mux(handoff_out, h, L & usable))
-        m.d.comb += self.keep.eq(~self.origin & (handoff_in | ~nocopy_in))
-        for k in range(n):
-            # the copy back to the originator of a hand-over (highest label bit, as Python) is nocopy
-            back = handoff_in & label_in[k] & ~label_in[k + 1:].any() if k + 1 < n else handoff_in & label_in[k]
-            word = Mux(handoff_out, Cat(Const(1 << k, n), Const(0, 1), Const(1, 1)),
-                       Cat(new_label[k], back, Const(0, 1)))
-            m.d.comb += self.new_tag[k].eq(word)
-        return m
+        return h, handoff_out
 
 
 def view_inputs(view) -> dict[str, int]:
