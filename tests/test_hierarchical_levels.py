@@ -236,8 +236,10 @@ def test_ccc_below_the_top_within_eq_14s_gap(levels, rel_level, rel, alpha):
     row = hm.row_levels(levels, alpha, 1.0, *finite_mu(levels))
     one, ccc, top = row["per_level"]
     assert math.isfinite(row["R_explicit"])
-    assert one["R"] == pytest.approx(one["R_explicit"], rel=1e-9) and top["R"] == pytest.approx(top["R_explicit"], rel=1e-9)
-    assert ccc["R"] == pytest.approx(ccc["R_explicit"], rel=rel_level) and row["R"] == pytest.approx(row["R_explicit"], rel=rel)
+    for p in (one, top):
+        assert p["R"] == pytest.approx(p["R_explicit"], rel=1e-9)
+    assert ccc["R"] == pytest.approx(ccc["R_explicit"], rel=rel_level)
+    assert row["R"] == pytest.approx(row["R_explicit"], rel=rel)
     assert (ccc["R"] == ccc["R_explicit"] == 0) == (alpha == 1.0)
 
 
@@ -296,7 +298,7 @@ def test_analyze_three_levels(capsys):
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["analyze", "hin", "--level1", "bh:1", "--level2", "ccc:9", "--level3", "bh:1"], "computed on the CCC, up to D_c = 8"),
+    (["analyze", "hin", "--level1", "bh:1", "--level2", "ccc:9", "--level3", "bh:1"], "on the CCC, up to D_c = 8"),
     (["analyze", "hin", "--level1", "bh:2", "--level2", "bh,cc", "--level3", "bh:2"], "--level2 is one network"),
     (["analyze", "hin", "--level1", "bh:8", "--level2", "bh:8", "--level3", "bh:2"], "at most 65536 nodes"),
     (["analyze", "hin", "--level4", "bh:2"], "--level4 needs --level3"),
@@ -337,15 +339,16 @@ def test_study_hin_levels_small():
 
 
 def test_the_pages_figures():
-    """docs/papers/hierarchical.md quotes the three-level analysis and the hin-levels study as the commands
-    print them."""
+    """docs/papers/hierarchical.md quotes the three-level analyses (BH and BR below the top) and the hin-levels
+    study as the commands print them."""
     from pathlib import Path
 
     from cubenoc.sim import sim_studies as St
     page = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "hierarchical.md").read_text()
-    hin = hm.row_levels((("BH", 4), ("BH", 4), ("BH", 4)), 0.8, 1.0, 3.0, 3.0)
-    assert (f"| {hin['network']} | {hin['L']} | {hin['P']:.4f} | {hin['LP_ratio']:.4f} | {hin['R']:.4f} | "
-            f"{hin['LR_ratio']:.4f} | {hin['P_bfs']:.4f} | {hin['R_explicit']:.4f} |") in page
+    for levels in ((("BH", 4), ("BH", 4), ("BH", 4)), (("BH", 2), ("BR", 8), ("BH", 4))):
+        hin = hm.row_levels(levels, 0.8, 1.0, 3.0, 3.0)
+        assert (f"| {hin['network']} | {hin['L']} | {hin['P']:.4f} | {hin['LP_ratio']:.4f} | {hin['R']:.4f} | "
+                f"{hin['LR_ratio']:.4f} | {hin['P_bfs']:.4f} | {hin['R_explicit']:.4f} |") in page
 
     def f(v, fmt):
         return "inf" if v is not None and math.isinf(v) else format(v, fmt)
