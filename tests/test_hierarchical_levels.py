@@ -12,6 +12,7 @@ import pytest
 from cubenoc.cli import main
 from cubenoc.sim.analysis import hierarchical_formulas as hf
 from cubenoc.sim.analysis import hierarchical_measure as hm
+from cubenoc.sim.analysis import interface_trips as it
 from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.deadlock import channel_dependency_graph, check_deadlock
 from cubenoc.sim.routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
@@ -143,7 +144,16 @@ def test_deadlock_free_with_the_up_vcs(levels, vcs, needs_up_vcs, monkeypatch):
 
 # ---- formulas against the explicit graph -------------------------------------------------------------------
 SMALL = [(("BH", 2), ("BH", 2), ("BH", 2)), (("BH", 2), ("BH", 2), ("BR", 6)), (("BH", 4), ("BH", 2), ("CC", 3)),
-         (("BH", 2), ("BH", 4), ("BH", 2), ("BH", 2))]
+         (("BH", 2), ("BH", 4), ("BH", 2), ("BH", 2)),
+         # BR, CC below the top (odd and even rings, the two-node ring's parallel links, CC clusters)
+         (("BH", 4), ("BR", 5), ("BH", 4)), (("BH", 2), ("BR", 6), ("CC", 3)), (("BH", 4), ("CC", 3), ("BH", 4)),
+         (("CC", 3), ("BR", 4), ("BH", 2)), (("BH", 2), ("BR", 2), ("BH", 2))]
+
+
+def finite_mu(levels) -> tuple[float, float]:
+    """(mu_CL, mu_NCL): every link below saturation at every alpha tested (the busiest at alpha 0)."""
+    q = hf.queueing_levels(levels, 0.0, 1.0, 1.0, 1.0)["levels"]
+    return 4.0, math.ceil(1.25 * max(max(x["rates"]) for x in q[1:]))
 
 
 @pytest.mark.parametrize("levels", SMALL, ids=hm.levels_name)
@@ -151,7 +161,7 @@ SMALL = [(("BH", 2), ("BH", 2), ("BH", 2)), (("BH", 2), ("BH", 2), ("BR", 6)), (
 def test_formulas_hold_on_the_explicit_graph(levels, alpha):
     """L = networkx's edge count; P = the locality-weighted networkx BFS mean (alpha in the level-1 cluster,
     self included, the rest uniform over the other clusters) and the routed mean, per level too; R =
-    Kleinrock on the explicit random shortest-path loads, per level too."""
+    Kleinrock on the explicit random shortest-path loads, per level too, every link below saturation."""
     t = hm.build_levels(levels)
     n, N = levels[0][1], t.num_nodes
     g = nx.MultiGraph()
@@ -171,10 +181,92 @@ def test_formulas_hold_on_the_explicit_graph(levels, alpha):
             per_level[t.port_level(node, hop.port) - 1] += w / N
             node, hdr = t.neighbor(node, hop.port)[0], hop.header
     assert hf.p_per_level(levels, alpha) == pytest.approx(per_level, abs=1e-12)
-    row = hm.row_levels(levels, alpha, 1.0, 4.0, 5.0)
-    assert row["R"] == pytest.approx(row["R_explicit"], rel=1e-9)
+    row = hm.row_levels(levels, alpha, 1.0, *finite_mu(levels))
+    assert math.isfinite(row["R_explicit"]) and row["R"] == pytest.approx(row["R_explicit"], rel=1e-9)
     for p in row["per_level"]:
         assert p["R"] == pytest.approx(p["R_explicit"], rel=1e-9) and p["L"] == p["L_count"]
+
+
+def trip_shares_by_networkx(net) -> list[float]:
+    """Per channel (node, port), the share of one trip between a uniform node (self included) and node 0, up
+    and down, a uniform choice among the shortest-path ports at every hop: networkx distances, pair by pair."""
+    g = nx.Graph()
+    g.add_edges_from((u, v) for u, _, v, _ in net.links())
+    dist, k = dict(nx.all_pairs_shortest_path_length(g)), net.num_nodes
+    load = {(u, p): 0.0 for u in net.nodes() for p in range(net.num_ports(u))}
+    for src, dst in [(x, 0) for x in range(k)] + [(0, y) for y in range(1, k)]:
+        mass = {src: 1 / k}
+        for step in range(dist[src][dst], 0, -1):
+            nxt = {}
+            for u, m in mass.items():
+                ports = [p for p in range(net.num_ports(u)) if dist[net.neighbor(u, p)[0]][dst] == step - 1]
+                for p in ports:
+                    load[u, p] += m / len(ports)
+                    nxt[net.neighbor(u, p)[0]] = nxt.get(net.neighbor(u, p)[0], 0.0) + m / len(ports)
+            mass = nxt
+    return sorted(load.values())
+
+
+@pytest.mark.parametrize("fam,k", [("BH", 2), ("BH", 8), ("BH", 32), ("BR", 2), ("BR", 3), ("BR", 4), ("BR", 7),
+                                   ("BR", 8), ("CC", 2), ("CC", 5), ("CCC", 8), ("CCC", 24)])
+def test_interface_trips_are_each_familys_share(fam, k):
+    """Below the top, each channel's share of the node<->interface trips: BH's are eq. (16)'s p(j) on the
+    j-level links; BR's, CC's closed forms and CCC's computed shares are networkx's per-hop uniform routing;
+    the channels are the level's 2 L, and the shares add up to one trip each way (2 P^0)."""
+    trips = it.interface_trips(fam, k)
+    if fam == "BH":
+        d = k.bit_length() - 1
+        assert trips == tuple((2 * hf.links_at_level(d, j), hf.p_j(d, j)) for j in range(1, d + 1))
+    want = trip_shares_by_networkx(hm.level_network(fam, k))
+    got = sorted(s for c, s in trips for _ in range(c))
+    assert got == pytest.approx(want, abs=1e-12)
+    assert sum(c for c, _ in trips) == 2 * hf.level_links(fam, k)
+    if fam != "CCC":                      # eq. (14)'s CCC term is not the CCC's distance (below)
+        assert sum(c * s for c, s in trips) == pytest.approx(2 * hf.p_to_interface(fam, k), abs=1e-12)
+
+
+@pytest.mark.parametrize("levels,rel_level,rel", [((("BH", 2), ("CCC", 8), ("BH", 2)), 0.08, 0.035),
+                                                  ((("BH", 2), ("CCC", 24), ("BH", 2)), 0.006, 0.002)])
+@pytest.mark.parametrize("alpha", [0.0, 0.55, 1.0])
+def test_ccc_below_the_top_within_eq_14s_gap(levels, rel_level, rel, alpha):
+    """A CCC below the top: its interface trips are exact (above), its across messages spread evenly over
+    eq. (14)'s mean distance as eq. (21) does on top, so its level's R is off by that approximation only
+    (measured at alpha 0, mu_NCL 11 and 31: the CCC(2) level -7.4 %, R -3.1 %; the CCC(3) level -0.5 %,
+    R -0.16 %); the other levels' R are exact."""
+    row = hm.row_levels(levels, alpha, 1.0, *finite_mu(levels))
+    one, ccc, top = row["per_level"]
+    assert math.isfinite(row["R_explicit"])
+    for p in (one, top):
+        assert p["R"] == pytest.approx(p["R_explicit"], rel=1e-9)
+    assert ccc["R"] == pytest.approx(ccc["R_explicit"], rel=rel_level)
+    assert row["R"] == pytest.approx(row["R_explicit"], rel=rel)
+    assert (ccc["R"] == ccc["R_explicit"] == 0) == (alpha == 1.0)
+
+
+@pytest.mark.parametrize("levels", [(("BH", 2), ("BR", 5), ("CC", 3)), (("CC", 3), ("BR", 5), ("BH", 2))])
+def test_delay_is_the_routers_own_where_shortest_paths_are_unique(levels):
+    """BH(1) or CC clusters, an odd ring, CC: one shortest path per pair, so the routers' routes are the
+    model's and R is Kleinrock on the routed loads. (With ties, e.g. BR(6), the routers send a whole trip
+    one way by node parity: BH(1)/BR(6)/CC(3) at alpha 0, mu 4/8 is 1.1288 routed against 1.0898.)"""
+    t, mu = hm.build_levels(levels), finite_mu(levels)
+    loads = hm.routed_loads(HierarchicalRouting(t), levels[0][1])
+    for alpha in (0.0, 0.55):
+        want = hm.kleinrock(loads, alpha, 1.0, *mu, t.num_nodes)["R"]
+        assert math.isfinite(want) and hf.queueing_levels(levels, alpha, 1.0, *mu)["R"] == pytest.approx(want, rel=1e-9)
+
+
+def test_br_below_the_top_simulated(capsys):
+    """`cubenoc simulate` at alpha 0.55, 0.1 flits/node/cycle: the mean hop count is P (the routes do not depend
+    on the load), and BH(2)/CC(5)/BH(2) is faster than BH(2)/BR(5)/BH(2) as R says."""
+    sim, formula = {}, {}
+    for fam in ("br", "cc"):
+        assert main(["simulate", f"hin:level1=bh:2,level2={fam}:5,level3=bh:2", "--traffic", "alpha", "--alpha",
+                     "0.55", "--rate", "0.1", "--warmup", "200", "--measure", "1000", "--json", "--quiet"]) == 0
+        sim[fam] = json.loads(capsys.readouterr().out)[0]
+        levels = (("BH", 4), (fam.upper(), 5), ("BH", 4))
+        formula[fam] = hf.queueing_levels(levels, 0.55, 0.1, 1.0, 1.0)["R"]
+        assert not sim[fam]["saturated"] and sim[fam]["hops_mean"] == pytest.approx(hf.p_levels(levels, 0.55), rel=0.03)
+    assert formula["cc"] < formula["br"] and sim["cc"]["network_latency_mean"] < sim["br"]["network_latency_mean"]
 
 
 def test_two_levels_are_the_papers_equations():
@@ -206,7 +298,7 @@ def test_analyze_three_levels(capsys):
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["analyze", "hin", "--level1", "bh:2", "--level2", "br:4", "--level3", "bh:2"], "BH below the top level"),
+    (["analyze", "hin", "--level1", "bh:1", "--level2", "ccc:9", "--level3", "bh:1"], "on the CCC, up to D_c = 8"),
     (["analyze", "hin", "--level1", "bh:2", "--level2", "bh,cc", "--level3", "bh:2"], "--level2 is one network"),
     (["analyze", "hin", "--level1", "bh:8", "--level2", "bh:8", "--level3", "bh:2"], "at most 65536 nodes"),
     (["analyze", "hin", "--level4", "bh:2"], "--level4 needs --level3"),
@@ -247,15 +339,16 @@ def test_study_hin_levels_small():
 
 
 def test_the_pages_figures():
-    """docs/papers/hierarchical.md quotes the three-level analysis and the hin-levels study as the commands
-    print them."""
+    """docs/papers/hierarchical.md quotes the three-level analyses (BH and BR below the top) and the hin-levels
+    study as the commands print them."""
     from pathlib import Path
 
     from cubenoc.sim import sim_studies as St
     page = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "hierarchical.md").read_text()
-    hin = hm.row_levels((("BH", 4), ("BH", 4), ("BH", 4)), 0.8, 1.0, 3.0, 3.0)
-    assert (f"| {hin['network']} | {hin['L']} | {hin['P']:.4f} | {hin['LP_ratio']:.4f} | {hin['R']:.4f} | "
-            f"{hin['LR_ratio']:.4f} | {hin['P_bfs']:.4f} | {hin['R_explicit']:.4f} |") in page
+    for levels in ((("BH", 4), ("BH", 4), ("BH", 4)), (("BH", 2), ("BR", 8), ("BH", 4))):
+        hin = hm.row_levels(levels, 0.8, 1.0, 3.0, 3.0)
+        assert (f"| {hin['network']} | {hin['L']} | {hin['P']:.4f} | {hin['LP_ratio']:.4f} | {hin['R']:.4f} | "
+                f"{hin['LR_ratio']:.4f} | {hin['P_bfs']:.4f} | {hin['R_explicit']:.4f} |") in page
 
     def f(v, fmt):
         return "inf" if v is not None and math.isinf(v) else format(v, fmt)

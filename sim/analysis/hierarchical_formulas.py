@@ -21,6 +21,7 @@ import math
 from cubenoc.errors import CubenocError, require_int
 
 from ..topology.hierarchical import ccc_dimension_for
+from .interface_trips import interface_trips, links_at_level, p_j  # noqa: F401  (p(j), eq. 16: hf.p_j)
 
 CODES = ("BH/BH", "BH/BR", "BH/CC", "BH/CCC")
 LEVEL2_OF = {"bh": "BH/BH", "br": "BH/BR", "cc": "BH/CC", "ccc": "BH/CCC"}
@@ -96,8 +97,8 @@ def level_distance(fam: str, k: int) -> float:
     if fam == "BH":
         m = level_size(fam, k)
         return m * 2 ** (m - 1) / (2 ** m - 1)
-    if fam == "BR":
-        return k ** 2 / (4 * (k - 1))
+    if fam == "BR":                      # eq. (10)'s term holds for an even ring (the paper's K = 2^(D-d));
+        return k ** 2 / (4 * (k - 1)) if k % 2 == 0 else (k + 1) / 4      # an odd ring's: (K+1)/4
     if fam == "CC":
         return 1.0
     dc = level_size(fam, k)
@@ -171,16 +172,6 @@ def r_bh(alpha: float, D: float, d: int, lam: float, mu_cl: float, mu_ncl: float
     return d / 2 * mm1(mu_cl, lam_cl) + (1 - alpha) * (D - d) * 2 ** (D - 1) / (2 ** D - 2 ** d) * mm1(mu_ncl, lam_ncl)
 
 
-def p_j(d: int, j: int) -> float:
-    """p(j): probability that an intercluster message crosses a given j-level link (Sec. III-B2)."""
-    return sum(math.comb(d, m) for m in range(j, d + 1)) / ((d - j + 1) * math.comb(d, j - 1) * 2 ** d)
-
-
-def links_at_level(d: int, j: int) -> int:
-    """(d-j+1) C(d, j-1): the j-level links of BH(d) (between distance j-1 and j from the interface)."""
-    return (d - j + 1) * math.comb(d, j - 1)
-
-
 def lam_ncl(code: str, alpha: float, d: int, k: int, lam: float) -> float:
     """lambda_link,NCL of Sec. III-B2/3 (every level-2 half-duplex link equally loaded)."""
     return across_rate(two_levels(code, d, k), 2, alpha, lam)
@@ -203,8 +194,9 @@ def queueing(code: str, alpha: float, d: int, k: int, lam: float, mu_cl: float, 
 # with q_h the share of intercluster messages whose top level is h, P_l^0 the mean distance of a level-l
 # node to the interface position 0 (self included: P_l (n_l - 1) / n_l, every level network here being
 # vertex-transitive; d/2 for BH(d)) and P_h the mean distance between different nodes; two levels: eq. (7).
-# Eqs (16)-(18) likewise: a BH level below the top carries its across messages evenly and the messages
-# leaving its cluster on the j-level links (p(j), eq. 16), so R sums the same per-level delays.
+# Eqs (16)-(18) likewise: a level below the top carries its across messages evenly and the trips leaving
+# and entering its cluster through position 0, each channel its share of them (BH: p(j), eq. 16; BR, CC,
+# CCC: :mod:`.interface_trips`), so R sums the same per-level delays.
 def level_nodes(levels) -> list[int]:
     """M_l: nodes in a level-l cluster, l = 0 (1 node) .. m (the network)."""
     out = [1]
@@ -268,29 +260,30 @@ def outbound_rate(levels, level: int, alpha: float, lam: float) -> float:
     return m[level] * (1 - alpha) * lam * (m[-1] - m[level]) / (m[-1] - m[1])
 
 
+def level_queue(levels, level: int, alpha: float, lam: float, mu: float) -> dict:
+    """One level's channel rates and delays (eq. 16 generalised): every channel carries the level's across
+    messages evenly and, below the top, its share s of the node<->interface trips (:func:`interface_trips`;
+    BH: p(j)), so rate = lambda'_j + lambda''_j = a + o s. Delta_avg is the mean channel delay (eq. 18's
+    Delta_Avg, Delta_NCL-Avg); Delta_up the delay of one trip, the mean of an up and a down trip
+    (Delta_CL-Avg); they are per channel, one direction of a link, as the explicit graph counts them."""
+    fam, k = levels[level - 1]
+    a, o = across_rate(levels, level, alpha, lam), outbound_rate(levels, level, alpha, lam)
+    channels = 2 * level_links(fam, k)
+    trips = interface_trips(fam, k) if level < len(levels) else ((channels, 0.0),)
+    rates = [a + o * s for _, s in trips]
+    delays = [mm1(mu, x) for x in rates]
+    d_avg = sum(c * x for (c, _), x in zip(trips, delays)) / channels
+    d_up = sum(c * s * x for (c, s), x in zip(trips, delays) if s) / 2
+    return {"rates": rates, "util": [x / mu for x in rates], "Delta_avg": d_avg, "Delta_up": d_up}
+
+
 def queueing_levels(levels, alpha: float, lam: float, mu_cl: float, mu_ncl: float) -> dict:
-    """Eqs (16)-(18) for any number of levels (above): per level the link rates (BH below the top: per
-    j-level, eq. 16), the mean link delay of its evenly spread messages (Delta_Avg / Delta_NCL-Avg), the
-    delay of one trip between a node and the interface (Delta_CL-Avg), the delay it adds to the mean
-    message (``R`` of the level), and R, eq. (17) generalised:
+    """Eqs (16)-(18) for any number of levels and any of BH, BR, CC, CCC at each (above): per level the
+    channel rates (:func:`level_queue`), the mean link delay of its evenly spread messages (Delta_Avg /
+    Delta_NCL-Avg), the delay of one trip between a node and the interface (Delta_CL-Avg), the delay it
+    adds to the mean message (``R`` of the level), and R, eq. (17) generalised:
     R = alpha R_1 + (1 - alpha) sum_h q_h [2 sum_(l<h) Delta_up_l + P_h Delta_avg_h]."""
-    out = []
-    for i, (fam, k) in enumerate(levels):
-        lv, mu = i + 1, (mu_cl if i == 0 else mu_ncl)
-        a, o = across_rate(levels, lv, alpha, lam), outbound_rate(levels, lv, alpha, lam)
-        below_top = lv < len(levels)
-        if below_top and fam != "BH":
-            raise CubenocError(f"the delay formulas take BH below the top level, level {lv} is {fam}")
-        if below_top:
-            d = level_size(fam, k)
-            rates = [a + o * p_j(d, j) for j in range(1, d + 1)]     # eq. (16): lambda'_j + lambda''_j
-            counts = [links_at_level(d, j) for j in range(1, d + 1)]
-            delays = [mm1(mu, x) for x in rates]
-            d_avg = sum(c * x for c, x in zip(counts, delays)) / level_links(fam, k)
-            d_up = sum(x * c * p_j(d, j) for j, (c, x) in enumerate(zip(counts, delays), start=1))
-        else:
-            rates, d_avg, d_up = [a], mm1(mu, a), 0.0
-        out.append({"rates": rates, "util": [x / mu for x in rates], "Delta_avg": d_avg, "Delta_up": d_up})
+    out = [level_queue(levels, i + 1, alpha, lam, mu_cl if i == 0 else mu_ncl) for i in range(len(levels))]
     q = top_level_shares(levels)
     for i, x in enumerate(out):             # the delay each level adds to the mean message, as p_per_level
         above = sum(q[i + 1:])
