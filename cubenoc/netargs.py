@@ -90,8 +90,9 @@ REFUSE_ESTIMATE, SAY_ESTIMATE = 3600.0, 30.0
 def check_size(spec, topology, routing, command: str, verilog: bool = True) -> float:
     """Refuse, before any work, a network that would take more than an hour to plan (and elaborate, with
     ``verilog``), and say the estimate on stderr when it is long (sim/network_plan.py ``plan_seconds``)."""
-    est = plan_seconds(topology, routing, verilog)
-    what = f"{spec}: {topology.num_nodes:,} nodes"
+    modules = own_router_modules(routing) if verilog else 0
+    est = plan_seconds(topology, routing, verilog, modules)
+    what = f"{spec}: {topology.num_nodes:,} nodes" + (", each router a module of its own" if modules else "")
     if est > REFUSE_ESTIMATE:
         raise CubenocError(f"{what}; {command} would take about {_duration(est)} here (every source/destination "
                            f"pair is walked{', every router elaborated' if verilog else ''}); it takes networks "
@@ -100,6 +101,16 @@ def check_size(spec, topology, routing, command: str, verilog: bool = True) -> f
         print(f"cubenoc {command}: {what}, expect about {_duration(est)} (a rough estimate from the size)",
               file=sys.stderr, flush=True)
     return est
+
+
+def own_router_modules(routing) -> int:
+    """How many routers are elaborated as a module of their own: every node's when the routing's RTL is not
+    node-generic (rtl/route/base.py), else none (0 too without Amaranth: the command then says what to install)."""
+    try:
+        from .rtl.route import rtl_for
+    except ImportError:
+        return 0
+    return 0 if rtl_for(routing).node_generic else routing.topology.num_nodes
 
 
 def _duration(seconds: float) -> str:

@@ -180,16 +180,21 @@ class NetworkPlan:
 #: measured on a busy 2-core machine (Q(8, 0) .. Q(10, 0): the walk 5-125 s, the Verilog ~0.1 s per router)
 WALK_SECONDS_PER_PAIR_HOP = 22e-6
 ELABORATE_SECONDS_PER_PORT = 0.01
+#: seconds per router module elaborated for one node alone (a routing whose RTL is not node-generic: anynet's
+#: tables above 4,096 entries), measured: `cubenoc generate` of the 7-cube's anynet file, 128 router modules,
+#: 253 s on a 2-core machine
+ROUTER_MODULE_SECONDS = 2.0
 
 
-def plan_seconds(topology, routing, verilog: bool = True) -> float:
+def plan_seconds(topology, routing, verilog: bool = True, router_modules: int = 0) -> float:
     """A rough estimate, from the node and port counts alone, of the time to plan the network (the walk of
     every pair: ``N^2`` pairs, about ``log2(N) / 2`` hops each) and, with ``verilog``, to elaborate every
-    router. Commands check it before starting (``cubenoc generate enhanced:n=16,k=0`` would take days)."""
+    router, ``router_modules`` of them each a module of its own. Commands check it before starting
+    (``cubenoc generate enhanced:n=16,k=0`` would take days)."""
     n = topology.num_nodes
     hops = max(1.0, math.log2(max(n, 2)) / 2)
     seconds = n * n * hops * WALK_SECONDS_PER_PAIR_HOP
     if verilog:
         ports = n * (topology.num_ports(0) + 1) * getattr(routing, "num_vcs", 1)
-        seconds += ports * ELABORATE_SECONDS_PER_PORT
+        seconds += ports * ELABORATE_SECONDS_PER_PORT + router_modules * ROUTER_MODULE_SECONDS
     return seconds

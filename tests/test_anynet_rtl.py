@@ -86,3 +86,25 @@ def test_route_units_of_a_large_network_are_one_rom_per_router(monkeypatch):
     assert not rtl_for(routing).node_generic
     checked, bad = route_unit_mismatches(routing)
     assert checked > 1000 and bad == []
+
+
+def test_generate_says_how_long_routers_of_their_own_take(tmp_path, capsys):
+    """A file whose routers are each a module of their own (the 7-cube: 128 x 2^7 table entries, above
+    GENERIC_ROM_ENTRIES) takes minutes to elaborate, and generate says so before it starts; the 5-cube's
+    routers share one module and nothing is said. The per-router term is what makes the difference."""
+    from cubenoc.netargs import SAY_ESTIMATE, check_size, own_router_modules
+    from cubenoc.sim.anynet_file import anynet_text
+    from cubenoc.sim.network_plan import plan_seconds
+    from cubenoc.sim.topology.hypercube import Hypercube
+    said = {}
+    for n in (5, 7):
+        path = tmp_path / f"q{n}.anynet"
+        path.write_text(anynet_text(Hypercube(n)))
+        spec = NetworkSpec.parse(f"anynet:file={path}")
+        topo, routing = spec.build("rtl")
+        check_size(spec, topo, routing, "generate")
+        said[n] = (own_router_modules(routing), plan_seconds(topo, routing), capsys.readouterr().err)
+    assert said[5][0] == 0 and said[5][2] == ""
+    modules, shared_estimate, err = said[7]
+    assert modules == 128 and shared_estimate < SAY_ESTIMATE
+    assert "128 nodes, each router a module of its own, expect about" in err and "minutes" in err
