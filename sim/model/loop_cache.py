@@ -16,7 +16,10 @@ def drop_stale_loops(loops, modules) -> None:
     compiles in memory)."""
     here = Path(__file__).parent
     stamp = hashlib.sha256(b"".join((here / f"{m}.py").read_bytes() for m in modules)).hexdigest()
-    path = Path(loops[0]._cache._cache_path) / "kernel.stages"
+    folder = getattr(getattr(loops[0], "_cache", None), "_cache_path", None)   # numba's (private) cache object
+    if folder is None or not all(hasattr(getattr(run, "_cache", None), "flush") for run in loops):
+        return                  # a numba that keeps it elsewhere: nothing to flush here, the loops still run
+    path = Path(folder) / "kernel.stages"
     if path.is_file() and path.read_text() == stamp:
         return
     try:
