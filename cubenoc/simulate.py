@@ -52,8 +52,8 @@ def add_arguments(p) -> None:
     add(loads, "rate", note="(one point; default 0.1)")
     add(loads, "sweep")
     m = p.add_argument_group("method")
-    add(m, "warmup", default=1000)
-    add(m, "measure", default=5000)
+    add(m, "warmup", default=1000, note="(default 1000; with --trace 0)")
+    add(m, "measure", default=5000, note="(default 5000; with --trace, up to the trace's last packet)")
     add(m, "drain", default=5000)
     add(m, "seed", default=1, note="of the traffic")
     m.add_argument("--per-source", action="store_true",

@@ -203,6 +203,8 @@ def test_the_trace_window_knows_the_method_defaults():
     p = build_parser("simulate")._commands["simulate"]
     defaults = {a.dest: a.default for a in p._actions}
     assert {k: defaults[k] for k in simulate._DEFAULT_WINDOW} == simulate._DEFAULT_WINDOW
+    helps = {a.dest: a.help for a in p._actions}
+    assert all("with --trace" in helps[k] and f"default {v}" in helps[k] for k, v in simulate._DEFAULT_WINDOW.items())
 
 
 @pytest.mark.parametrize("text, extra, words", [
