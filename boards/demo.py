@@ -136,12 +136,15 @@ class DemoTop(wiring.Component):
     ``blink`` (all three on one LED: blinks at 1 Hz while packets arrive, at 4 Hz from the first error on,
     steady on when the network stalls) and ``tx`` (UART line)."""
 
+    def __new__(cls, plan, *args, safety: bool = False, **kwargs):
+        if safety:
+            safety_dimension(plan.topology)      # refused before the object exists: no "never used" warning
+        return super().__new__(cls, src_loc_at=1)
+
     def __init__(self, plan, *, clk_freq: float, rate: int = 64, baud: int = 115200, report_period: float = 1.0,
                  safety: bool = False, debounce_cycles: int | None = None):
         topology = plan.topology
-        self._MustUse__silence = True            # no "never used" warning when refused here
-        n_safety = safety_dimension(topology) if safety else None      # refuse before building anything
-        self._MustUse__silence = False
+        n_safety = safety_dimension(topology) if safety else None
         self.system = TrafficSystem(plan, rate=rate, count_packets=False)   # network-wide totals only (area)
         payload_width = self.system.payload_width
         self.clk_freq = float(clk_freq)

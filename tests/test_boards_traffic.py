@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The board demo's traffic generators/checkers, UART reporter and divider (amaranth.sim)."""
 from __future__ import annotations
 

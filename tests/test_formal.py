@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """Formal proofs with SymbiYosys from pip (rtl/formal/, docs/formal.md): the round-robin arbiter of every
 output is fair for every request sequence (k-induction), and a seeded bug makes the proof fail with a
 counterexample trace that names the broken property."""

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The router's composition (rtl/router/router.py): every unit is built from its own parameters, which the
 Router derives from its config and plan, and the input unit picks the route stage they call for. Each unit's
 behaviour against the model's matching phase is in its own file: tests/test_unit_source.py, test_unit_input.py,
@@ -48,7 +49,6 @@ def test_router_derives_each_units_parameters(topo, routing, config, stage):
     """The Router gives each input the stage its config calls for (a fork unit with broadcast, lookahead units
     with per-output queues), and the units elaborate from those parameters alone."""
     r = Router(plan_of(topo, routing(topo), config), 0)
-    r._MustUse__silence = True
     src = r.source_params()
     assert isinstance(src, SourceParams) and src.num_nodes == topo.num_nodes and src.drop_own_node == (not config.loopback)
     for port in range(r.num_ports):

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """One router under amaranth.sim: head-on contention, round-robin order, wormhole lock, source interface.
 
 The cycle numbers are docs/router.md's: a flit written into an input FIFO at the edge ending cycle t is
@@ -141,7 +142,6 @@ def test_crossbar_pruned_to_allowed_turns():
     (the router's allowed matrix is the walk's turns, sim/routing/turns.py)."""
     topo = EnhancedHypercube(4, 0)
     router = Router(plan_of(topo, EcubeRouting(topo)), 3)
-    router._MustUse__silence = True                      # inspected, not simulated
     turns = turns_at(router.routing, 3)
     m = [[(i, o) in turns for o in range(topo.n + 2)] for i in range(topo.n + 2)]
     assert router.allowed == m

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The safety-level broadcast fork unit (rtl/safety/fork.py) in amaranth.sim against
 ``sim.broadcast.safety.fork`` (Wu Sec. 2.2): on every fault set of up to 2 faults (n = 3, 4) and
 random larger node/link/mixed sets (n = 4, 5), for every node and every tag that occurs in a real
@@ -262,8 +263,6 @@ def test_bad_parameters():
         SafetyBroadcastFork(1, "SL1")
     unit = SafetyLevelUnit(3, ("SL1", "DSL1"))
     forks = {m: SafetyBroadcastFork(3, m) for m in ("SL1", "SL2", "DSL1")}
-    for x in (unit, *forks.values()):
-        x._MustUse__silence = True          # built only to be refused
     with pytest.raises(CubenocError, match="needs nbr_safe"):
         connect(forks["DSL1"], unit, nbr_faulty=Signal(3))
     with pytest.raises(CubenocError, match="needs nbr_faulty"):
