@@ -264,3 +264,13 @@ def test_imports_inside_functions_only_keep_a_lazy_module_unloaded():
     _, _, local = _shape()
     assert not [(where, targets) for where, targets, lazy in local if not lazy], "import it at the module's top"
     assert len(local) <= LOCAL_IMPORTS
+
+
+def test_no_private_amaranth_attribute():
+    """Amaranth's name-mangled internals (its MustUse class's used and silence flags) appear nowhere, in the
+    library or its tests: a "never used" warning is silenced by Amaranth's public first-line linter comment,
+    by elaborating the object, or by refusing before it exists."""
+    mangled = "_" + "MustUse__"                    # split, so this file does not name it
+    found = [str(p.relative_to(ROOT)) for p in [*modules().values(), *(ROOT / "tests").glob("*.py")]
+             if mangled in p.read_text()]
+    assert found == []
