@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """RouterConfig: one home for the router's options, one legality table, one map from specs and flags, and
 each target's default (sim/router_config.py)."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The round-robin arbiter (rtl/router/arbiter.py) in amaranth.sim against the model's ``rr_pick`` (the pointer
 moved past each winner on ``next``, onto it on ``keep``; the pairwise arbiter of the pipelined router moves past
 every grant) and the weighted (fair) arbiter against ``wrr_after`` (sim/model/phases.py), on hypothesis

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The input FIFO unit (rtl/router/fifo.py) against a Python reference queue and against the model's FIFO
 (``fifo_push``/``fifo_pop`` in sim/model/phases.py: the head register ``first`` and the D - 1 words behind
 it), cycle by cycle (amaranth.sim, hypothesis over written words, write and pop patterns): not-full ``w_rdy``
