@@ -59,15 +59,21 @@ def _density(ax, rows: list[dict], name: str) -> None:
     ax.set_ylabel("traffic density (messages per link per unit time)")
 
 
+def _queueing(ax, rs, x: str, paper: str | None, label: str) -> None:
+    """The three queueing delays of the hierarchical studies against ``x``: the paper's formula (labelled
+    ``paper``; none when None), M/M/1 on our routes, simulated."""
+    if paper:
+        ax.plot(*_series(rs, x, "Q_paper"), "-", label=paper)
+    ax.plot(*_series(rs, x, "Q_model"), ":", label=f"{label}: M/M/1 on our routes + ports")
+    ax.plot(*_series(rs, x, "Q_sim"), "o--", label=f"{label}: simulated")
+
+
 def _alpha_curves(ax, rows: list[dict], name: str) -> None:
     """Queueing delay against locality alpha (Dandamudi and Eager Figs. 8a, 9a; Fig. 12 scaled)."""
     keys = ["network", "routing"] if name == "fig12-scaled" else ["network"]
     for key, rs in _group(rows, keys).items():
-        lbl = " ".join(map(str, key))
-        if name != "fig12-scaled" or key[1] == "ecube":
-            ax.plot(*_series(rs, "alpha", "Q_paper"), "-", label=f"{key[0]}: paper, M/M/1 formula")
-        ax.plot(*_series(rs, "alpha", "Q_model"), ":", label=f"{lbl}: M/M/1 on our routes + ports")
-        ax.plot(*_series(rs, "alpha", "Q_sim"), "o--", label=f"{lbl}: simulated")
+        paper = f"{key[0]}: paper, M/M/1 formula" if name != "fig12-scaled" or key[1] == "ecube" else None
+        _queueing(ax, rs, "alpha", paper, " ".join(map(str, key)))
     ax.set_xlabel("alpha (locality)")
     ax.set_ylabel("queueing delay (cycles)")
 
@@ -76,9 +82,7 @@ def _size_curves(ax, rows: list[dict], name: str) -> None:
     """Queueing delay against network size (Figs. 8b, 9b), the paper's R on the right axis."""
     ax2 = ax.twinx()
     for key, rs in _group(rows, ["d"]).items():
-        ax.plot(*_series(rs, "log2N", "Q_paper"), "-", label=f"d = {key[0]}: paper's formula at our lambda")
-        ax.plot(*_series(rs, "log2N", "Q_model"), ":", label=f"d = {key[0]}: M/M/1 on our routes + ports")
-        ax.plot(*_series(rs, "log2N", "Q_sim"), "o--", label=f"d = {key[0]}: simulated")
+        _queueing(ax, rs, "log2N", f"d = {key[0]}: paper's formula at our lambda", f"d = {key[0]}")
         ax2.plot(*_series(rs, "log2N", "R_paper_own_lambda"), "x-." if key[0] == 3 else "+-.", color="grey",
                  label=f"d = {key[0]}: paper, R at lambda = 1 (right axis, time units)")
     ax.set_xlabel("log2 N")

@@ -30,6 +30,7 @@ from ..routing.hierarchical import HierarchicalRouting
 from ..topology.base import Topology
 from ..topology.hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
 from ..topology.hypercube import Hypercube
+from .channel_fluid import Channels, fluid_to
 from .hierarchical_formulas import (INF, exists, l_bh, l_hin, l_levels, level2_size, level_size, lp_ratio, lr_ratio,
                                     p_bh, p_hin, p_levels, p_per_level, queueing, queueing_levels, r_bh)
 
@@ -59,43 +60,6 @@ def build(code: str | None, d: int, k: int, replication: int = 1) -> Topology:
     if code is None:
         return Hypercube(d + k.bit_length() - 1)
     return Hierarchical(Hypercube(d), level2_network(code, k), replication=replication)
-
-
-class Channels:
-    """Directed channels ``(u, port) -> v`` as numpy arrays, with the level-2 flag."""
-
-    def __init__(self, topo: Topology, d: int):
-        u, p, v, ncl = [], [], [], []
-        for node in topo.nodes():
-            for port in range(topo.num_ports(node)):
-                far = topo.neighbor(node, port)
-                if far is not None:
-                    u.append(node), p.append(port), v.append(far[0])
-                    ncl.append(topo.is_level2_port(node, port) if isinstance(topo, Hierarchical) else port >= d)
-        self.u, self.p, self.v = np.array(u), np.array(p), np.array(v)
-        self.ncl = np.array(ncl, dtype=bool)
-        self.index = {(a, b): i for i, (a, b) in enumerate(zip(u, p))}
-        self.n_nodes = topo.num_nodes
-
-    def bfs(self, src: int) -> np.ndarray:
-        if not hasattr(self, "_nbr"):
-            deg = np.bincount(self.u, minlength=self.n_nodes)
-            nbr = np.full((self.n_nodes, max(1, int(deg.max()))), -1, dtype=np.int64)
-            order = np.argsort(self.u, kind="stable")
-            slot = np.arange(len(order)) - np.searchsorted(self.u[order], self.u[order])
-            nbr[self.u[order], slot] = self.v[order]
-            self._nbr = nbr
-        dist = np.full(self.n_nodes, -1, dtype=np.int64)
-        dist[src] = 0
-        frontier, level = np.array([src]), 0
-        while frontier.size:
-            level += 1
-            nxt = self._nbr[frontier].ravel()
-            nxt = nxt[nxt >= 0]
-            nxt = np.unique(nxt[dist[nxt] < 0])
-            dist[nxt] = level
-            frontier = nxt
-        return dist
 
 
 def pair_weight(same_cluster: bool, n: int, k: int) -> tuple[float, float]:
@@ -157,19 +121,10 @@ def random_routing_loads_on(topo: Topology, n: int) -> tuple[np.ndarray, np.ndar
     ch = Channels(topo, n.bit_length() - 1)
     loads = np.zeros((len(ch.u), 2))
     for t in topo.nodes():
-        dist = ch.bfs(t)
-        down = dist[ch.v] == dist[ch.u] - 1
-        cnt = np.bincount(ch.u[down], minlength=topo.num_nodes)
         flow = weights(topo.num_nodes, n, t)
         flow[t] = 0.0
-        edges = np.nonzero(down)[0]
-        lvl = dist[ch.u[edges]]
-        for level in range(int(dist.max()), 0, -1):
-            e = edges[lvl == level]
-            share = flow[ch.u[e]] / cnt[ch.u[e], None]
-            loads[e] += share
-            np.add.at(flow, ch.v[e], share)
-    return loads[:, 0] * 1.0, loads[:, 1] * 1.0, ch
+        loads += fluid_to(ch, ch.bfs(t), flow)
+    return loads[:, 0], loads[:, 1], ch
 
 
 def routed_loads(routing, n: int, select=None, symmetric: bool = False) -> tuple[np.ndarray, np.ndarray, "Channels"]:

@@ -17,7 +17,7 @@ counts add up to 2 L (both directions of every link) and ``sum(channels * s) = 2
   node parity, the same per-link total): ``(4, (k + 1 - 2j) / (2k))``, and for odd k the far link none.
 * CC(k): the k-1 links at position 0 carry 1/k each way, the others none.
 * CCC(D_c): no closed form here: the shares computed on the CCC by the same per-hop fluid as the
-  explicit graph (:func:`fluid_trips`, up to D_c = 8).
+  explicit graph (:func:`fluid_trips`, :mod:`.channel_fluid`; up to D_c = 8).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from cubenoc.errors import CubenocError
 
 from ..topology.base import Topology
 from ..topology.hierarchical import CubeConnectedCycles, ccc_dimension_for
+from .channel_fluid import Channels, fluid_to
 
 FLUID_MAX_NODES = 2048          # CCC(8): a BFS per destination stays well under a second
 
@@ -71,46 +72,12 @@ def classes(shares: np.ndarray) -> tuple[tuple[int, float], ...]:
 
 
 def fluid_trips(net: Topology) -> np.ndarray:
-    """Per channel of :func:`channels`, the share of one up trip plus one down trip between a uniform node
-    (self included) and node 0, each hop a uniform choice among the ports on a shortest path."""
-    u, v = channels(net)
-    k = net.num_nodes
-    load = push(u, v, bfs(u, v, k, 0), np.full(k, 1 / k))                    # up: every node to 0
+    """Per channel of :class:`~.channel_fluid.Channels`, the share of one up trip plus one down trip between a
+    uniform node (self included) and node 0, each hop a uniform choice among the ports on a shortest path."""
+    ch, k = Channels(net, 0), net.num_nodes
+    load = fluid_to(ch, ch.bfs(0), np.full(k, 1 / k))                        # up: every node to 0
     for y in range(1, k):                                                     # down: 0 to every node
         start = np.zeros(k)
         start[0] = 1 / k
-        load += push(u, v, bfs(u, v, k, y), start)
-    return load
-
-
-def channels(net: Topology) -> tuple[np.ndarray, np.ndarray]:
-    """The directed channels ``u -> v`` of ``net``, every node's connected ports in order."""
-    ends = [(a, far[0]) for a in net.nodes() for p in range(net.num_ports(a))
-            if (far := net.neighbor(a, p)) is not None]
-    return np.array([a for a, _ in ends]), np.array([b for _, b in ends])
-
-
-def bfs(u: np.ndarray, v: np.ndarray, k: int, root: int) -> np.ndarray:
-    """Hop distances to ``root`` (the links are bidirectional)."""
-    dist = np.full(k, -1)
-    dist[root], frontier, level = 0, np.array([root]), 0
-    while frontier.size:
-        level += 1
-        nxt = np.unique(v[np.isin(u, frontier)])
-        frontier = nxt[dist[nxt] < 0]
-        dist[frontier] = level
-    return dist
-
-
-def push(u: np.ndarray, v: np.ndarray, dist: np.ndarray, flow: np.ndarray) -> np.ndarray:
-    """Per-channel load of ``flow`` (per node) moving to the root of ``dist``, split evenly at every node
-    among its channels one hop closer."""
-    flow, load = flow.astype(float).copy(), np.zeros(len(u))
-    closer = dist[v] == dist[u] - 1
-    fan = np.bincount(u[closer], minlength=len(dist))
-    for level in range(int(dist.max()), 0, -1):
-        e = np.nonzero(closer & (dist[u] == level))[0]
-        share = flow[u[e]] / fan[u[e]]
-        load[e] += share
-        np.add.at(flow, v[e], share)
+        load += fluid_to(ch, ch.bfs(y), start)
     return load
