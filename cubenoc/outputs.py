@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .errors import CubenocError
+from .errors import CubenocError, require_modules
 
 
 #: ``--quiet``: nothing but errors and the output asked for (set by cubenoc/cli.py)
@@ -56,7 +56,8 @@ def writable_file(path, option: str) -> Path | None:
 
 def plot_file(path, option: str = "--plot") -> Path | None:
     """``path`` for a matplotlib figure: its suffix names a format matplotlib writes (png, pdf, svg ...),
-    and it can be written (:func:`writable_file`). Checked before the run, not when the plot is drawn."""
+    and it can be written (:func:`writable_file`). Checked before the run, not when the plot is drawn.
+    matplotlib is the ``[plot]`` extra: without it, the command is refused in one line naming it."""
     if path is None:
         return None
     from matplotlib.backend_bases import FigureCanvasBase
@@ -73,6 +74,7 @@ def report_file(path, option: str = "--report") -> Path | None:
     """``path`` for an HTML page: it ends in .html or .htm and can be written (:func:`writable_file`)."""
     if path is None:
         return None
+    require_modules("plot", "matplotlib")           # the page's pictures: refused before the run, not after
     suffix = Path(path).suffix.lower()
     if suffix not in (".html", ".htm"):
         raise CubenocError(f"{option} {path}: the file name must end in .html (an HTML page)"

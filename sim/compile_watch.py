@@ -9,6 +9,8 @@ import time
 
 from tqdm import tqdm
 
+from .model import kernel
+
 
 class CompileWatch:
     """While a sweep runs: every second, the progress bar says what is going on, so no step is silent. When
@@ -42,7 +44,6 @@ class CompileWatch:
         return done
 
     def _tick(self) -> None:
-        from .model import kernel
         loops = [getattr(kernel, n) for n in dir(kernel) if n.startswith("run_")]
         start = None
         while not self._stop.wait(1.0):

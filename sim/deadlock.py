@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from .broadcast.fork import fork_entry
+from .dependency_graph import DependencyGraph
 from .routing.base import RoutingFunction
 from .routing.facts import pair_dependencies, route_facts
 
@@ -45,7 +44,7 @@ class DeadlockReport:
         return head + f"cycle of length {len(self.cycle)}: " + " -> ".join(name(c) for c in self.cycle)
 
 
-def channel_dependency_graph(routing: RoutingFunction, pairs=None) -> nx.DiGraph:
+def channel_dependency_graph(routing: RoutingFunction, pairs=None) -> DependencyGraph:
     """The dependency graph over every (src, dst) pair (or the given ``pairs``): the channels and
     dependencies of the one walk of every pair (sim/routing/facts.py)."""
     if pairs is None:
@@ -53,26 +52,18 @@ def channel_dependency_graph(routing: RoutingFunction, pairs=None) -> nx.DiGraph
         channels, deps = facts.channels, facts.dependencies
     else:
         channels, deps = pair_dependencies(routing, pairs)
-    g = nx.DiGraph()
-    g.add_nodes_from(sorted(channels))
-    g.add_edges_from(sorted(deps))
-    return g
+    return DependencyGraph(sorted(channels), sorted(deps))
 
 
 def check_deadlock(routing: RoutingFunction, pairs=None) -> DeadlockReport:
     """Build the dependency graph and report one cycle if there is any."""
     g = channel_dependency_graph(routing, pairs)
-    try:
-        cyc = nx.find_cycle(g)
-        cycle = [u for u, _v in cyc]
-    except nx.NetworkXNoCycle:
-        cycle = None
     return DeadlockReport(routing.name, repr(routing.topology), routing.num_vcs,
-                          g.number_of_nodes(), g.number_of_edges(), cycle)
+                          g.number_of_nodes(), g.number_of_edges(), g.find_cycle())
 
 
 # ---- broadcast forks (docs/router.md "Broadcast and multicast") -----------------------------------
-def broadcast_dependency_graph(routing: RoutingFunction, alg, pairs=None) -> nx.DiGraph:
+def broadcast_dependency_graph(routing: RoutingFunction, alg, pairs=None) -> DependencyGraph:
     """The unicast dependency graph plus the fork edges of ``alg`` from every source: a broadcast
     copy that arrived over channel ``c`` waits (holding ``c``'s buffer) until every branch ``d`` it
     forks onto is free and empty, so ``c -> d`` for each branch. The router acquires all branches at
@@ -106,9 +97,5 @@ def broadcast_dependency_graph(routing: RoutingFunction, alg, pairs=None) -> nx.
 def check_broadcast_deadlock(routing: RoutingFunction, alg, pairs=None) -> DeadlockReport:
     """:func:`check_deadlock` for a network whose routers also fork ``alg``'s broadcasts."""
     g = broadcast_dependency_graph(routing, alg, pairs)
-    try:
-        cycle = [u for u, _v in nx.find_cycle(g)]
-    except nx.NetworkXNoCycle:
-        cycle = None
     return DeadlockReport(f"{routing.name}+{alg.name}", repr(routing.topology), routing.num_vcs,
-                          g.number_of_nodes(), g.number_of_edges(), cycle)
+                          g.number_of_nodes(), g.number_of_edges(), g.find_cycle())

@@ -31,6 +31,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from .broadcast.fork import broadcast_turns, check_broadcast
+from .deadlock import check_broadcast_deadlock, check_deadlock
 from .model.word import PORT_BITS
 from .router_config import RouterConfig
 from .routing.base import hop_limit, is_adaptive
@@ -156,7 +157,6 @@ class NetworkPlan:
 
     def deadlock(self):
         """The deadlock check's report (sim/deadlock.py) for these routers, broadcast forks included."""
-        from .deadlock import check_broadcast_deadlock, check_deadlock
         if self.broadcast is not None:
             return check_broadcast_deadlock(self.routing, self.broadcast)
         return check_deadlock(self.routing)

@@ -39,7 +39,8 @@ import numpy as np
 from .analysis import enhanced_formulas as E, hierarchical_formulas as H, hierarchical_measure as HM
 from .router_config import RouterConfig
 from .routing.hierarchical import LeastUsedSelector
-from .simulator import SimConfig, build_network, simulate_point
+from .simulator import SimConfig, build_network, model_for, release_models as release, simulate_point
+from .symmetric_tables import symmetry_of
 
 
 # ---- Tzeng & Wei: traffic density per link class ---------------------------------------------------------
@@ -89,7 +90,6 @@ def _measured(spec: str, rate: float, cfg: SimConfig):
     named by its network, traffic and load."""
     if keep_points is None:
         return simulate_point(spec, rate, cfg)
-    from .simulator import model_for
     p = simulate_point(spec, rate, SimConfig(**{**cfg.__dict__, "detail": True}))
     args = ", ".join(f"{k} {cfg.traffic_args[k]:g}" for k in _TRAFFIC_KEYS.get(cfg.traffic, ())
                      if cfg.traffic_args.get(k) is not None)
@@ -159,7 +159,6 @@ def hin_delay(code: str | None, d: int, K: int, alpha: float, lam: float, mu_cl:
 def _our_loads(topo, routing_fn, n: int):
     """Per-channel loads of our deterministic routing, from the orbit representatives where the model's
     XOR symmetry holds."""
-    from .symmetric_tables import symmetry_of
     return HM.routed_loads(routing_fn, n, symmetric=symmetry_of(topo, routing_fn) is not None)
 
 
@@ -229,7 +228,6 @@ def hin_replication(ratios=(1, 2, 3, 4), d: int = 3, K: int = 8, alpha: float = 
         loads = None if one is None else HM.split_lanes(one, 2 ** d, i)
         p = hin_delay(code, d, K, alpha, lam, mu_cl, i * mu_cl, loads=loads, **kw)
         if release_models:
-            from .simulator import release_models as release
             release()
         p.update({"simulated": True, **_lr(code, d, K, i, p, ref)})
         out.append(p)

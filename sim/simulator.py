@@ -55,10 +55,12 @@ from .compile_watch import CompileWatch
 from .load_point import PointResult, SimConfig, run_point, stream_span, why_empty
 from .model.anynet import anynet_model
 from .model.ecube import ecube_model
-from .model.stream import walk_routes  # noqa: F401 (re-exported: channel loads of known routes)
+from .model.network import NetworkModel
+from .model.stream import StreamRun, hist_percentile, walk_routes  # noqa: F401 (walk_routes re-exported: channel loads of known routes)
 from .network_plan import plan_of
 from .plotting import pyplot
 from .router_config import RouterConfig
+from .symmetric_tables import symmetric_model, symmetry_of
 from .traffic import BernoulliSource, LengthDist, Recorder, TraceSource, check_rate, make_pattern
 
 
@@ -78,8 +80,6 @@ def build_network(spec) -> tuple:
 
 @lru_cache(maxsize=8)
 def _model(spec: str, config: RouterConfig):
-    from .model.network import NetworkModel
-    from .symmetric_tables import symmetric_model, symmetry_of
     topo, routing, label = build_network(spec)
     plan = plan_of(topo, routing, config)
     if config.queues != "fifo" or config.pipeline:   # per-output queues, pipelined (docs/router.md): the plain tables
@@ -116,7 +116,6 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
     ``record`` every packet offered is also written to that file. The run is streamed
     (:class:`~.model.stream.StreamRun`): traffic is generated ``span`` cycles at a time. ``progress``: a
     tqdm bar over the simulated node-cycles when the point is long (over 10^8 of them)."""
-    from .model.stream import StreamRun, hist_percentile
     cfg = (cfg or SimConfig()).check()
     lengths = LengthDist.parse(cfg.length)
     model, label = model_for(spec, cfg.router)

@@ -104,9 +104,11 @@ def reaches_origin(rule_net) -> bool:
     channel into node 0."""
     r = Level2Routing(rule_net)
     cdg = channel_dependency_graph(r)
-    out0 = [c for c in cdg if c[0] == 0]
-    into0 = {c for c in cdg if rule_net.neighbor(c[0], c[1])[0] == 0}
-    return any(into0 & (nx.descendants(cdg, c) | {c}) for c in out0)
+    g = nx.DiGraph(cdg.edges)
+    g.add_nodes_from(cdg)
+    out0 = [c for c in g if c[0] == 0]
+    into0 = {c for c in g if rule_net.neighbor(c[0], c[1])[0] == 0}
+    return any(into0 & (nx.descendants(g, c) | {c}) for c in out0)
 
 
 @pytest.mark.parametrize("net,found", [(Hypercube(3), False), (CompleteGraph(4), False), (Ring(4), False),

@@ -5,13 +5,14 @@ import pytest
 from cubenoc.errors import CubenocError
 from cubenoc.sim.topology import CompleteGraph, CubeConnectedCycles, Hierarchical, Hypercube, Ring
 from cubenoc.sim.topology.hierarchical import hierarchical_from_spec, network_from_spec
+from cubenoc.sim.analysis.graph import to_networkx
 
 
 @pytest.mark.parametrize("topo", [Ring(2), Ring(3), Ring(8), CompleteGraph(2), CompleteGraph(7),
                                   CubeConnectedCycles(2), CubeConnectedCycles(3), CubeConnectedCycles(4)], ids=repr)
 def test_level2_families_wiring(topo):
     topo.validate()
-    g = topo.to_networkx()
+    g = to_networkx(topo)
     assert nx.is_connected(g)
     n = topo.n
     expected = {Ring: n, CompleteGraph: n * (n - 1) // 2, CubeConnectedCycles: 3 * n * 2 ** (n - 1)}[type(topo)]
@@ -43,7 +44,7 @@ def test_hin_wiring_and_link_cost(d, fam, size, r):
     topo = network_from_spec(f"{fam}:{size}")
     h = Hierarchical(Hypercube(d), topo, replication=r)
     h.validate()
-    assert nx.is_connected(h.to_networkx())
+    assert nx.is_connected(to_networkx(h))
     k, n = topo.num_nodes, 2 ** d
     assert h.num_nodes == n * k
     N = n * k

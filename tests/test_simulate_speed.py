@@ -116,7 +116,7 @@ def test_help_and_traffic_import_no_compiler():
             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
             "    main(['--help'])\n"
             "print('numba' in sys.modules)\n"
-            "from cubenoc.sim.model import NetworkModel\n"
+            "from cubenoc.sim.model.network import NetworkModel\n"
             "print('numba' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]

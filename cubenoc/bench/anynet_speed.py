@@ -11,6 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import networkx as nx
+
 from ..errors import CubenocError
 from ..options import add
 from ..sim.anynet_file import anynet_text
@@ -48,7 +50,6 @@ def write_anynet_of(spec: str, folder: Path) -> Path:
 def random_regular_anynet(nodes: int, degree: int, folder: Path, seed: int = 1) -> Path:
     """The anynet file of a random ``degree``-regular graph (networkx): a network no family describes, whose
     lowest-port routes have cycles (the up*/down* tables are planned)."""
-    import networkx as nx
 
     g = nx.random_regular_graph(degree, nodes, seed=seed)
     path = folder / f"random_regular_{degree}_{nodes}.anynet"

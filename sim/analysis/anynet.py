@@ -11,6 +11,7 @@ from cubenoc.options import add
 
 from ..anynet_file import anynet_text
 from ..catalog import NetworkSpec
+from ..deadlock import check_deadlock
 from ..topology.anynet import all_pairs_distances
 from .pdn_measure import exact_bisection
 from .report import AnalysisResult
@@ -65,7 +66,6 @@ def measures(topology, routing) -> dict:
     out["routing"], out["vcs"] = routing.name, int(routing.num_vcs)
     out["updown_root"] = getattr(routing, "root", None)
     if n <= DEADLOCK_WALK_NODES:
-        from ..deadlock import check_deadlock
         report = check_deadlock(routing)
         hops = np.array([routing.hops(s, d) for s in topology.nodes() for d in topology.nodes() if s != d])
         out["mean_routed_hops"] = float(hops.mean()) if hops.size else 0.0

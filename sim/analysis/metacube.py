@@ -20,6 +20,7 @@ from ..deadlock import check_deadlock
 from ..plotting import pyplot
 from ..routing.metacube import MetacubeRouting, class_level_cycle, class_paths, minimal_vcs
 from ..topology.metacube import Metacube
+from . import metacube_compare
 from .metacube_compare import mc_diameter, mc_size
 from .report import AnalysisResult, table
 
@@ -185,7 +186,6 @@ def _route(args) -> AnalysisResult:
 def analyze(args) -> AnalysisResult:
     require_int(args.max_nodes, "--max-nodes", 8, 2 ** 20)
     if args.peers:
-        from . import metacube_compare
         data = metacube_compare.compare()
         return AnalysisResult(data, metacube_compare.text(data))
     if args.route:

@@ -9,6 +9,7 @@ import itertools
 import math
 import random
 
+import networkx as nx
 import numpy as np
 
 from ..broadcast.base import run_broadcast
@@ -18,6 +19,7 @@ from ..deadlock import check_deadlock
 from ..routing.pdn import AdaptivePDNRouting, DimensionOrderPDNRouting, ObliviousPDNRouting
 from ..topology.pdn import (BipartitePDN, PerfectDifferenceNetwork, ProductPDN, pds_modulus, prime_power_orders,
                             registry_set, zero_free)
+from .graph import to_networkx
 from .pdn_formulas import (PAPER_TABLE1, avg_distance, avg_distance_incl_self, bisection_bound_table2,
                            bisection_bound_text, paper_table2, routing_table_bits, scalability)
 
@@ -138,9 +140,8 @@ def fault_diameter(topo: PerfectDifferenceNetwork, exhaustive_limit: int = 13, s
     """Largest diameter after removing up to c-1 nodes (c = connectivity, Definition 5): every fault
     set containing node 0 (all others are translates) when n <= ``exhaustive_limit``, else ``samples``
     random sets of c-1 nodes (a lower bound)."""
-    import networkx as nx
     adj = _adjacency(topo.nodes(), _pdn_edges(topo))
-    c = nx.node_connectivity(nx.Graph(topo.to_networkx())) if topo.n <= 200 else topo.connected_degree
+    c = nx.node_connectivity(nx.Graph(to_networkx(topo))) if topo.n <= 200 else topo.connected_degree
     worst, worst_set, checked = 0, (), 0
     if topo.n <= exhaustive_limit:
         sets = (s for k in range(0, c - 1) for s in itertools.combinations(range(1, topo.n), k))
@@ -232,7 +233,6 @@ def _swap(delta):
 
 
 def _graph_metrics(nodes, edges, hosts, bisection_limit):
-    import networkx as nx
     g = nx.Graph()
     g.add_nodes_from(nodes)
     g.add_edges_from(edges)

@@ -16,6 +16,7 @@ import numpy as np
 
 from cubenoc.errors import CubenocError
 
+from .network import NetworkModel
 from .tables import MAX_TABLE_ENTRIES, NetworkTables
 from .word import check_route_width, route_entry
 
@@ -89,7 +90,6 @@ class _DestInject:
 
 def anynet_model(plan):
     """The :class:`~.network.NetworkModel` of ``plan`` (an anynet network), its tables from the arrays."""
-    from .network import NetworkModel
     tables = anynet_tables(plan.routing)
     N, P = tables.num_nodes, tables.max_ports
     turns = np.zeros((N, P), dtype=np.int64)

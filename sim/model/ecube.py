@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..topology.hypercube import EnhancedHypercube
+from .network import NetworkModel
 from .tables import NetworkTables, ecube_inject
 from .word import PORT_BITS, check_route_width
 
@@ -48,7 +49,6 @@ def ecube_links(topology) -> np.ndarray:
 
 def ecube_model(plan):
     """The :class:`~.network.NetworkModel` of ``plan`` (an ``EcubeRouting`` network)."""
-    from .network import NetworkModel
     topology, routing = plan.topology, plan.routing
     N = topology.num_nodes
     P = topology.num_ports(0) + 1

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..catalog import recorded
 from ..network_plan import plan_of
+from ..report_run import point_of_run
 from ..router_config import RouterConfig
 from .network import NetworkModel
 from .stimulus import StimulusBuilder, bernoulli_traffic
@@ -90,7 +91,6 @@ def load_point(model: NetworkModel, rate: float, packet_len: int, warmup: int = 
     lat = float((ej[last][done] - stim.pkt_release[k][done]).mean()) if done.any() else float("inf")
     point = LoadPoint(rate, float(accepted), lat, float(done.mean()) if k.size else 1.0)
     if report_label is not None:
-        from ..report_run import point_of_run
         point.report = point_of_run(res, model.topology, report_label, offered=rate, traffic="uniform",
                                     length=str(packet_len), saturated=point.saturated,
                                     message="ok" if not point.saturated else

@@ -47,6 +47,7 @@ from functools import lru_cache
 
 from cubenoc.errors import CubenocError
 
+from ..dependency_graph import DependencyGraph
 from ..topology.metacube import Metacube
 from .base import HeaderLayout, Hop, RoutingFunction
 
@@ -286,8 +287,7 @@ def class_dependency_graph(k: int, m: int, shortest: bool, num_vcs: int):
     ``(class of node, port, vc)``. Every real dependency projects onto an edge here, so if this graph is
     acyclic the real one is, for every cluster size (ports 0..m-1 cube, m.. cross, as in the topology).
     The VC of a hop is the descent count, saturating at ``num_vcs - 1``."""
-    import networkx as nx
-    g = nx.DiGraph()
+    g = DependencyGraph()
     top = num_vcs - 1
 
     def chan(x):
@@ -313,11 +313,7 @@ def class_dependency_graph(k: int, m: int, shortest: bool, num_vcs: int):
 
 def class_level_cycle(k: int, m: int, shortest: bool, num_vcs: int):
     """A cycle of the class-level dependency graph (``None``: deadlock-free for every MC(k, m))."""
-    import networkx as nx
-    try:
-        return [u for u, _v in nx.find_cycle(class_dependency_graph(k, m, shortest, num_vcs))]
-    except nx.NetworkXNoCycle:
-        return None
+    return class_dependency_graph(k, m, shortest, num_vcs).find_cycle()
 
 
 @lru_cache(maxsize=None)

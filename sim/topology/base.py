@@ -124,16 +124,6 @@ class Topology(ABC):
                     raise AssertionError(f"{self}: port {p} of {u} leads to port {q} of {v}, "
                                          f"which leads to {self.neighbor(v, q)}")
 
-    def to_networkx(self):
-        """A ``networkx.MultiGraph`` with one edge per link (parallel links kept), ports as attributes."""
-        import networkx as nx
-        g = nx.MultiGraph(name=repr(self))
-        for v in self.nodes():
-            g.add_node(v, label=self.format_node(v))
-        for u, pu, v, pv in self.links():
-            g.add_edge(u, v, ports={u: pu, v: pv})
-        return g
-
     # ---- distances -------------------------------------------------------------------------------
     @cached_property
     def _adjacency(self) -> list[list[int]]:

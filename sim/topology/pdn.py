@@ -313,14 +313,6 @@ class PerfectDifferenceNetwork(Topology):
     def connected_degree(self) -> int:
         return sum(self.port_connected)
 
-    def without(self, faulty_nodes=(), faulty_links=()):
-        """networkx Graph of the network minus faulty nodes and links ((u, v) pairs)."""
-        import networkx as nx
-        g = nx.Graph(self.to_networkx())
-        g.remove_edges_from([tuple(e) for e in faulty_links])
-        g.remove_nodes_from(faulty_nodes)
-        return g
-
 
 class BipartitePDN(Topology):
     """The bipartite host/switch PDN (Fig. 2b, Fig. 8): hosts 0..n-1, switches n..2n-1."""
