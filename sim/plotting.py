@@ -3,7 +3,8 @@
 
 def pyplot():
     """matplotlib's ``pyplot`` on the file-only Agg backend: every plot, figure and page picture draws with it.
-    Loaded on first use (about half a CPU second), so a command that draws nothing never pays for it."""
+    matplotlib is the ``[plot]`` extra, loaded on first use: a command that draws nothing needs it not
+    installed and never pays its half CPU second (``--plot``/``--report`` check for it before the run)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
