@@ -19,7 +19,7 @@ from .errors import CubenocError, ToolError
 from .files import SAID
 from .interrupt import EXIT, guard, say_interrupted
 from .options import add, contradictions
-from .outputs import atomic_write, plot_file, quiet
+from .outputs import atomic_write, plot_file, quiet, working
 
 #: ``cubenoc analyze FAMILY``: family name -> (analysis module, help)
 ANALYSES = {
@@ -60,6 +60,9 @@ def install_hint(extra: str) -> str:
     """How to install an extra, as the README's set-up does it (cubenoc installs from its folder)."""
     return f"pip install '.[{extra}]' in the cubenoc folder"
 
+
+#: an analysis still running after this many seconds shows that it is alive on stderr (most take under one)
+ANALYSIS_QUIET_SECONDS = 3.0
 
 #: exit statuses (docs/cli.md)
 OK, CHECK_FAILED, BAD_INPUT, TOOL_FAILED = 0, 1, 2, 3
@@ -140,7 +143,8 @@ def _add_quiet(p) -> None:
 def _run_analysis(mod):
     def handler(args) -> int:
         plot_file(args.plot, "--plot")
-        result = mod.analyze(args)
+        with working(f"analyze {args.family_name}", args.quiet, after=ANALYSIS_QUIET_SECONDS):
+            result = mod.analyze(args)
         if args.plot:
             if result.plot is None:
                 raise CubenocError(f"analyze {args.family_name} has no plot for these options")

@@ -109,19 +109,20 @@ def writable_dir(path, option: str, what: str | None = None) -> Path | None:
 class working:
     """``with working("nextpnr", quiet):`` shows that a long step is alive: its name and the seconds so far,
     refreshed every second on stderr; where stderr is not a terminal (a log), one line says what runs, and
-    every :data:`LOG_EVERY` seconds another that it still runs (nothing when ``quiet``)."""
+    every :data:`LOG_EVERY` seconds another that it still runs (nothing when ``quiet``). ``after``: say
+    nothing unless the step still runs after that many seconds (a step that is usually quick)."""
 
     LOG_EVERY = 30
 
-    def __init__(self, what: str, quiet: bool = False):
-        self.what, self.quiet, self.doing = what, quiet or QUIET, what
+    def __init__(self, what: str, quiet: bool = False, after: float = 0.0):
+        self.what, self.quiet, self.doing, self.after = what, quiet or QUIET, what, after
 
     def __enter__(self):
         self.log = not self.quiet and not sys.stderr.isatty()
         self.start = time.monotonic()
-        if self.log:
+        if self.log and not self.after:
             print(f"cubenoc: {self.what} ...", file=sys.stderr, flush=True)
-        self.bar = tqdm(desc=self.what, bar_format="{desc}: {elapsed}", file=sys.stderr,
+        self.bar = tqdm(desc=self.what, bar_format="{desc}: {elapsed}", file=sys.stderr, delay=self.after,
                         disable=self.quiet or self.log or None, leave=False)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._tick, daemon=True)
@@ -134,10 +135,15 @@ class working:
         self.bar.set_description_str(self.doing, refresh=False)
 
     def _tick(self):
+        said = not self.after
         while not self.stop.wait(1.0):
-            self.bar.refresh()
             spent = time.monotonic() - self.start
-            if self.log and int(spent) % self.LOG_EVERY == 0:
+            if spent >= self.after:
+                self.bar.refresh()
+            if self.log and not said and spent >= self.after:
+                print(f"cubenoc: {self.doing} ... ({spent:.0f} s so far)", file=sys.stderr, flush=True)
+                said = True
+            elif self.log and int(spent) % self.LOG_EVERY == 0:
                 print(f"cubenoc: {self.doing}: still running, {spent:.0f} s", file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):

@@ -265,3 +265,23 @@ def test_a_long_step_says_what_runs_in_a_log(capsys, monkeypatch):
     with outputs.working("yosys on the router", quiet=True):
         time.sleep(1.2)
     assert capsys.readouterr().err == ""
+
+
+def test_an_analysis_says_it_is_alive_only_when_it_runs_long(capsys, monkeypatch):
+    """``cubenoc analyze``: a quick analysis writes nothing on stderr; one still running after
+    ANALYSIS_QUIET_SECONDS says so once, and --quiet silences it."""
+    import time
+
+    from cubenoc import cli, outputs
+    from cubenoc.sim.analysis import safety
+    outputs.quiet(False)
+    monkeypatch.setattr(cli, "ANALYSIS_QUIET_SECONDS", 1.0)
+    assert cli.main(["analyze", "safety", "--n", "3"]) == 0
+    assert capsys.readouterr().err == ""
+    quick = safety.analyze
+    monkeypatch.setattr(safety, "analyze", lambda args: (time.sleep(2.5), quick(args))[1])
+    assert cli.main(["analyze", "safety", "--n", "3"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("cubenoc: analyze safety ... (") and err[0].endswith(" s so far)")
+    assert cli.main(["analyze", "safety", "--n", "3", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -31,7 +31,8 @@ from collections import deque
 
 from cubenoc.errors import CubenocError
 
-from ..topology.pdn import BipartitePDN, PerfectDifferenceNetwork, ProductPDN, difference_table, pds_modulus
+from ..topology.pdn import (BipartitePDN, PerfectDifferenceNetwork, ProductPDN, difference_table, pds_modulus,
+                            set_differences)
 from .base import HeaderLayout, Hop, RoutingFunction, check_selection
 
 
@@ -50,7 +51,7 @@ def first_chord_table(pds) -> list[int | None]:
 
 def two_hop_pair(topo: PerfectDifferenceNetwork, d: int) -> tuple[int, int]:
     """``(s_i, s_j)`` (elements, not indices) with ``s_i - s_j == d`` mod n."""
-    i, j = difference_table(topo.pds)[d % topo.n]
+    i, j = set_differences(topo.pds)[d % topo.n]
     return topo.pds[i], topo.pds[j]
 
 

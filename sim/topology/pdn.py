@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 
 from cubenoc.errors import CubenocError, require_int
 
@@ -131,11 +133,18 @@ def _fmt(elems) -> str:
     return "{" + ",".join(str(e) for e in elems) + "}"
 
 
-def difference_table(elems) -> dict[int, tuple[int, int]]:
-    """``d -> (i, j)``: the unique ordered pair of *indices* with ``elems[i] - elems[j] == d`` (mod n)."""
-    elems = check_pds(elems)
+def difference_table(elems) -> Mapping[int, tuple[int, int]]:
+    """``d -> (i, j)``: the unique ordered pair of *indices* with ``elems[i] - elems[j] == d`` (mod n). Built
+    once per set (Algorithm 1's ROM and every route look it up), read-only."""
+    return set_differences(check_pds(elems))
+
+
+@lru_cache(maxsize=64)
+def set_differences(elems: tuple[int, ...]) -> Mapping[int, tuple[int, int]]:
+    """:func:`difference_table` of a set already checked (a topology's ``pds``): no check, one table per set."""
     n = pds_modulus(len(elems) - 1)
-    return {(a - b) % n: (i, j) for i, a in enumerate(elems) for j, b in enumerate(elems) if i != j}
+    return MappingProxyType({(a - b) % n: (i, j) for i, a in enumerate(elems) for j, b in enumerate(elems)
+                             if i != j})
 
 
 def normal_form(elems) -> tuple[int, ...]:
