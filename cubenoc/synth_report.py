@@ -82,6 +82,14 @@ def run(args) -> int:
         raise CubenocError("give networks (NETWORK or --network) or --family/--size, not both")
     if args.list and args.write:
         raise CubenocError("--list runs no tool, so --write has nothing to publish: give one of them")
+    if not args.list:                            # bad input refused before the networks are planned (seconds)
+        if args.jobs < 1:
+            raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
+        if not args.pnr_timeout > 0:
+            raise CubenocError(f"--pnr-timeout must be a positive number of seconds, got {args.pnr_timeout:g}")
+        writable_dir(args.work_dir, "--work-dir")
+        if args.write:
+            writable_file(_page(args), "--write")
     by_target = {t: shapes_for(args, t) for t in args.targets}
     if args.list:
         for t, shapes in by_target.items():
@@ -89,13 +97,6 @@ def run(args) -> int:
                 print(f"{t:<9} {s.network:<28} {s.routing:<18} shape {s.index}: P={s.ports} V={s.router.num_vcs} "
                       f"({s.nodes} nodes, e.g. node {s.node}); router: {s.router.config.describe()}")
         return 0
-    if args.jobs < 1:
-        raise CubenocError(f"--jobs must be at least 1, got {args.jobs}")
-    if not args.pnr_timeout > 0:
-        raise CubenocError(f"--pnr-timeout must be a positive number of seconds, got {args.pnr_timeout:g}")
-    writable_dir(args.work_dir, "--work-dir")
-    if args.write:
-        writable_file(_page(args), "--write")
     tools = tool_versions(args.toolchain)
     t0 = time.monotonic()
     rows, failures = collect(args, by_target, tools)

@@ -281,3 +281,17 @@ def test_nextpnr_places_with_the_family_options_and_the_cache_key_holds_them(tmp
     assert cache_key("il", "up5k", True, 1, "t") != key_without_options("up5k")
     assert cache_key("il", "ecp5-25f", True, 1, "t") == key_without_options("ecp5-25f")
     assert cache_key("il", "up5k", False, 1, "t") == key_without_options("up5k", False)   # yosys only
+
+
+@pytest.mark.parametrize("bad", [["--jobs", "0"], ["--pnr-timeout", "0"], ["--work-dir", "/dev/null/x"]])
+def test_bad_input_is_refused_before_the_networks_are_planned(bad, monkeypatch, capsys):
+    """Planning every default network's router shapes takes seconds; a bad option is refused before it."""
+    def planned(*a, **k):
+        raise AssertionError("planned the networks before checking the options")
+    monkeypatch.setattr(synth_report, "shapes_for", planned)
+    try:
+        rc = main(["synth-report", *bad])
+    except SystemExit as exc:                      # argparse's own check (--jobs)
+        rc = exc.code
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("cubenoc") and " error: " in err and err.count("\n") == 1, err
