@@ -28,7 +28,7 @@ from pathlib import Path
 from .bench.render import RESULTS, render_block, write_results
 from .bench.synth_shapes import (BEGIN, END, SYNTH_FAMILIES, collect, markdown_table, section_head, seeds, shapes_for,
                                  table_cells, tool_versions, write_command)
-from .errors import CubenocError, ToolError, at_least
+from .errors import CubenocError, ToolError
 from .netargs import add_router_flags, one_network
 from .options import add, given
 from .outputs import say, writable_dir, writable_file
