@@ -59,7 +59,7 @@ def topology_svg(topo, channel_util, title: str = "", uid: str = "t0") -> str:
     label = N <= 64 and r >= 5.5
     parts = [f'<svg class=topology xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
              f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{escape(title)}">',
-             f'<g class=links fill="none" stroke-linecap="round">']
+             '<g class=links fill="none" stroke-linecap="round">']
     for i, k in enumerate(links):
         (x1, y1), (x2, y2) = xy[k["u"]], xy[k["v"]]
         busy = max(k["uv"], k["vu"])

@@ -191,7 +191,7 @@ def symmetric_model(plan, samples: int = 8, seed: int = 0) -> NetworkModel:
 def _check(topology, routing, sym, reps, route, vc, route_row, route_xor, inj, samples, seed) -> None:
     """The symmetry assumptions, on sampled nodes, words and destinations."""
     layout = routing.layout
-    N, R = topology.num_nodes, layout.width
+    N = topology.num_nodes
     rng = np.random.default_rng(seed)
     nodes = rng.integers(0, N, size=samples).tolist()           # ... and every orbit (up to 64), translated
     nodes += [r ^ (int(t) & sym.translation_mask) for r, t in zip(reps[:64], rng.integers(0, N, size=64).tolist())]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CubenocError, at_least
+from ..errors import CubenocError
 from ..estimate import check_run
 from ..html_report import write_report
 from ..netargs import add_router_flags, router_config

@@ -12,7 +12,7 @@ import platform
 
 import numpy as np
 
-from ..errors import CubenocError, at_least
+from ..errors import CubenocError
 from ..estimate import check_run
 from ..options import add
 from ..sim import speed

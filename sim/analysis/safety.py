@@ -210,7 +210,6 @@ def _parse_range(text: str, lo: int, hi: int) -> list[int]:
 def figure5(n: int, faults: list[int], mixes: list[str], trials: int, seed: int, opt: bool,
             progress: bool = True) -> dict:
     rng = np.random.default_rng(seed)
-    N = 1 << n
     opt_batch = max(1, (1 << 21) // (4 ** n))
     results = {}
     work = len(mixes) * len(faults) * trials
