@@ -33,16 +33,21 @@ ANALYSES = {
                "average distance, bisection, VCs, deadlock; --write-anynet writes its anynet file"),
 }
 
-#: other sub-commands: name -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help)
+#: other sub-commands: name -> (module providing ``add_arguments(parser)``, help); the command's
+#: ``run(args) -> int`` is in :data:`RUNS` where its options have a module of their own
 COMMANDS = {
     "generate": ("cubenoc.generate", "generate a network's Verilog (docs/router.md)"),
-    "simulate": ("cubenoc.simulate", "latency/throughput vs offered load on the cycle-accurate model"),
+    "simulate": ("cubenoc.simulate_options", "latency/throughput vs offered load on the cycle-accurate model"),
     "bench": ("cubenoc.bench", "benchmarks: area, latency, throughput, model speed ... (docs/performance.md)"),
     "synth-report": ("cubenoc.synth_report", "yosys + nextpnr area and Fmax of every router shape"),
     "build": ("cubenoc.build", "build (and flash) the traffic demo bitstream for a board"),
     "prove": ("cubenoc.prove", "formal proofs of the router with SymbiYosys (docs/formal.md)"),
-    "demo": ("cubenoc.demo", "the main job on a default network: generate, simulate, compare"),
+    "demo": ("cubenoc.demo_options", "the main job on a default network: generate, simulate, compare"),
 }
+#: the commands whose run loads the model (and so its compiler, numba) at its top: their options live apart,
+#: so that their --help loads no more than the options need; the run's module is imported when the command
+#: runs (docs/decisions/lazy-imports.md)
+RUNS = {"simulate": "cubenoc.simulate", "demo": "cubenoc.demo"}
 #: commands that read ``--config FILE.toml`` (cubenoc/config.py)
 CONFIGURABLE = ("generate", "simulate", "bench", "synth-report")
 
@@ -84,10 +89,11 @@ def _version() -> str:
     return f"cubenoc {__version__}"
 
 
-def build_parser(only: str | None = None, names: bool = False) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, names: bool = False, part: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``only`` set, that command's options in full and the others by name; with
-    ``names``, every command by name only (``cubenoc --help``). A command's module is imported only when its
-    options are built: start-up time."""
+    ``names``, every command by name only (``cubenoc --help``); with ``part`` too, of ``analyze`` or ``bench``
+    only that family's or benchmark's options in full. A module is imported only when its options are built,
+    and a command's run only when it runs: start-up time (docs/decisions/lazy-imports.md)."""
     parser = _Parser(prog="cubenoc", description="Router generator, model and analysis for hypercube-family networks.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
@@ -100,8 +106,10 @@ def build_parser(only: str | None = None, names: bool = False) -> argparse.Argum
         for family, (module, help_text) in ANALYSES.items():
             if not _available(module):
                 continue
-            mod = importlib.import_module(module)
             p = fam.add_parser(family, help=help_text, description=help_text)
+            if part is not None and family != part:
+                continue
+            mod = importlib.import_module(module)
             p.set_defaults(family_name=family)
             mod.add_arguments(p)
             add(p, "json")
@@ -118,7 +126,7 @@ def build_parser(only: str | None = None, names: bool = False) -> argparse.Argum
             continue
         try:
             mod = importlib.import_module(module)
-            mod.add_arguments(p)
+            mod.add_arguments(p, only=part) if name == "bench" else mod.add_arguments(p)
         except ModuleNotFoundError as exc:       # an extra that is not installed: listed, refused when run
             extra = extra_of(exc)
             if only == name or extra is None:
@@ -130,8 +138,15 @@ def build_parser(only: str | None = None, names: bool = False) -> argparse.Argum
         if name in CONFIGURABLE:
             for q in getattr(p, "_bench_parsers", {}).values() or [p]:
                 add(q, "config")
-        p.set_defaults(handler=mod.run)
+        p.set_defaults(handler=_run_of(RUNS[name]) if name in RUNS else mod.run)
     return parser
+
+
+def _run_of(module: str):
+    """The handler of a command whose run has a module of its own: that module, imported when it runs."""
+    def handler(args) -> int:
+        return importlib.import_module(module).run(args)
+    return handler
 
 
 def _add_quiet(p) -> None:
@@ -176,6 +191,14 @@ def _command_of(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _part_of(argv: list[str], command: str | None) -> str | None:
+    """The word after ``analyze`` or ``bench``: the family or benchmark whose options are built in full ("":
+    none is named, and all are listed by name)."""
+    if command not in ("analyze", "bench"):
+        return None
+    return _command_of(argv[argv.index(command) + 1:]) or ""
+
+
 def _apply_config(parser, argv: list[str]) -> None:
     """``--config FILE``: its values become the defaults of the command's parser (cubenoc/config.py)."""
     if "--config" not in argv and not any(a.startswith("--config=") for a in argv):
@@ -217,7 +240,7 @@ def _main(argv: list[str] | None = None) -> int:
     command = _command_of(argv)
     try:
         known = command in ("analyze", *COMMANDS)
-        parser = build_parser(command if known else None, names=not known)
+        parser = build_parser(command if known else None, names=not known, part=_part_of(argv, command))
         _apply_config(parser, argv)
         args = parser.parse_args(argv)
         args._argv = tuple(argv)                    # what was typed (a command tells a default from a choice)

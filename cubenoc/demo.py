@@ -2,11 +2,11 @@
 
 What `make demo` shows: the router generator, the cycle-accurate model and the cocotb scoreboard on one
 network under seeded random traffic (random packet lengths, random ejection backpressure), then a short
-report: packets, latency, throughput and the verdict of the flit-by-flit, cycle-by-cycle comparison.
+report: packets, latency, throughput and the verdict of the flit-by-flit, cycle-by-cycle comparison. The
+command's options are in cubenoc/demo_options.py.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
@@ -14,40 +14,17 @@ from .errors import CubenocError, require, require_int, require_modules
 from .estimate import check_run
 from .html_report import write_report
 from .netargs import check_size, one_network
-from .options import add
 from .outputs import report_file, say, working, writable_dir
 from .sim.catalog import NetworkSpec
 from .sim.model.stimulus import random_traffic
 from .sim.network_plan import plan_of
+from .sim.report_run import point_of_run
 from .sim.traffic import MAX_PACKET_FLITS
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", nargs="?", metavar="NETWORK", default=None,
-                   help="any network of the catalog (docs/networks.md), e.g. pdn:set=0,1,3,9 (default: Q(n, k))")
-    add(p, "network", dest="network_option")
-    add(p, "n", help="cube dimension of Q(n, k) (default 4: 16 nodes)")
-    add(p, "k", help="skip parameter of Q(n, k) (default 0)")
-    p.add_argument("--packets", type=int, default=40, help="packets per node (default 40)")
-    p.add_argument("--max-len", type=int, default=4, help="packet lengths are uniform in 1..MAX_LEN (default 4)")
-    p.add_argument("--gap", type=float, default=6.0, help="mean idle cycles between a node's packets (default 6)")
-    p.add_argument("--ready", type=float, default=0.8,
-                   help="probability that an ejection port is ready in a cycle (default 0.8)")
-    add(p, "seed", default=1, note="of the traffic")
-    add(p, "build-dir", default="build", help="where the Verilog and the Verilator build go (default build/ in "
-        "the current folder; a later run of the same design reuses it)")
-    add(p, "report", help="write one self-contained HTML page of the run: the network drawn with the flits each link "
-        "carried, per-source figures, the verdict, the command and configuration (docs/simulator.md \"The HTML "
-        "report\")")
-    p.add_argument("--waves", action="store_true",
-                   help="write a waveform (VCD) of the run with the design's signal names and print its path "
-                        "(open it with gtkwave or surfer; docs/verification.md)")
+from .tb.verify import verify_network
 
 
 def run(args) -> int:
     require_modules("verify", "amaranth", "cocotb", "verilator")   # the README's [verify], before any line
-    from .tb.verify import verify_network
-
     require(0.0 < args.ready <= 1.0, f"--ready must be in (0, 1], got {args.ready}")
     require(args.gap >= 0, f"--gap must be >= 0, got {args.gap}")
     require_int(args.packets, "--packets", 1)
@@ -137,7 +114,6 @@ def check_demo_run(nodes: int, packets: int, max_len: int, gap: float) -> None:
 
 def _write_report(args, spec, topo, stim, v) -> None:
     """``--report FILE.html``: the model's run (the one the Verilog matched) drawn, written whole or not at all."""
-    from .sim.report_run import point_of_run
     label = spec.label(topo)
     offered = stim.num_flits / (topo.num_nodes * max(1, int(stim.pkt_release.max()) + 1))
     point = point_of_run(v.model, topo, label, offered=offered, traffic="uniform random destinations",

@@ -1,11 +1,25 @@
 """Before a run that can be asked for hours or gigabytes: refuse it with the figure and how to go on
-(docs/cli.md "Exit status"). The estimates themselves are the library's (sim/simulator.py ``run_estimate``)."""
+(docs/cli.md "Exit status"); :func:`run_estimate`, the model's run from its nodes, cycles and flits."""
 from __future__ import annotations
 
 import os
 
 from .errors import CubenocError
 from .netargs import REFUSE_ESTIMATE, _duration
+
+#: node-cycles the streamed model runs per second on a busy machine at a light load (docs/performance.md
+#: "Model speed": 1.1e7 per CPU second on the 6-cube at load 0.1; a loaded point is slower)
+NODE_CYCLES_PER_S = 5e6
+#: flits the model moves (per hop) per second, and the bytes a flit takes while it is held (stimulus arrays)
+FLIT_HOPS_PER_S, BYTES_PER_FLIT = 5e7, 64
+
+
+def run_estimate(nodes: int, cycles: int, flits: float = 0.0, hops: float = 1.0, held_flits: float = 0.0):
+    """(seconds, bytes) of a run of ``cycles`` cycles on ``nodes`` nodes moving ``flits`` flits of about
+    ``hops`` hops, holding at most ``held_flits`` flits at once (a trace's packets, its longest packet)."""
+    seconds = nodes * cycles / NODE_CYCLES_PER_S + flits * max(1.0, hops) / FLIT_HOPS_PER_S
+    return seconds, held_flits * BYTES_PER_FLIT
+
 
 #: the environment variable that lets a run estimated above an hour or the machine's memory go on
 ALLOW_LONG = "CUBENOC_ALLOW_LONG"

@@ -21,7 +21,7 @@ from .rtl import tools
 from .sim.axis_frames import check_payload
 from .sim.network_plan import plan_of
 from .sim.router_config import target_default
-from .tb.axis_kit import testbench_text
+from .tb.axis_testbench import testbench_text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -100,7 +100,7 @@ def run(args) -> int:
 
 
 def write_testbench(gen, spec) -> Path:
-    """``test_<top>.py`` beside the Verilog: the AXI4-Stream kit (cubenoc/tb/axis_kit.py)."""
+    """``test_<top>.py`` beside the Verilog: the AXI4-Stream kit (tb/axis_testbench.py)."""
     from .rtl.network_top import axis_digits
     a = gen.network.axis
     path = gen.describe_json.parent / f"test_{gen.top}.py"

@@ -1,4 +1,5 @@
-"""Simulate a network on the cycle-accurate model: latency/throughput vs offered load (docs/simulator.md).
+"""Simulate a network on the cycle-accurate model: latency/throughput vs offered load (docs/simulator.md);
+the command's options are in cubenoc/simulate_options.py.
 
 ``cubenoc simulate enhanced --n 6 --k 0 --traffic uniform --sweep 0.05:0.95:0.05 --plot lat.png``
 ``cubenoc simulate --compare enhanced:n=6,k=0 hypercube:n=6 pdn:set=0,1,3,9 --sweep 0.1:0.9:0.1 --plot cmp.png``
@@ -13,93 +14,23 @@ from dataclasses import asdict
 from html import escape
 from pathlib import Path
 
+from cubenoc.sim import sim_studies as St, simulator as S
 from cubenoc.sim.analysis.report import table
-from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP, NetworkSpec
+from cubenoc.sim.catalog import NetworkSpec
 from cubenoc.sim.report_page import table_html
 from cubenoc.sim.study_plots import COLUMNS, plot_study
-from cubenoc.sim.traffic import LengthDist, PATTERNS, make_pattern, trace_span
+from cubenoc.sim.traffic import LengthDist, make_pattern, trace_span
 
 from .bench import sim_speed
 from .errors import CubenocError
-from .estimate import check_run
+from .estimate import check_run, run_estimate
 from .html_report import preload, write_report
-from .netargs import add_family_flags, add_router_flags, router_config, spec_from_args as from_args, with_router_flags
-from .options import add
+from .netargs import router_config
 from .outputs import atomic_write, plot_file, report_file, say, working, writable_file
-
-
-def add_arguments(p) -> None:
-    p.add_argument("network", nargs="?", metavar="NETWORK",
-                   help="a network spec (enhanced:n=6,k=0, pdn:set=0,1,3,9, a preset such as q60) or a family "
-                        "name with the flags below (or use --compare); docs/networks.md")
-    add_family_flags(p, title="network flags (with a FAMILY name; the defaults are the 64-node networks: "
-                     + "; ".join(f"{f} {' '.join(f'--{k} {v}' for k, v in d.items())}" for f, d in DEFAULTS.items())
-                     + ")")
-    add_router_flags(p, only=("depth", "queues", "pipeline", "arbitration", "loopback"))
-    p.add_argument("--compare", nargs="+", metavar="SPEC", help=f"several networks on one chart: {SPEC_HELP}")
-    t = p.add_argument_group("traffic")
-    add(t, "traffic", note=f"one of {', '.join(PATTERNS)}")
-    add(t, "g", note="(default 2)")
-    add(t, "alpha", note="(default 0.8)")
-    t.add_argument("--cluster-size", type=int, help="--traffic alpha: cluster size when the network is not "
-                   "hierarchical")
-    t.add_argument("--hotspot", type=int, default=None, help="--traffic hotspot: the hotspot node (default 0)")
-    t.add_argument("--hotspot-fraction", type=float, default=None,
-                   help="--traffic hotspot: share of packets to the hotspot (default 0.1; 1: all-to-one, the hotspot "
-                        "itself sends nothing)")
-    add(t, "length", default="1")
-    loads = p.add_mutually_exclusive_group()
-    add(loads, "rate", note="(one point; default 0.1)")
-    add(loads, "sweep")
-    m = p.add_argument_group("method")
-    add(m, "warmup", default=1000, note="(default 1000; with --trace 0)")
-    add(m, "measure", default=5000, note="(default 5000; with --trace, up to the trace's last packet)")
-    add(m, "drain", default=5000)
-    add(m, "seed", default=1, note="of the traffic")
-    m.add_argument("--per-source", action="store_true",
-                   help="per-source accepted throughput (min, max, max/min), also past saturation "
-                        "(on with --traffic hotspot)")
-    m.add_argument("--no-stop", action="store_true", help="keep sweeping past the first saturated load")
-    o = p.add_argument_group("output")
-    add(o, "plot", note="(latency vs load; a CSV is written beside it)")
-    add(o, "csv")
-    add(o, "report")
-    add(o, "report-load")
-    add(o, "json")
-    add(o, "quiet")
-    d = p.add_argument_group("distributed")
-    t.add_argument("--trace", metavar="FILE.csv", help="replay a packet trace instead of synthetic traffic "
-                   "(CSV: cycle,source,destination,length; docs/simulator.md)")
-    t.add_argument("--record", metavar="FILE.csv", help="write every packet of the run to a trace (one run)")
-    add(d, "jobs", help="run the points on a local Dask cluster of N workers")
-    d.add_argument("--dask", action="store_true", help="run the points on a local Dask cluster (default size)")
-    d.add_argument("--scheduler", metavar="ADDR", help="run the points on this Dask scheduler (tcp://host:8786)")
-    p.add_argument("--bench-speed", action="store_true",
-                   help="deprecated: moved to `cubenoc bench sim-speed` (this runs that)")
-    add(p, "write", help="with --bench-speed: update that section of FILE.md")
-    p.add_argument("--study", metavar="NAME",
-                   help="a paper's study on the model (`--study list` lists them; --plot draws the paper's curve "
-                        "beside ours)")
-
-
-#: the network a bare family name simulates (the 64-node networks of docs/simulator.md)
-DEFAULTS = {"hypercube": {"n": 6}, "enhanced": {"n": 6, "k": 0}, "pdn": {"set": "0,1,3,9"},
-            "metacube": {"k": 1, "m": 3}, "hin": {"level1": "bh:3", "level2": "bh:3"}}
-
-
-def spec_from_args(args) -> str:
-    """The catalog spec of NETWORK (a spec, a preset, or a family name with the flags over :data:`DEFAULTS`)."""
-    fam = str(args.network).lower()
-    defaults = dict(DEFAULTS.get(fam, {}))
-    if fam == "pdn" and any(getattr(args, k, None) is not None for k in ("set", "delta", "product")):
-        defaults = {}
-    spec = from_args(args.network, args, **defaults)
-    return str(with_router_flags(spec, args))
+from .simulate_options import DEFAULT_WINDOW, spec_from_args
 
 
 def run(args) -> int:
-    from cubenoc.sim import simulator as S
-
     if args.bench_speed:
         return _bench_speed(args)
     if args.write:
@@ -146,7 +77,7 @@ def run(args) -> int:
     for s in specs:                              # bad traffic/network input: one error before any work
         router_config(args, NetworkSpec.parse(s))          # a spec key and a flag that disagree
         make_pattern(cfg.traffic, S.model_for(s, cfg.router)[0].topology, **targs)
-    _check_run(S, specs, loads, cfg, trace)
+    _check_run(specs, loads, cfg, trace)
     if args.report:
         preload()
     dask = args.scheduler or (True if args.dask else None)
@@ -172,17 +103,17 @@ def run(args) -> int:
     return 0
 
 
-def _check_run(S, specs, loads, cfg, trace) -> None:
+def _check_run(specs, loads, cfg, trace) -> None:
     """Hours or gigabytes: the run refused before it starts, with the figure (cubenoc/estimate.py)."""
     cycles = cfg.warmup + cfg.measure + cfg.drain
     seconds = memory = 0.0
     for s in specs:
         nodes = S.model_for(s, cfg.router)[0].num_nodes
         if trace is not None:
-            t, m = S.run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
+            t, m = run_estimate(nodes, cycles, trace.total_flits, held_flits=trace.packets + trace.total_flits / 16)
         else:
             flits = sum(loads) * nodes * cycles
-            t, m = S.run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
+            t, m = run_estimate(nodes, cycles * len(loads), flits, held_flits=LengthDist.parse(cfg.length).max)
         seconds, memory = seconds + t, max(memory, m)
     check_run(f"simulate: {len(specs)} network(s) x {len(loads) if trace is None else 1} point(s) of "
               f"{cycles:,} cycles", seconds, memory,
@@ -192,8 +123,6 @@ def _check_run(S, specs, loads, cfg, trace) -> None:
 
 def _write_report(args, specs, loads, cfg, results) -> None:
     """``--report FILE.html`` (sim/report_page.py): the page of this run, written whole or not at all."""
-    from cubenoc.sim import simulator as S
-
     models = {}
     for s in specs:
         model, label = S.model_for(s, cfg.router)
@@ -208,11 +137,7 @@ def _given(args, dest: str) -> bool:
     """Whether the option ``dest`` was chosen (typed, or a value other than its default, e.g. from --config)."""
     flag = "--" + dest.replace("_", "-")
     typed = any(a == flag or a.startswith(flag + "=") for a in getattr(args, "_argv", ()))
-    return typed or getattr(args, dest) != _DEFAULT_WINDOW[dest]
-
-
-#: the method options' defaults (add_arguments), which a trace replaces: its own span
-_DEFAULT_WINDOW = {"warmup": 1000, "measure": 5000}
+    return typed or getattr(args, dest) != DEFAULT_WINDOW[dest]
 
 
 def _check_trace_size(path) -> None:
@@ -269,8 +194,6 @@ STUDY_LEGEND = {
 
 
 def _study(args) -> int:
-    from cubenoc.sim import sim_studies as St
-
     name = St.STUDY_ALIASES.get(args.study, args.study)
     if name == "list":
         print(table([[k, v] for k, v in St.STUDIES.items()], ["study", "reproduces"]))
@@ -322,7 +245,6 @@ def _study(args) -> int:
 
 def _study_report(args, name: str, rows, cols, kept) -> None:
     """``--study NAME --report FILE.html``: each measured point drawn with its link loads, the study's table."""
-    from cubenoc.sim import sim_studies as St
     points = [p for p, _ in kept]
     models = {p.network: topo for p, topo in kept}
     extra = (f"<h2>The study's table</h2><p>{escape(St.STUDIES[name])}</p>"

@@ -148,19 +148,6 @@ def simulate_point(spec: str, rate: float | None, cfg: SimConfig | None = None, 
             source.close(whole=whole)
 
 
-# ---- how long and how large a run is, before it starts ----------------------------------------------------
-#: node-cycles the streamed model runs per second on a busy machine at a light load (docs/performance.md
-#: "Model speed": 1.1e7 per CPU second on the 6-cube at load 0.1; a loaded point is slower)
-NODE_CYCLES_PER_S = 5e6
-#: flits the model moves (per hop) per second, and the bytes a flit takes while it is held (stimulus arrays)
-FLIT_HOPS_PER_S, BYTES_PER_FLIT = 5e7, 64
-def run_estimate(nodes: int, cycles: int, flits: float = 0.0, hops: float = 1.0, held_flits: float = 0.0):
-    """(seconds, bytes) of a run of ``cycles`` cycles on ``nodes`` nodes moving ``flits`` flits of about
-    ``hops`` hops, holding at most ``held_flits`` flits at once (a trace's packets, its longest packet)."""
-    seconds = nodes * cycles / NODE_CYCLES_PER_S + flits * max(1.0, hops) / FLIT_HOPS_PER_S
-    return seconds, held_flits * BYTES_PER_FLIT
-
-
 # ---- sweeps ----------------------------------------------------------------------------------------------
 def parse_sweep(text: str) -> list[float]:
     """``0.05:0.95:0.05`` -> [0.05, 0.10, ..., 0.95] (inclusive of the end, rounded to the step)."""

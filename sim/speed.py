@@ -16,15 +16,16 @@ from cubenoc.errors import CubenocError
 
 from .catalog import recorded
 from .model.stimulus import bernoulli_traffic
+from .model.stream import walk_routes
 from .model.tables import inject_array
 from .router_config import RouterConfig
+from .simulator import _model, model_for
 from .traffic import generate, make_pattern
 
 
 def measure(spec: str, rate: float, cycles: int, repeat: int = 3, depth: int = 4) -> dict:
     """The loop of ``spec``'s model at ``rate``: network-cycles per second of wall and of CPU time, the best
     of ``repeat`` seeds, and the seconds the model (its route tables) took to build."""
-    from .simulator import model_for
     t0 = time.perf_counter()
     model, label = model_for(spec, RouterConfig(fifo_depth=depth))
     build = time.perf_counter() - t0
@@ -90,8 +91,6 @@ class LoopRun:
     ready to :meth:`run` (:func:`loop_point`, :func:`loop_rounds`)."""
 
     def __init__(self, spec: str, rate: float, cycles: int, seed: int = 1, depth: int = 4):
-        from .model.stream import walk_routes
-        from .simulator import model_for
         self.model, self.label = model_for(spec, RouterConfig(fifo_depth=depth))
         self.spec, self.rate, self.cycles = spec, rate, cycles
         N = self.model.num_nodes
@@ -132,7 +131,6 @@ def loop_rounds(points: list[tuple], rounds: int, seed: int = 1, depth: int | di
     rounds, and ``vs_smallest``: the median over the rounds of its ns / that of the point with the fewest
     nodes in its ``group`` in the same round (the ratio the model-speed target bounds at 1.5x). ``each(label)`` reports
     progress. ``depth``: the FIFO depth, or one per spec. All the points' state is held at once."""
-    from .simulator import _model
     runs = [LoopRun(spec, rate, cycles, seed, depth[spec] if isinstance(depth, dict) else depth)
             for spec, rate, cycles, _ in points]
     times = [[] for _ in runs]

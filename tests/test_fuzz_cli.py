@@ -35,7 +35,8 @@ WORK = ["cubenoc.sim.simulator.sweep", "cubenoc.sim.simulator.model_for", "cuben
         "cubenoc.bench.safety_area.fork_table", "cubenoc.bench.render.render_results",
         "cubenoc.sim.analysis.safety.figure5", "cubenoc.sim.analysis.safety.recover_figure2",
         "cubenoc.sim.analysis.pdn.properties", "cubenoc.sim.analysis.safety_claims.claims",
-        "cubenoc.synth_report.shapes_for"]
+        "cubenoc.synth_report.shapes_for", "cubenoc.sim.speed.model_for", "cubenoc.sim.speed._model",
+        "cubenoc.bench.anynet_speed.measure", "cubenoc.bench.model.NetworkModel", "cubenoc.bench.families.NetworkModel"]
 
 SPECS = ["q4", "hypercube:n=3", "pdn:set=0,1,3", "metacube:k=1,m=2", "hin:level1=bh:2,level2=bh:2",
          "enhanced:n=3,k=1,broadcast=1", "hypercube:n=3,depth=0", "bogus:n=1", "hypercube:n=40", "", "q4,,"]

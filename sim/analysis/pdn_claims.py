@@ -18,6 +18,7 @@ from ..broadcast.pdn_product import (bit_reversal, orders_in_m_rounds, power_all
 from ..topology.pdn import (BipartitePDN, PerfectDifferenceNetwork, check_pds, normal_form, pds_modulus, prime_power,
                             registry_set)
 from .pdn_measure import _adjacency, _pdn_edges, diameter_of
+from .pdn_routers import h2_on_routers
 from .report import table
 
 
@@ -251,7 +252,6 @@ MAX_ENUMERATION_DELTA = 9
 
 
 def collectives(pds) -> dict:
-    from .pdn_routers import h2_on_routers
     h2 = power_collectives(pds)
     return {"h2": h2, "h2_routers": h2_on_routers(pds, h2), "bit_reversal": bit_reversal_report(pds),
             "h2_sorting": sorting_report(pds)}
