@@ -80,6 +80,7 @@ CASES = [
     ("simulate q4 --study 12", "runs the paper's own networks: drop q4"),
     ("simulate q4 --rate 0.1 --scheduler tcp://127.0.0.1:1", "cannot reach a Dask scheduler there"),
     ("bench latency hypercube:n=20", "dense route table"),
+    ("bench latency --n 1000000000", "2^1000000000 nodes"),              # not a 300-million-digit number
     ("bench sim-speed q4 --json --format csv", "give one of --json or --format csv, not both"),
     ("build --board icebreaker --rate 64 --estimate-only", "64/256 = 0.25"),
 ]

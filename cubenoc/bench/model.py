@@ -47,7 +47,7 @@ def _nets(args) -> tuple[list, list]:
     for sp in specs:                 # the dense route table's size, known from the spec: refused before building
         bits = sp.address_bits()
         if bits is not None and bits > 0 and 1 << (2 * bits) > MAX_TABLE_ENTRIES:   # (n < 1: the builder says)
-            raise CubenocError(f"{sp}: {1 << bits:,} nodes; the benchmark's model keeps a dense route table, up to "
+            raise CubenocError(f"{sp}: 2^{bits} nodes; the benchmark's model keeps a dense route table, up to "
                                f"{MAX_TABLE_ENTRIES:,} entries ({1 << (MAX_TABLE_ENTRIES.bit_length() - 1) // 2:,} "
                                f"nodes; bench model-speed runs the 2^20-node cubes)")
     return [sp.build("model") for sp in specs], specs
