@@ -102,7 +102,7 @@ def _closer_bits(nbr: np.ndarray, dist: np.ndarray, d0: int, d1: int) -> np.ndar
     kind = np.dtype(f"<u{next(b for b in (1, 2, 4, 8) if 8 * b >= nbr.shape[1])}")
     bits = np.zeros((d1 - d0, nbr.shape[0]), dtype=kind)
     for p, hit in enumerate(_closer(nbr, dist, d0, d1).transpose(1, 0, 2)):
-        bits |= hit.astype(kind) << kind.type(p)
+        bits |= np.left_shift(hit.view(np.uint8), kind.type(p), dtype=kind)
     return bits
 
 
@@ -154,16 +154,16 @@ def _choices(nbr, dist, down, turns, free, mode, d0, d1) -> list[np.ndarray]:
     closer = _closer(nbr, dist, d0, d1)
     if mode == 2:
         return [closer]
+    n = nbr.shape[0]
     t0, t1 = turns[0, d0:d1], turns[1, d0:d1]
-    has_free = free[d0:d1] >= 0
+    both, has_free = np.concatenate((t0, t1), axis=1), free[d0:d1] >= 0     # both[i, s n + w]
     out = [np.empty_like(closer) for _ in range(1 if mode == 0 else 2)]
     for p in range(nbr.shape[1]):
-        w, dn = np.maximum(nbr[:, p], 0), down[:, p]
-        a1, a0 = np.take(t1, w, axis=1), np.take(t0, w, axis=1)
+        dn = down[:, p]
+        after = np.take(both, np.maximum(nbr[:, p], 0) + n * dn, axis=1)      # the turns left after the hop
         if mode == 0:                   # a turn-free down hop where there is one, else a turn-free up hop
-            np.logical_and(closer[:, p], np.where(has_free, dn & (a1 == 0), ~dn & (a0 == 0)), out=out[0][:, p])
+            np.logical_and(closer[:, p], (after == 0) & (has_free == dn), out=out[0][:, p])
         else:                           # as few turns as the programme found, in either state
-            after = np.where(dn, a1, a0)
             np.logical_and(closer[:, p], after == t0, out=out[0][:, p])
             np.logical_and(closer[:, p], after + ~dn == t1, out=out[1][:, p])
     return out
@@ -219,7 +219,7 @@ def _route_one_state(key, ok, nbrf, walk, d):
     nxt = pos[nbrf[every * P + hop]][order]     # by position: the next router's position
     flow = np.ones(n)                           # by position: the sources whose packets pass the router
     for k in range(len(start) - 2, 0, -1):      # farthest first
-        np.add.at(flow, nxt[start[k]:start[k + 1]], flow[start[k]:start[k + 1]])
+        np.add.at(flow, nxt[start[k]:start[k + 1]], flow[start[k]:start[k + 1]].copy())
     flow = flow[pos]
     flow[d] = 0
     key.reshape(-1)[hop * n + every] += flow.astype(np.int64) << PORT_BITS
@@ -249,10 +249,10 @@ def _route_two_states(key, ok0, ok1, to, walk, d, port):
     flow[:n] = 1
     for k in range(len(start) - 2, 0, -1):
         a, b = start[k], start[k + 1]
-        f0 = flow[a:b]
+        f0 = flow[a:b].copy()                   # (a copy: np.add.at is slower on a view of its target)
         np.add.at(flow, nxt0[a:b], f0)
         if k < len(start) - 2:                  # (none arrive at the farthest going down)
-            np.add.at(flow, np.where(f0 < stay_at[a:b], nxt0[a:b], nxt1[a:b]), flow[n + a:n + b])
+            np.add.at(flow, np.where(f0 < stay_at[a:b], nxt0[a:b], nxt1[a:b]), flow[n + a:n + b].copy())
     flow = flow[pos2]
     flow[[d, n + d]] = 0
     f0, f1 = flow[:n], flow[n:]
