@@ -35,6 +35,7 @@ from cubenoc.errors import CubenocError, require_int
 from .anynet_file import read_anynet
 from .broadcast.metacube import router_broadcast_refusal
 from .router_config import SPEC_KEYS, RouterConfig, field_value, spec_value
+from .routing.anynet import MinimalTableRouting
 from .routing.hierarchical import BalancedHierarchicalRouting, HierarchicalRouting
 from .routing.hypercube import EcubeRouting
 from .routing.metacube import MetacubeRouting
@@ -466,7 +467,6 @@ def hin_levels(spec) -> list[str]:
 
 
 def _anynet(spec):
-    from .routing.anynet import MinimalTableRouting
     topo = read_anynet(spec.get("file"))            # cached while the file is unchanged, and so its routings
     cache = topo.__dict__.setdefault("_routings", {})
     if spec.get("routing") not in cache:

@@ -182,8 +182,9 @@ def _random_table(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_one_vc_table_check_agrees_with_the_deadlock_checker(seed):
-    """The compiled check of a lowest-port table (a topological sort of the channels) against the checker's
-    walk of every pair (sim/deadlock.py), on random connected graphs: some acyclic, some not."""
+    """The planner's check of a lowest-port table (its channel dependencies from the table, whole-array)
+    against the checker's walk of every pair (sim/deadlock.py), on random connected graphs: some acyclic, some
+    not."""
     from cubenoc.sim.routing.anynet import one_vc_acyclic
     topo, table = _random_table(seed)
     assert one_vc_acyclic(topo.nbr.astype(np.int32), table) == check_deadlock(_OneVcTable(topo, table)).deadlock_free
@@ -278,6 +279,124 @@ def test_pdn_and_metacube_files_simulate(name):
     assert not res.saturated and res.packets > 100 and res.accepted == pytest.approx(0.1, rel=0.15)
 
 
+# ---- the planner against brute force ---------------------------------------------------------------------
+def _small_networks():
+    """Small connected graphs, degrees unequal in most, each router's ports in a shuffled order (ties between
+    ports then fall on no pattern): some need one up*/down* VC (the 3-cube, PDN {0,1,3}), most more."""
+    rng = np.random.default_rng(5)
+    graphs = [nx.cycle_graph(7), nx.petersen_graph(), nx.grid_2d_graph(3, 4), nx.hypercube_graph(3),
+              nx.Graph([(x, (x + s) % 7) for x in range(7) for s in (1, 3)]), nx.random_regular_graph(3, 12, seed=2),
+              nx.barabasi_albert_graph(13, 2, seed=4)]
+    graphs += [nx.connected_watts_strogatz_graph(12, 4, 0.4, seed=s) for s in range(3)]
+    out = []
+    for g in graphs:
+        g = nx.convert_node_labels_to_integers(g)
+        out.append((g, AnyNetwork([[int(w) for w in rng.permutation(sorted(g[v]))] for v in range(len(g))])))
+    return out
+
+
+def _updown_by_brute_force(g, topo, root):
+    """``(down, turns, port, free)`` as updown_tables defines them, from every shortest path networkx lists:
+    the rank of a router by (its hops from the root, its id), a hop down where the rank grows, a turn where a
+    down hop is followed by an up one; the least over the paths, the lowest first port among those."""
+    n = topo.num_nodes
+    hops = nx.single_source_shortest_path_length(g, root)
+    rank = {v: r for r, v in enumerate(sorted(g, key=lambda v: (hops[v], v)))}
+    port_to = {(v, topo.neighbor(v, p)[0]): p for v in g for p in range(topo.num_ports(v))}
+    down = np.zeros(topo.nbr.shape, dtype=bool)
+    for (v, w), p in port_to.items():
+        down[v, p] = rank[w] > rank[v]
+    turns = np.zeros((2, n, n), dtype=int)
+    port = np.full((2, n, n), -1)
+    free = np.full((n, n), -1)
+    for v in g:
+        for d in g:
+            if v == d:
+                continue
+            seen = {0: [], 1: []}                           # (turns, first port) of each path
+            for path in nx.all_shortest_paths(g, v, d):
+                dn = [rank[b] > rank[a] for a, b in zip(path, path[1:])]
+                first = port_to[path[0], path[1]]
+                for s in (0, 1):
+                    seen[s].append((sum(a and not b for a, b in zip([bool(s)] + dn, dn)), first))
+                if dn[0] and seen[0][-1][0] == 0:
+                    free[d, v] = first if free[d, v] < 0 else min(free[d, v], first)
+            for s in (0, 1):
+                turns[s, d, v], port[s, d, v] = min(seen[s])
+    return down, turns, port, free
+
+
+def _balance_by_loops(g, topo, down, turns, port, free, mode):
+    """balance's rule in plain loops: destination by destination, routers farthest first, each state's
+    packets (every source's one, counted at each router they pass) on the least-loaded of the equally good
+    hops, the lowest port among equals. Returns the one-VC table, or ``port`` rewritten (mode 1)."""
+    n = topo.num_nodes
+    far = dict(nx.all_pairs_shortest_path_length(g))
+    load, table, port = np.zeros(topo.nbr.shape, dtype=int), np.full((n, n), -1), port.copy()
+    for d in range(n):
+        flow = np.zeros((2, n), dtype=int)
+        flow[0] = 1
+        for v in sorted(range(n), key=lambda v: -far[v][d]):
+            for s in ((0, 1) if mode == 1 else (0,)):
+                f = flow[s, v] if mode == 1 else flow[:, v].sum()
+                if v == d or f == 0:
+                    continue
+                good = []
+                for p in range(topo.num_ports(v)):
+                    w, dn = topo.neighbor(v, p)[0], bool(down[v, p])
+                    if far[w][d] != far[v][d] - 1:
+                        continue
+                    if mode == 0 and free[d, v] >= 0:         # a turn-free down hop
+                        good += [p] if dn and turns[1, d, w] == 0 else []
+                    elif mode == 0:                           # else a turn-free up hop
+                        good += [p] if not dn and turns[0, d, w] == 0 else []
+                    elif mode == 1:                           # as few turns as there can be
+                        good += [p] if turns[int(dn), d, w] + (s == 1 and not dn) == turns[s, d, v] else []
+                    else:
+                        good.append(p)
+                p = min(good, key=lambda p: (load[v, p], p))
+                load[v, p] += f
+                flow[int(mode == 1 and down[v, p]), topo.neighbor(v, p)[0]] += f
+                table[d, v] = p
+                port[s, d, v] = p
+    return port if mode == 1 else table
+
+
+def test_the_planner_equals_brute_force_on_small_networks():
+    """updown_tables' turns, ports and free hops equal the least over every shortest path (networkx), for two
+    roots; port_order_table takes the lowest port one hop closer; balance equals its rule in plain loops in
+    every mode; MinimalTableRouting's tables are those of its scheme and root."""
+    from cubenoc.sim.routing.anynet import balance, port_order_table, updown_tables
+    needs = set()
+    for g, topo in _small_networks():
+        n, nbr, dist = topo.num_nodes, topo.nbr.astype(np.int32), topo.distances
+        far = dict(nx.all_pairs_shortest_path_length(g))
+        lowest = [[min((p for p in range(topo.num_ports(v)) if far[topo.neighbor(v, p)[0]][d] == far[v][d] - 1),
+                       default=-1) for v in range(n)] for d in range(n)]
+        assert port_order_table(nbr, dist).tolist() == lowest
+        for root in (0, int(np.argmin(dist.max(axis=1)))):
+            mine = updown_tables(nbr, dist, root)
+            brute = _updown_by_brute_force(g, topo, root)
+            for a, b in zip(mine, brute):
+                assert np.array_equal(a, b), (g, root)
+            need = int(brute[1][0].max()) + 1
+            needs.add(need)
+            for mode in ((0, 1, 2) if need == 1 else (1, 2)):
+                port = mine[2].copy()
+                table = balance(nbr, dist, *mine[:2], port, mine[3], mode)
+                assert np.array_equal(port if mode == 1 else table, _balance_by_loops(g, topo, *brute, mode)), (g, mode)
+        for scheme in ("updown", "hops"):
+            routing = MinimalTableRouting(topo, scheme, max_vcs=16)
+            if scheme == "hops":
+                z = np.zeros((2, n, n), dtype=np.int16)
+                expect = _balance_by_loops(g, topo, np.zeros(nbr.shape, dtype=bool), z, z, z[0], 2)
+            else:
+                brute = _updown_by_brute_force(g, topo, routing.root)
+                expect = _balance_by_loops(g, topo, *brute, 0 if routing.num_vcs == 1 else 1)
+            assert np.array_equal(routing.table, expect), (g, scheme)
+    assert 1 in needs and max(needs) > 1
+
+
 # ---- size -------------------------------------------------------------------------------------------------
 def _plan_seconds(spec_text: str) -> float:
     """CPU seconds (the loops are single-threaded; a busy machine's wall time is not the code's)."""
@@ -292,7 +411,7 @@ def test_a_256_node_file_is_parsed_checked_and_planned_quickly(tmp_path):
     fam, _ = NetworkSpec.parse("hypercube:n=8").build("model")
     path = tmp_path / "q8.anynet"
     path.write_text(anynet_text(fam))
-    _plan_seconds(f"anynet:file={EXAMPLES / 'pdn7.anynet'}")          # the compiled loops, once
+    _plan_seconds(f"anynet:file={EXAMPLES / 'pdn7.anynet'}")          # first use, once
     assert _plan_seconds(f"anynet:file={path}") < 2.0
     topo, routing = NetworkSpec.parse(f"anynet:file={path}").build("model")
     assert routing.num_vcs == 1 and topo.diameter() == 8

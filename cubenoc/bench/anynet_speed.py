@@ -58,7 +58,7 @@ def random_regular_anynet(nodes: int, degree: int, folder: Path, seed: int = 1) 
 
 
 def plan_seconds(path: Path) -> dict:
-    """Seconds to parse, check and plan the anynet file ``path`` (the compiled loops warmed first)."""
+    """Seconds to parse, check and plan the anynet file ``path``."""
     t0, c0 = time.perf_counter(), time.process_time()
     topo, routing = NetworkSpec.parse(f"anynet:file={path}").build("model")
     plan_of(topo, routing)
@@ -97,7 +97,7 @@ def run(args) -> int:
                              f"{mine['cpu_cycles_per_s']:,.0f} cycles per CPU s ({row['ratio']:.2f})")
         large = args.size or LARGE
         path = write_anynet_of(large, Path(tmp))
-        plan_seconds(write_anynet_of("pdn:set=0,1,3", Path(tmp)))      # compile the loops once
+        plan_seconds(write_anynet_of("pdn:set=0,1,3", Path(tmp)))      # first use, once
         p = plan_seconds(path)
         q = plan_seconds(random_regular_anynet(p["nodes"], 6, Path(tmp)))
         if not args.quiet:
