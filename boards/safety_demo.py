@@ -69,7 +69,7 @@ class SafetyPanel(wiring.Component):
             deb = m.submodules[f"debounce_{b}"] = Debouncer(self.debounce_cycles)
             m.d.comb += deb.raw.eq(getattr(self, f"btn_{b}"))
             press[b] = deb.press
-        N, w = self.num_nodes, self.width
+        w = self.width
         with m.If(press["select"]):
             m.d.sync += self.selected.eq(self.selected + 1)          # n bits: wraps at N = 2^n
         with m.If(press["clear"]):

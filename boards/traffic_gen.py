@@ -35,7 +35,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubenoc.errors import CubenocError, require_int
 
-from ..rtl.flit import DEST_WIDTH, check_payload_width, local_signature
+from ..rtl.flit import check_payload_width, local_signature
 
 TIME_WIDTH = 16
 SEQ_WIDTH = 4

@@ -8,7 +8,6 @@ input), so node 0's router stands for all of them.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tempfile
 import time

@@ -176,7 +176,7 @@ class _HierarchicalRouteUnit(RouteUnit):
 class _HierarchicalInjectUnit(InjectUnit):
     def elaborate(self, platform):
         m = Module()
-        routing, topo = self.routing, self.routing.topology
+        topo = self.routing.topology
         pos = split_node(m, topo, self.dest[:max(1, (topo.num_nodes - 1).bit_length())])
         m.d.comb += self.route.as_value().eq(0)
         m.d.comb += [self.route[dest_field(lv)].eq(x) for lv, x in enumerate(pos, start=1)]

@@ -22,9 +22,9 @@ level wires of their node, which a router converted alone would not have.
 """
 from __future__ import annotations
 
-from amaranth import Cat, Module, Signal, Value
+from amaranth import Cat, Module, Value
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
 from cubenoc.errors import require_int
 from cubenoc.rtl.network_top import Network
