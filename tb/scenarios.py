@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sim.model.stimulus import StimulusBuilder, all_pairs, random_ready, random_traffic
+from ..sim.model.stimulus import Stimulus, StimulusBuilder, all_pairs, random_ready, random_traffic
 
 
-def head_on(num_nodes: int, length: int = 4, seed: int = 0) -> "Stimulus":
+def head_on(num_nodes: int, length: int = 4, seed: int = 0) -> Stimulus:
     b = StimulusBuilder(num_nodes, seed=seed)
     for src in range(1, num_nodes):
         b.packet(src, 0, length, release=0)
@@ -26,7 +26,7 @@ def head_on(num_nodes: int, length: int = 4, seed: int = 0) -> "Stimulus":
     return b.build()
 
 
-def bad_input(num_nodes: int, seed: int = 0, cycles: int = 1500) -> "Stimulus":
+def bad_input(num_nodes: int, seed: int = 0, cycles: int = 1500) -> Stimulus:
     rng = np.random.default_rng(seed)
     b = StimulusBuilder(num_nodes, seed=seed)
     for src in range(num_nodes):
@@ -54,7 +54,7 @@ def saturation_scenario(num_nodes: int) -> tuple:
     return ("saturation", random_traffic(num_nodes, 60, 6, 99, mean_gap=0, p_ready=0.7, ready_cycles=20_000))
 
 
-def network_scenarios(num_nodes: int, max_len: int = 6, seed: int = 1) -> list[tuple[str, "Stimulus"]]:
+def network_scenarios(num_nodes: int, max_len: int = 6, seed: int = 1) -> list[tuple[str, Stimulus]]:
     n = num_nodes
     return [
         ("random", random_traffic(n, 20, max_len, seed, mean_gap=4, p_ready=0.5, ready_cycles=3000)),

@@ -295,7 +295,7 @@ def followed(m, h, name, entries, count, follow, mine, forks: bool = False):
         held = in_seq == (out_seq + count)[:seq_bits]
         check(m, h, f"{name}: the followed lane's occupancy",
               ~mine | (held if occupancy is None else (occupancy == count) & held))
-    for k, (present, seq, data, labelled) in enumerate(entries):
-        in_order, intact = numbered_on(k, present, seq, data, out_seq, tracked_seq, tracked_data)
+    for k, (present, seq, word, labelled) in enumerate(entries):
+        in_order, intact = numbered_on(k, present, seq, word, out_seq, tracked_seq, tracked_data)
         check(m, h, f"{name}: the followed lane's sequence numbers", ~mine | (in_order & (~present | labelled)))
         check(m, h, f"{name}: the tracked flit's data", ~mine | intact)
