@@ -92,6 +92,17 @@ def test_core_dependencies_are_what_analyze_needs():
     assert not names & set(_BLOCK) and {"numpy", "networkx", "numba"} <= names
 
 
+def test_the_numpy_floor_has_what_the_library_calls():
+    """``np.bitwise_count`` (the model's hop counts and tags) came with numpy 2.0: pyproject's floor is at least
+    that, so that no install it allows fails in the middle of a run."""
+    import tomllib
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    floor = next(d for d in deps if d.replace(" ", "").startswith("numpy>="))
+    major = int(floor.replace(" ", "").removeprefix("numpy>=").split(".")[0])
+    calls = [p for folder in _LIBRARY for p in (ROOT / folder).rglob("*.py") if "np.bitwise_count" in p.read_text()]
+    assert not calls or major >= 2, (floor, calls)
+
+
 @pytest.mark.parametrize("argv", [["analyze", "enhanced", "--n", "4"], ["analyze", "pdn", "--set", "0,1,3"],
                                   ["analyze", "hin"], ["analyze", "metacube"], ["analyze", "safety", "--n", "4"],
                                   ["--help"], ["--version"]])

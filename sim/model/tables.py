@@ -172,8 +172,7 @@ def ecube_inject(routing, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
         return tag
     n, k = routing.n, routing.k
     low = (1 << (n - k)) - 1
-    ones = np.bitwise_count((tag & low).astype(np.uint64)) if hasattr(np, "bitwise_count") else \
-        np.array([int(x).bit_count() for x in (tag & low).tolist()], dtype=np.int64)
+    ones = np.bitwise_count((tag & low).astype(np.uint64))
     pays = ones > -(-(n - k) // 2)
     return np.where(pays, (tag ^ low) | (1 << n), tag)
 
