@@ -78,10 +78,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def _available(module: str) -> bool:
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found without importing it)."""
     try:
         return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
+    except (ImportError, ValueError):
         return False
 
 
@@ -104,7 +105,7 @@ def build_parser(only: str | None = None, names: bool = False, part: str | None 
     if only in (None, "analyze") and not names:
         fam = analyze.add_subparsers(dest="family", required=True, parser_class=_Parser)
         for family, (module, help_text) in ANALYSES.items():
-            if not _available(module):
+            if not installed(module):
                 continue
             p = fam.add_parser(family, help=help_text, description=help_text)
             if part is not None and family != part:
@@ -118,7 +119,7 @@ def build_parser(only: str | None = None, names: bool = False, part: str | None 
             p.set_defaults(handler=_run_analysis(mod))
 
     for name, (module, help_text) in COMMANDS.items():
-        if not _available(module):
+        if not installed(module):
             continue
         p = sub.add_parser(name, help=help_text, description=help_text)
         parser._commands[name] = p
@@ -126,7 +127,10 @@ def build_parser(only: str | None = None, names: bool = False, part: str | None 
             continue
         try:
             mod = importlib.import_module(module)
-            mod.add_arguments(p, only=part) if name == "bench" else mod.add_arguments(p)
+            if name == "bench":                  # its benchmarks: only the one named in full
+                mod.add_arguments(p, only=part)
+            else:
+                mod.add_arguments(p)
         except ModuleNotFoundError as exc:       # an extra that is not installed: listed, refused when run
             extra = extra_of(exc)
             if only == name or extra is None:

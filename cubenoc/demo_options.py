@@ -1,5 +1,5 @@
-"""``cubenoc demo``'s options (its run: cubenoc/demo.py, imported when it runs, so that ``demo --help`` and a
-refused option load no model; docs/decisions/lazy-imports.md)."""
+"""``cubenoc demo``'s options (its run: cubenoc/demo.py, imported when it runs, so that ``demo --help`` loads no
+model; docs/decisions/lazy-imports.md)."""
 from __future__ import annotations
 
 import argparse

